@@ -1,0 +1,163 @@
+/**
+ * The internal message format: the single source of truth for what the agent loop, the model
+ * adapters, sessions and tools exchange. Only adapters know any wire format.
+ */
+import type { TSchema } from "@sinclair/typebox";
+
+/** Plain text content. */
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+/** Base64 image content. */
+export interface ImageBlock {
+  type: "image";
+  /** Base64-encoded bytes, no data: prefix. */
+  data: string;
+  /** e.g. "image/png". */
+  mimeType: string;
+}
+
+/** What users and tools can put into history. */
+export type ContentBlock = TextBlock | ImageBlock;
+
+/** A tool call made by the model. */
+export interface ToolCallBlock {
+  type: "toolCall";
+  id: string;
+  name: string;
+  /** Parsed arguments; when the model sent invalid JSON this is the raw string. */
+  arguments: unknown;
+  /** Set when the arguments were not valid JSON: the parse error, so the pipeline refuses the call. */
+  invalidJson?: string;
+}
+
+/** Token accounting for one model reply (or a sum of them). */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  totalTokens: number;
+}
+
+/** Why the model stopped. */
+export type StopReason = "stop" | "toolUse" | "maxTokens" | "error";
+
+/** A message typed by the user (or queued by the CLI). */
+export interface UserMessage {
+  role: "user";
+  content: ContentBlock[] | string;
+}
+
+/** One complete model reply; never a partial one. */
+export interface AssistantMessage {
+  role: "assistant";
+  blocks: Array<TextBlock | ToolCallBlock>;
+  stopReason: StopReason;
+  /** The server's finish_reason when it was not one we know. */
+  rawStopReason?: string;
+  usage: Usage;
+  /** The model that produced the reply, as reported by the server. */
+  model?: string;
+}
+
+/** The result of one tool call as stored in history. */
+export interface ToolResult {
+  toolCallId: string;
+  toolName: string;
+  content: ContentBlock[] | string;
+  isError: boolean;
+  /** Structured, persistable data for UIs and sessions (never sent to the model). */
+  details?: unknown;
+}
+
+/** All results of one batch of tool calls, in call order. */
+export interface ToolResultMessage {
+  role: "toolResult";
+  results: ToolResult[];
+}
+
+/** Anything in the conversation history. */
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+/** What a model needs to know about a tool. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: TSchema;
+}
+
+/** One request to a model. */
+export interface ModelRequest {
+  system: string;
+  messages: readonly Message[];
+  tools: readonly ToolSpec[];
+  maxOutputTokens?: number;
+  temperature?: number;
+}
+
+/** Streaming events a model client emits while a reply arrives. */
+export type ModelStreamEvent =
+  | { type: "message_start" }
+  | { type: "text_delta"; delta: string }
+  | { type: "toolcall_start"; index: number; id: string; name: string }
+  | { type: "toolcall_delta"; index: number; delta: string };
+
+/** Options for one streamed request. */
+export interface ModelStreamOptions {
+  signal?: AbortSignal;
+  onEvent?: (event: ModelStreamEvent) => void;
+}
+
+/**
+ * The loop's only view of a model. `stream` resolves to the complete reply, or `null` when the
+ * signal aborted; it throws a ModelError when the request or stream failed (no partial reply).
+ */
+export interface ModelClient {
+  stream(request: ModelRequest, options: ModelStreamOptions): Promise<AssistantMessage | null>;
+}
+
+/** Categories of model failures callers can act on. */
+export type ModelErrorKind =
+  | "auth"
+  | "rate_limit"
+  | "server"
+  | "network"
+  | "bad_request"
+  | "context_overflow"
+  | "incomplete_stream";
+
+/** A failed model request or stream, after the SDK's retries. */
+export class ModelError extends Error {
+  /** What went wrong, for exit codes and recovery. */
+  readonly kind: ModelErrorKind;
+  /** HTTP status when there was one. */
+  readonly status: number | undefined;
+
+  constructor(
+    kind: ModelErrorKind,
+    message: string,
+    options: { status?: number; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ModelError";
+    this.kind = kind;
+    this.status = options.status;
+  }
+}
+
+/** A zero usage record. */
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, cachedTokens: 0, totalTokens: 0 };
+}
+
+/** Sum of two usage records. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}

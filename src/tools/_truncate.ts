@@ -1,0 +1,166 @@
+/** Pure truncation helpers shared by tools: bounded output that never cuts inside a line. */
+
+/** Default line budget for one tool result. */
+export const DEFAULT_MAX_LINES = 2000;
+/** Default byte budget for one tool result (50 KB). */
+export const DEFAULT_MAX_BYTES = 51_200;
+/** Generic cap for results of tools that have none of their own. */
+export const DEFAULT_MAX_RESULT_CHARS = 50_000;
+
+/** Limits for head/tail truncation. */
+export interface TruncateLimits {
+  maxLines?: number;
+  maxBytes?: number;
+}
+
+/** What a truncation kept and what it dropped. */
+export interface TruncationResult {
+  content: string;
+  truncated: boolean;
+  /** Which limit cut the text, if any. */
+  truncatedBy: "lines" | "bytes" | null;
+  totalLines: number;
+  totalBytes: number;
+  outputLines: number;
+  outputBytes: number;
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 byte length of a string. */
+export function byteLength(text: string): number {
+  return encoder.encode(text).length;
+}
+
+function splitLines(text: string): string[] {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  // A trailing newline ends the last line; it does not start a new one.
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** Keeps whole lines from the start within both limits. */
+export function truncateHead(text: string, limits: TruncateLimits = {}): TruncationResult {
+  const maxLines = limits.maxLines ?? DEFAULT_MAX_LINES;
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
+  const lines = splitLines(text);
+  const totalBytes = byteLength(text);
+  const kept: string[] = [];
+  let bytes = 0;
+  let truncatedBy: TruncationResult["truncatedBy"] = null;
+  for (const line of lines) {
+    if (kept.length >= maxLines) {
+      truncatedBy = "lines";
+      break;
+    }
+    const size = byteLength(line) + (kept.length > 0 ? 1 : 0);
+    if (bytes + size > maxBytes) {
+      truncatedBy = "bytes";
+      break;
+    }
+    kept.push(line);
+    bytes += size;
+  }
+  const content = kept.join("\n");
+  return {
+    content,
+    truncated: truncatedBy !== null,
+    truncatedBy,
+    totalLines: lines.length,
+    totalBytes,
+    outputLines: kept.length,
+    outputBytes: byteLength(content),
+  };
+}
+
+/** Keeps whole lines from the end within both limits. */
+export function truncateTail(text: string, limits: TruncateLimits = {}): TruncationResult {
+  const maxLines = limits.maxLines ?? DEFAULT_MAX_LINES;
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
+  const lines = splitLines(text);
+  const totalBytes = byteLength(text);
+  const kept: string[] = [];
+  let bytes = 0;
+  let truncatedBy: TruncationResult["truncatedBy"] = null;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (kept.length >= maxLines) {
+      truncatedBy = "lines";
+      break;
+    }
+    const line = lines[i] as string;
+    const size = byteLength(line) + (kept.length > 0 ? 1 : 0);
+    if (bytes + size > maxBytes) {
+      truncatedBy = "bytes";
+      break;
+    }
+    kept.push(line);
+    bytes += size;
+  }
+  kept.reverse();
+  const content = kept.join("\n");
+  return {
+    content,
+    truncated: truncatedBy !== null,
+    truncatedBy,
+    totalLines: lines.length,
+    totalBytes,
+    outputLines: kept.length,
+    outputBytes: byteLength(content),
+  };
+}
+
+/**
+ * Keeps the first 60% and the last 40% of `maxChars` characters, joined by a marker saying how
+ * many characters were omitted. For results without a cap of their own.
+ */
+export function truncateMiddle(
+  text: string,
+  maxChars: number = DEFAULT_MAX_RESULT_CHARS,
+): TruncationResult {
+  const lines = splitLines(text);
+  const totalBytes = byteLength(text);
+  if (text.length <= maxChars) {
+    return {
+      content: text,
+      truncated: false,
+      truncatedBy: null,
+      totalLines: lines.length,
+      totalBytes,
+      outputLines: lines.length,
+      outputBytes: totalBytes,
+    };
+  }
+  const headChars = Math.floor(maxChars * 0.6);
+  const tailChars = maxChars - headChars;
+  const omitted = text.length - headChars - tailChars;
+  const content = `${text.slice(0, headChars)}\n[… ${omitted} characters omitted …]\n${
+    text.slice(text.length - tailChars)
+  }`;
+  return {
+    content,
+    truncated: true,
+    truncatedBy: "bytes",
+    totalLines: lines.length,
+    totalBytes,
+    outputLines: splitLines(content).length,
+    outputBytes: byteLength(content),
+  };
+}
+
+/** Shortens one line to `maxChars` with a marker giving its full length. */
+export function truncateLine(line: string, maxChars: number): { text: string; truncated: boolean } {
+  if (line.length <= maxChars) return { text: line, truncated: false };
+  return {
+    text: `${line.slice(0, maxChars)}… [line truncated, ${line.length} characters in full]`,
+    truncated: true,
+  };
+}
+
+/** Human-readable size, e.g. "50.0 KB". */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  if (bytes < 1024 * 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GB`;
+}
