@@ -1,0 +1,31 @@
+import assert from "node:assert/strict";
+
+async function denoConfig(): Promise<{
+  imports: Record<string, string>;
+  tasks: Record<string, string>;
+  test: Record<string, unknown>;
+}> {
+  return JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
+}
+
+Deno.test("deno task test gates on type-check, lint and formatting before running tests", async () => {
+  const { tasks } = await denoConfig();
+  const steps = (tasks.test ?? "").split("&&").map((s) => s.trim());
+  assert.match(steps[0] ?? "", /^deno check\b/);
+  assert.ok(steps.some((s) => /^deno lint\b/.test(s)), "lint step missing");
+  assert.ok(steps.some((s) => /^deno fmt --check\b/.test(s)), "fmt --check step missing");
+  assert.match(steps[steps.length - 1] ?? "", /^deno test\b/);
+});
+
+Deno.test("deno.json turns the op and resource sanitizers on", async () => {
+  const config = await denoConfig();
+  assert.equal(config.test.sanitizeOps, true);
+  assert.equal(config.test.sanitizeResources, true);
+});
+
+Deno.test("every import is a pinned npm: specifier (JSR is unreachable)", async () => {
+  const { imports } = await denoConfig();
+  for (const [name, spec] of Object.entries(imports)) {
+    assert.match(spec, /^npm:(@[^/@]+\/)?[^/@]+@\d+\.\d+\.\d+(\/.*)?$/, `${name} -> ${spec}`);
+  }
+});
