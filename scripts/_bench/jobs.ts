@@ -1,0 +1,326 @@
+/**
+ * Operations measured inside isolated child processes (see child.ts). Each job returns plain JSON.
+ * Modules under test are imported inside the job that needs them, so a measure whose module has
+ * not landed yet does not break the others.
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import {
+  type AssistantMessage,
+  type ContentBlock,
+  emptyUsage,
+  type ModelClient,
+} from "../../src/model/types.ts";
+import type { AnyTool, Tool, ToolContext } from "../../src/tools/types.ts";
+import type { OnToolCall } from "../../src/agent/mod.ts";
+import { resetPeakRss, statusKb } from "./proc.ts";
+
+/** A job: JSON params in, JSON-serialisable record out. */
+export type Job = (params: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+function str(params: Record<string, unknown>, key: string): string {
+  const v = params[key];
+  if (typeof v !== "string") throw new TypeError(`job param "${key}" must be a string`);
+  return v;
+}
+
+function num(params: Record<string, unknown>, key: string): number {
+  const v = params[key];
+  if (typeof v !== "number") throw new TypeError(`job param "${key}" must be a number`);
+  return v;
+}
+
+/** Memory right now and the peak since the last reset, in kB. */
+function mem(): { rssKb: number; hwmKb: number } {
+  return { rssKb: statusKb("self", "VmRSS") ?? NaN, hwmKb: statusKb("self", "VmHWM") ?? NaN };
+}
+
+/** Every job by name. */
+export const JOBS: Record<string, Job> = {
+  /** A Deno process that does nothing: the RSS baseline. */
+  idle() {
+    return Promise.resolve({ ...mem() });
+  },
+
+  /** Baseline of measure 2: `count` direct Deno.readTextFile calls, per-call times in ms. */
+  async readDirect(params) {
+    const path = str(params, "path");
+    const count = num(params, "count");
+    for (let i = 0; i < 50; i++) await Deno.readTextFile(path);
+    const times: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const t = performance.now();
+      await Deno.readTextFile(path);
+      times.push(performance.now() - t);
+    }
+    return { times };
+  },
+
+  /**
+   * Measure 4: one read-tool call (the first in this process) on a huge file; time and RSS growth
+   * (peak during the call minus RSS before it, with the peak reset just before the call).
+   */
+  async bigRead(params) {
+    const { createReadTool } = await import("../../src/tools/read.ts");
+    const tool = createReadTool({ cwd: str(params, "cwd") });
+    const args = params.offset === undefined
+      ? { path: str(params, "path") }
+      : { path: str(params, "path"), offset: num(params, "offset") };
+    const resetOk = resetPeakRss();
+    const before = mem();
+    const t = performance.now();
+    const out = await tool.execute(args, new AbortController().signal, NO_CTX);
+    const ms = performance.now() - t;
+    const after = mem();
+    return {
+      ms,
+      resetOk,
+      rssBeforeKb: before.rssKb,
+      hwmAfterKb: after.hwmKb,
+      isError: out.isError === true,
+      firstLine: out.output.slice(0, 200).split("\n")[0] ?? "",
+      outputBytes: new TextEncoder().encode(out.output).length,
+    };
+  },
+
+  /**
+   * Measure 6: one runAgentLoop turn whose reply holds concurrency-safe calls of the given
+   * durations; wall time from the first tool_start to the last tool_end.
+   */
+  async parallel(params) {
+    const { runAgentLoop } = await import("../../src/agent/mod.ts");
+    const durations = params.durations as number[];
+    let turn = 0;
+    const model: ModelClient = {
+      stream() {
+        turn++;
+        const message: AssistantMessage = turn === 1
+          ? {
+            role: "assistant",
+            blocks: durations.map((ms, i) => ({
+              type: "toolCall" as const,
+              id: `call_${i}`,
+              name: "wait",
+              arguments: { ms },
+            })),
+            stopReason: "toolUse",
+            usage: emptyUsage(),
+          }
+          : {
+            role: "assistant",
+            blocks: [{ type: "text", text: "done" }],
+            stopReason: "stop",
+            usage: emptyUsage(),
+          };
+        return Promise.resolve(message);
+      },
+    };
+    let firstStart = NaN;
+    let lastEnd = NaN;
+    const perCall: number[] = [];
+    await runAgentLoop({ history: [], prompt: { role: "user", content: "go" } }, {
+      model,
+      tools: [waitTool()],
+      system: "bench",
+      onEvent(e) {
+        if (e.type === "tool_start" && Number.isNaN(firstStart)) firstStart = performance.now();
+        if (e.type === "tool_end") {
+          lastEnd = performance.now();
+          perCall.push(e.durationMs);
+        }
+      },
+    });
+    return {
+      wallMs: lastEnd - firstStart,
+      perCall,
+      slowestMs: Math.max(...perCall),
+      sumMs: perCall.reduce((a, b) => a + b, 0),
+    };
+  },
+
+  /**
+   * Measure 2: `count` read calls of one small file through the agent's pipeline (lookup,
+   * validation, policy, execute; plus the sandbox's worker/tool-host hop when it is used).
+   */
+  async pipelineReads(params) {
+    const agent = await import("../../src/agent/mod.ts");
+    const setup = await toolSetup(params);
+    try {
+      const ctx = {
+        tools: agent.buildToolMap(setup.tools),
+        signal: new AbortController().signal,
+        maxResultChars: 50_000,
+        ...(setup.onToolCall ? { onToolCall: setup.onToolCall } : {}),
+      };
+      const path = str(params, "path");
+      const count = num(params, "count");
+      const call = async (i: number) => {
+        const block = { type: "toolCall" as const, id: `call_${i}`, name: "read", arguments: { path } };
+        const prepared = await agent.prepareToolCall(block, ctx);
+        if (prepared.kind !== "ready") throw new Error(`read refused: ${text(prepared.record.result.content)}`);
+        const record = await agent.executePreparedCall(prepared, ctx, () => {});
+        if (record.result.isError) throw new Error(`read failed: ${text(record.result.content)}`);
+      };
+      for (let i = 0; i < 50; i++) await call(-1 - i);
+      const times: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const t = performance.now();
+        await call(i);
+        times.push(performance.now() - t);
+      }
+      return { times, mode: setup.mode };
+    } finally {
+      await setup.close();
+    }
+  },
+
+  /**
+   * Measures 3 and 7: one bash call through the pipeline (and the sandbox when used). Reports
+   * wall time, start/end as epoch ms (for cross-process timing) and what reached the model.
+   */
+  async bashCall(params) {
+    const agent = await import("../../src/agent/mod.ts");
+    const setup = await toolSetup(params);
+    try {
+      const ctx = {
+        tools: agent.buildToolMap(setup.tools),
+        signal: new AbortController().signal,
+        maxResultChars: 50_000,
+        ...(setup.onToolCall ? { onToolCall: setup.onToolCall } : {}),
+      };
+      const args: Record<string, unknown> = { command: str(params, "command") };
+      if (params.timeout !== undefined) args.timeout = num(params, "timeout");
+      // Warm the path (worker start, first spawn) so the measured call is a steady-state call.
+      await runBash(agent, ctx, { command: "true" }, "warm");
+      const startEpoch = performance.timeOrigin + performance.now();
+      const t = performance.now();
+      const record = await runBash(agent, ctx, args, "bench");
+      const ms = performance.now() - t;
+      const endEpoch = performance.timeOrigin + performance.now();
+      const content = text(record.result.content);
+      return {
+        ms,
+        startEpoch,
+        endEpoch,
+        mode: setup.mode,
+        isError: record.result.isError,
+        modelBytes: new TextEncoder().encode(JSON.stringify(record.result.content)).length,
+        contentTail: content.slice(-400),
+        details: record.result.details ?? null,
+      };
+    } finally {
+      await setup.close();
+    }
+  },
+
+  /**
+   * Measure 5: one grep-tool call over a tree, with limits raised so every match is listed (the
+   * equal-match-set check needs them all); returns `path:line` of each match.
+   */
+  async grep(params) {
+    const { createGrepTool } = await import("../../src/tools/grep.ts");
+    const tool = createGrepTool({ cwd: str(params, "cwd"), maxBytes: 1024 ** 3 });
+    const args = {
+      pattern: str(params, "pattern"),
+      literal: params.literal === true,
+      limit: 100_000_000,
+    };
+    const t = performance.now();
+    const out = await tool.execute(args, new AbortController().signal, NO_CTX);
+    const ms = performance.now() - t;
+    if (out.isError) throw new Error(`grep failed: ${out.output}`);
+    const matches: string[] = [];
+    for (const line of out.output.split("\n")) {
+      const m = line.match(/^(.+?):(\d+): /);
+      if (m) matches.push(`${m[1]}:${m[2]}`);
+    }
+    return { ms, matches, details: out.details ?? null };
+  },
+
+  /** Peak-RSS helper check: resetting works on this kernel. */
+  peakReset() {
+    return Promise.resolve({ reset: resetPeakRss(), ...mem() });
+  },
+};
+
+const NO_CTX: ToolContext = { toolCallId: "bench", onUpdate: () => {} };
+
+const WaitParams = Type.Object({
+  ms: Type.Integer({ minimum: 0, description: "How long to wait, in milliseconds" }),
+});
+
+/**
+ * The workload of measure 6: a concurrency-safe tool whose duration the call chooses (the built-in
+ * concurrency-safe tools take about a millisecond, too little to tell parallel from sequential).
+ */
+function waitTool(): Tool<typeof WaitParams> {
+  return {
+    name: "wait",
+    description: "Waits for the given number of milliseconds.",
+    parameters: WaitParams,
+    kind: "read",
+    concurrencySafe: true,
+    execute(args: Static<typeof WaitParams>, signal: AbortSignal) {
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve({ output: `waited ${args.ms} ms` }), args.ms);
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve({ output: "aborted", isError: true });
+        }, { once: true });
+      });
+    },
+  };
+}
+
+function text(content: ContentBlock[] | string): string {
+  if (typeof content === "string") return content;
+  return content.map((b) => (b.type === "text" ? b.text : `[${b.mimeType} image]`)).join("\n");
+}
+
+type AgentModule = typeof import("../../src/agent/mod.ts");
+type PipelineCtx = Parameters<AgentModule["prepareToolCall"]>[1];
+
+async function runBash(
+  agent: AgentModule,
+  ctx: PipelineCtx,
+  args: Record<string, unknown>,
+  id: string,
+): Promise<Awaited<ReturnType<AgentModule["executePreparedCall"]>>> {
+  const block = { type: "toolCall" as const, id, name: "bash", arguments: args };
+  const prepared = await agent.prepareToolCall(block, ctx);
+  if (prepared.kind !== "ready") {
+    throw new Error(`bash refused: ${text(prepared.record.result.content)}`);
+  }
+  return await agent.executePreparedCall(prepared, ctx, () => {});
+}
+
+/** Tools for a job: the sandbox's (policy + worker/tool-host hop) or the plain built-ins. */
+interface ToolSetup {
+  tools: AnyTool[];
+  onToolCall?: OnToolCall;
+  /** "bwrap" | "worker" from the sandbox, or "none" for the plain built-in tools. */
+  mode: string;
+  close(): Promise<void>;
+}
+
+async function toolSetup(params: Record<string, unknown>): Promise<ToolSetup> {
+  const cwd = str(params, "cwd");
+  const spillDir = str(params, "spillDir");
+  const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" };
+  if (params.sandbox === true) {
+    const sandboxModule = new URL("../../src/sandbox/mod.ts", import.meta.url).href;
+    const { createSandbox } = await import(sandboxModule);
+    const sandbox = await createSandbox({ cwd, spillDir, env });
+    return {
+      tools: sandbox.tools,
+      onToolCall: sandbox.onToolCall,
+      mode: sandbox.mode,
+      close: () => sandbox.close(),
+    };
+  }
+  const { createBuiltinTools } = await import("../../src/tools/registry.ts");
+  return {
+    tools: createBuiltinTools({ cwd, spillDir, env }),
+    mode: "none",
+    close: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,150 @@
+/** Measure 1: start-up of `moat --version` and time to the first model request, vs empty Deno. */
+import { reply, startFakeOpenAI } from "../../tests/support/fake_openai.ts";
+import type { BenchEnv } from "./env.ts";
+import type { Measure } from "./measure.ts";
+import { startTaskArgs, timeCommand } from "./run_cmd.ts";
+import { summarize } from "./stats.ts";
+import { ratio, type Row } from "./table.ts";
+
+async function firstRequestMs(
+  env: BenchEnv,
+  args: string[],
+  childEnv: Record<string, string>,
+  server: Awaited<ReturnType<typeof startFakeOpenAI>>,
+): Promise<number> {
+  server.script(reply.text("ok"));
+  const n = server.requests.length + 1;
+  const start = performance.now();
+  const child = env.spawn(env.deno, {
+    args,
+    cwd: env.projectRoot,
+    env: childEnv,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const out = Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.status,
+  ]);
+  let ms: number;
+  try {
+    await Promise.race([
+      server.waitForRequest(n, { timeoutMs: 60_000 }),
+      out.then(([o, e, s]) => {
+        throw new Error(`moat exited (code ${s.code}) before any model request:\n${e}${o}`);
+      }),
+    ]);
+    ms = performance.now() - start;
+  } catch (e) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone */ }
+    await out.catch(() => {});
+    throw e;
+  }
+  const timer = setTimeout(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone */ }
+  }, 30_000);
+  const [stdout, stderr, status] = await out.finally(() => clearTimeout(timer));
+  if (!status.success) {
+    throw new Error(`moat run exited with code ${status.code}:\n${stderr}${stdout}`);
+  }
+  return ms;
+}
+
+/** Measure 1. */
+export const startup: Measure = {
+  id: 1,
+  name: "startup",
+  title: "Start-up",
+  needs: ["main.ts", "src/cli/run.ts", "tests/support/fake_openai.ts"],
+  async run(env) {
+    const runs = env.options.runs;
+    const { args, script } = await startTaskArgs(env.projectRoot);
+    const empty = env.path("empty.ts");
+    await Deno.writeTextFile(empty, "// intentionally empty: the start-up baseline\n");
+    const baseArgs = args.map((a, i) => (i === script ? empty : a));
+    const flags = args.filter((_, i) => i !== script && i > 0).join(" ");
+
+    const version = async () => {
+      const r = await timeCommand(env, env.deno, [...args, "--version"], { cwd: env.projectRoot });
+      if (r.code !== 0 || !r.stdout.startsWith("moat ")) {
+        throw new Error(`moat --version failed (code ${r.code}): ${r.stderr}${r.stdout}`);
+      }
+      return r.ms;
+    };
+    const baseline = async () => {
+      const r = await timeCommand(env, env.deno, baseArgs, { cwd: env.projectRoot });
+      if (r.code !== 0) throw new Error(`empty script failed: ${r.stderr}`);
+      return r.ms;
+    };
+    // Warm Deno's module cache first so every run measures start-up, not compilation.
+    await version();
+    await baseline();
+    const versionMs: number[] = [];
+    const baselineMs: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      versionMs.push(await version());
+      baselineMs.push(await baseline());
+    }
+
+    const ws = env.path("startup-ws");
+    const home = env.path("startup-home");
+    await Deno.mkdir(ws, { recursive: true });
+    await Deno.mkdir(`${home}/config`, { recursive: true });
+    await Deno.mkdir(`${home}/state`, { recursive: true });
+    await using server = await startFakeOpenAI();
+    const childEnv: Record<string, string> = {
+      ...Deno.env.toObject(),
+      OPENAI_API_KEY: "sk-bench",
+      XDG_CONFIG_HOME: `${home}/config`,
+      XDG_STATE_HOME: `${home}/state`,
+      NO_COLOR: "1",
+    };
+    delete childEnv.OPENAI_BASE_URL;
+    const runArgs = [
+      ...args,
+      "--cwd",
+      ws,
+      "--base-url",
+      server.baseURL,
+      "--no-session",
+      "say ok",
+    ];
+    await firstRequestMs(env, runArgs, childEnv, server);
+    const firstMs: number[] = [];
+    for (let i = 0; i < runs; i++) firstMs.push(await firstRequestMs(env, runArgs, childEnv, server));
+
+    const v = summarize(versionMs);
+    const f = summarize(firstMs);
+    const b = summarize(baselineMs);
+    const label = "empty script, same flags";
+    const rows: Row[] = [
+      {
+        id: 1,
+        measure: "Start-up: `moat --version`",
+        moat: { stat: v, unit: "ms" },
+        baseline: { stat: b, unit: "ms" },
+        baselineLabel: label,
+        compare: ratio(v.median, b.median),
+        note: `Wall time from spawn to exit of \`deno ${args.join(" ")} --version\` (the start ` +
+          `task's flags, read from deno.json) vs \`deno run ${flags} empty.ts\`; Deno's cache warm.`,
+      },
+      {
+        id: 1,
+        measure: "Start-up: to first model request",
+        moat: { stat: f, unit: "ms" },
+        baseline: { stat: b, unit: "ms" },
+        baselineLabel: label,
+        compare: ratio(f.median, b.median),
+        note: "From spawning `moat --no-session \"say ok\"` (print mode, default grants and " +
+          "sandbox) to the request arriving at the fake OpenAI server on 127.0.0.1.",
+      },
+    ];
+    return rows;
+  },
+};

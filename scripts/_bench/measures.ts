@@ -1,0 +1,12 @@
+/** Every measure of the bench issue, in order. */
+import type { Measure } from "./measure.ts";
+import { startup } from "./m1_startup.ts";
+import { toolCall } from "./m2_tool_call.ts";
+import { bigOutput } from "./m3_big_output.ts";
+import { bigRead } from "./m4_big_read.ts";
+import { grep } from "./m5_grep.ts";
+import { parallel } from "./m6_parallel.ts";
+import { timeout } from "./m7_timeout.ts";
+
+/** The measures `deno task bench` runs, in the issue's order. */
+export const MEASURES: Measure[] = [startup, toolCall, bigOutput, bigRead, grep, parallel, timeout];

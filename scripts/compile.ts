@@ -1,0 +1,155 @@
+/**
+ * `deno task compile`: builds one self-contained binary per target into dist/ with exactly the
+ * runtime flags of the `start` task in deno.json (read from there, so there is one definition),
+ * embeds the sandbox Worker module, honours DENORT_BIN, and writes dist/SHA256SUMS.
+ *
+ * Usage: deno task compile [--target TRIPLE]… [--out-dir DIR]
+ * With DENORT_BIN set (a local denort, e.g. for offline builds) only the host target is built
+ * unless --target says otherwise, because one denort binary fits one target.
+ */
+import { basename, join } from "node:path";
+import { parseArgs } from "node:util";
+
+/** The release targets. */
+export const TARGETS = [
+  "x86_64-unknown-linux-gnu",
+  "aarch64-unknown-linux-gnu",
+  "x86_64-apple-darwin",
+  "aarch64-apple-darwin",
+  "x86_64-pc-windows-msvc",
+] as const;
+
+/** Modules loaded dynamically at run time that `deno compile` must embed. */
+export const INCLUDED_MODULES = ["src/sandbox/worker.ts"] as const;
+
+/** The runtime flags and entry module of a `deno run …` task string. */
+export interface RunTask {
+  flags: string[];
+  entry: string;
+}
+
+/** Splits a task string into words (double and single quotes group, no other shell syntax). */
+export function splitWords(command: string): string[] {
+  const words: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  for (const m of command.matchAll(re)) words.push(m[1] ?? m[2] ?? m[3] ?? "");
+  return words;
+}
+
+/**
+ * Parses a `deno run [flags] entry [args]` task into its flags and entry. Flags must be written
+ * `--name` or `--name=value` (a separate value word would be taken for the entry).
+ */
+export function parseRunTask(task: string): RunTask {
+  const words = splitWords(task);
+  if (words[0] !== "deno" || words[1] !== "run") {
+    throw new Error(`The start task must be "deno run [flags] main.ts", got "${task}"`);
+  }
+  const flags: string[] = [];
+  let i = 2;
+  for (; i < words.length && (words[i] as string).startsWith("-"); i++) {
+    flags.push(words[i] as string);
+  }
+  const entry = words[i];
+  if (entry === undefined) throw new Error(`The start task names no entry module: "${task}"`);
+  if (i + 1 < words.length) {
+    throw new Error(`The start task must not pass script arguments, got "${task}"`);
+  }
+  return { flags, entry };
+}
+
+/** Output path of the binary for one target (deno compile adds ".exe" for Windows). */
+export function outputPath(outDir: string, target: string): string {
+  return join(outDir, `moat-${target}`);
+}
+
+/** The arguments of `deno compile` for one target. Pure. */
+export function compileArgs(
+  target: string,
+  run: RunTask,
+  options: { outDir?: string; include?: readonly string[] } = {},
+): string[] {
+  const args = ["compile", ...run.flags];
+  for (const module of options.include ?? INCLUDED_MODULES) args.push("--include", module);
+  args.push(
+    "--target",
+    target,
+    "--output",
+    outputPath(options.outDir ?? "dist", target),
+    run.entry,
+  );
+  return args;
+}
+
+/** Reads the `start` task of deno.json. */
+export async function readStartTask(denoJsonPath: string): Promise<RunTask> {
+  const config = JSON.parse(await Deno.readTextFile(denoJsonPath));
+  const task = config?.tasks?.start;
+  if (typeof task !== "string") throw new Error(`${denoJsonPath} has no "start" task`);
+  return parseRunTask(task);
+}
+
+/** `sha256sum`-compatible lines for the given files. */
+export async function sha256Sums(files: readonly string[]): Promise<string> {
+  let out = "";
+  for (const file of files) {
+    const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(file));
+    const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+    out += `${hex}  ${basename(file)}\n`;
+  }
+  return out;
+}
+
+function log(line: string): void {
+  Deno.stderr.writeSync(new TextEncoder().encode(line + "\n"));
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { target: { type: "string", multiple: true }, "out-dir": { type: "string" } },
+      strict: true,
+    });
+  } catch (e) {
+    log(`compile: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+  const root = new URL("..", import.meta.url).pathname;
+  const run = await readStartTask(join(root, "deno.json"));
+  const outDir = parsed.values["out-dir"] ?? join(root, "dist");
+  const denort = Deno.env.get("DENORT_BIN");
+  let targets: string[] = parsed.values.target ?? [...TARGETS];
+  if (parsed.values.target === undefined && denort) {
+    targets = [Deno.build.target];
+    log(`compile: DENORT_BIN=${denort}: building only the host target ${targets[0]}`);
+  }
+  for (const target of targets) {
+    if (!(TARGETS as readonly string[]).includes(target)) {
+      log(`compile: unknown target "${target}"; known: ${TARGETS.join(", ")}`);
+      return 2;
+    }
+  }
+  await Deno.mkdir(outDir, { recursive: true });
+  const built: string[] = [];
+  for (const target of targets) {
+    const args = compileArgs(target, run, { outDir });
+    log(`compile: deno ${args.join(" ")}`);
+    // DENORT_BIN is read by `deno compile` itself from the inherited environment.
+    const status = await new Deno.Command(Deno.execPath(), { args, cwd: root }).spawn().status;
+    if (!status.success) {
+      log(`compile: deno compile failed for ${target} (exit ${status.code})`);
+      return 1;
+    }
+    const base = outputPath(outDir, target);
+    built.push(target.includes("windows") ? `${base}.exe` : base);
+  }
+  await Deno.writeTextFile(join(outDir, "SHA256SUMS"), await sha256Sums(built));
+  log(`compile: wrote ${built.length} binaries and ${join(outDir, "SHA256SUMS")}`);
+  return 0;
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

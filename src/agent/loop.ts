@@ -1,0 +1,194 @@
+/**
+ * The agent loop: streams a reply, runs its tool calls, sends the results back, until the model
+ * answers without tools. History only ever receives complete messages, and every tool call gets
+ * exactly one result, so the history is always a valid request for the next run.
+ */
+import {
+  addUsage,
+  type AssistantMessage,
+  emptyUsage,
+  type Message,
+  type ModelRequest,
+  type ModelStreamEvent,
+  type ModelStreamOptions,
+  type ToolResult,
+  type ToolResultMessage,
+  type ToolSpec,
+} from "../model/types.ts";
+import { DEFAULT_MAX_RESULT_CHARS } from "../tools/_truncate.ts";
+import type { AnyTool } from "../tools/types.ts";
+import {
+  DEFAULT_CONCURRENCY,
+  executeToolBatch,
+  fillMissingToolResults,
+  refuseToolCalls,
+  toolCallsOf,
+} from "./batch.ts";
+import { safeEmitter } from "./events.ts";
+import { DEFAULT_GRACE_MS } from "./grace.ts";
+import { createHealthMonitor, type HealthSignal } from "./health.ts";
+import type { AgentOptions, AgentRunRequest, AgentRunResult, Clock } from "./types.ts";
+
+/** Result text of every call of a reply that arrived when the turn limit was reached. */
+export const MAX_TURNS_TEXT = "(not executed: reached max turns)";
+/** Result text of every call of a reply that ended on the output token limit. */
+export const TRUNCATED_CALL_TEXT =
+  "Error: not executed: your reply hit the output token limit, so the arguments of this call " +
+  "may be truncated. Send a complete call again (split large content into smaller calls).";
+
+/** Fallback when no clock is injected: global timers and Date (no Deno APIs). */
+const defaultClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as number),
+};
+
+/** Builds the name → tool map; two tools with one name are a configuration bug. */
+export function buildToolMap(tools: readonly AnyTool[]): Map<string, AnyTool> {
+  const map = new Map<string, AnyTool>();
+  for (const tool of tools) {
+    if (map.has(tool.name)) {
+      throw new Error(
+        `Two tools are named "${tool.name}": give every tool a unique name before starting a run`,
+      );
+    }
+    map.set(tool.name, tool);
+  }
+  return map;
+}
+
+/**
+ * Runs the agent until the model stops, the run aborts or the turn limit is reached.
+ * Rejects with the model client's error (e.g. ModelError) when a request fails; history then holds
+ * only complete messages.
+ */
+export async function runAgentLoop(
+  request: AgentRunRequest,
+  options: AgentOptions,
+): Promise<AgentRunResult> {
+  const tools = buildToolMap(options.tools);
+  const specs: ToolSpec[] = options.tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    parameters: t.parameters,
+  }));
+  const emit = safeEmitter(options.onEvent);
+  const clock = options.clock ?? defaultClock;
+  const signal = options.signal ?? new AbortController().signal;
+  const maxIterations = options.maxIterations ?? Infinity;
+  const health = createHealthMonitor(options.health ?? {}, clock);
+  const { history } = request;
+
+  let turns = 0;
+  let usage = emptyUsage();
+
+  const save = (message: Message) => {
+    history.push(message);
+    emit({ type: "message_saved", message });
+  };
+  const saveResults = (message: AssistantMessage, results: ToolResult[]) => {
+    const stored: ToolResultMessage = {
+      role: "toolResult",
+      results: fillMissingToolResults(message, results),
+    };
+    save(stored);
+  };
+  // Refused calls still get the same tool_start/settled/end events as executed ones.
+  const refuse = (message: AssistantMessage, text: string) => {
+    const calls = toolCallsOf(message);
+    const results = refuseToolCalls(calls, text);
+    calls.forEach((call, i) => {
+      const result = results[i] as ToolResult;
+      const base = { toolCallId: call.id, name: call.name };
+      emit({ type: "tool_start", ...base, args: call.arguments });
+      emit({ type: "tool_settled", ...base, result, durationMs: 0 });
+      emit({ type: "tool_end", ...base, args: call.arguments, result, durationMs: 0 });
+    });
+    saveResults(message, results);
+  };
+  const reportHealth = (signals: HealthSignal[]) => {
+    for (const s of signals) emit({ type: "health", ...s });
+  };
+  const finish = (result: Omit<AgentRunResult, "turns" | "usage">): AgentRunResult => {
+    const full: AgentRunResult = { ...result, turns, usage };
+    emit({ type: "agent_end", result: full });
+    return full;
+  };
+
+  if (request.prompt !== undefined) save(request.prompt);
+
+  while (true) {
+    if (signal.aborted) return finish({ stopReason: "aborted" });
+    emit({ type: "turn_start", turn: turns + 1 });
+
+    const streamOptions: ModelStreamOptions = {
+      signal,
+      onEvent: (event: ModelStreamEvent) => {
+        if (event.type === "message_start") emit({ type: "message_start" });
+        else if (event.type === "text_delta") emit({ type: "text_delta", delta: event.delta });
+      },
+    };
+    const requestBody: ModelRequest = {
+      system: options.system,
+      messages: history,
+      tools: specs,
+      ...(options.maxOutputTokens === undefined
+        ? {}
+        : { maxOutputTokens: options.maxOutputTokens }),
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    };
+    // A failed or incomplete stream throws here and propagates; nothing partial was pushed.
+    const message = await options.model.stream(requestBody, streamOptions);
+    if (message === null) return finish({ stopReason: "aborted" });
+
+    emit({ type: "message_end", message });
+    save(message);
+    turns++;
+    usage = addUsage(usage, message.usage);
+    reportHealth(health.observeTurn(message));
+
+    const calls = toolCallsOf(message);
+    if (calls.length === 0) {
+      const queued = signal.aborted ? [] : (options.getQueuedMessages?.() ?? []);
+      if (queued.length > 0) {
+        for (const user of queued) save(user);
+        continue;
+      }
+      const truncated = message.stopReason === "maxTokens";
+      return finish(
+        truncated ? { stopReason: "completed", truncated } : { stopReason: "completed" },
+      );
+    }
+
+    if (turns >= maxIterations) {
+      refuse(message, MAX_TURNS_TEXT);
+      return finish({ stopReason: "maxIterations" });
+    }
+    if (message.stopReason === "maxTokens") {
+      refuse(message, TRUNCATED_CALL_TEXT);
+      continue;
+    }
+
+    const batchOptions: Parameters<typeof executeToolBatch>[1] = {
+      tools,
+      signal,
+      clock,
+      emit,
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
+      maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
+    };
+    if (options.onToolCall !== undefined) batchOptions.onToolCall = options.onToolCall;
+    if (options.afterToolCall !== undefined) batchOptions.afterToolCall = options.afterToolCall;
+    const batch = await executeToolBatch(calls, batchOptions);
+    saveResults(message, batch.results);
+    reportHealth(
+      health.observeResults(
+        batch.calls.map((c) => ({ kind: tools.get(c.call.name)?.kind, result: c.result })),
+      ),
+    );
+
+    if (signal.aborted) return finish({ stopReason: "aborted" });
+    if (batch.terminate) return finish({ stopReason: "completed", terminated: true });
+  }
+}

@@ -1,0 +1,292 @@
+/**
+ * Effective settings of a run. Precedence: flags > environment > project `.moat/config.json` >
+ * user `$XDG_CONFIG_HOME/moat/config.json` > defaults. Config files are validated with TypeBox;
+ * an invalid one is reported naming the file, the field and the problem.
+ */
+import { join } from "node:path";
+import { type Static, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import {
+  type CliFlags,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  parsePositiveInteger,
+  SANDBOX_MODES,
+  type SandboxMode,
+} from "./args.ts";
+import type { CliFs } from "./io.ts";
+
+/** The model used when nothing else names one. */
+export const DEFAULT_MODEL = "gpt-4.1";
+/** The variable holding the API key unless `--api-key-env` says otherwise. */
+export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
+/** Max model turns in print mode unless configured. */
+export const DEFAULT_PRINT_MAX_TURNS = 100;
+
+/** Schema of `.moat/config.json` (project) and `$XDG_CONFIG_HOME/moat/config.json` (user). */
+export const ConfigFileSchema = Type.Object({
+  $schema: Type.Optional(Type.String({ description: "Ignored; lets editors find a schema." })),
+  model: Type.Optional(Type.String({ minLength: 1, description: "Model name." })),
+  baseUrl: Type.Optional(
+    Type.String({ minLength: 1, description: "OpenAI-compatible endpoint URL." }),
+  ),
+  apiKeyEnv: Type.Optional(
+    Type.String({
+      pattern: "^[A-Za-z_][A-Za-z0-9_]*$",
+      description: "Name of the environment variable holding the API key.",
+    }),
+  ),
+  maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: "Max model turns per run." })),
+  tools: Type.Optional(
+    Type.Array(Type.String({ minLength: 1 }), { description: "Enabled tool names." }),
+  ),
+  bashTimeout: Type.Optional(
+    Type.Number({ exclusiveMinimum: 0, description: "Default bash timeout in seconds." }),
+  ),
+  sandbox: Type.Optional(
+    Type.Union(SANDBOX_MODES.map((m) => Type.Literal(m)), { description: "OS sandbox mode." }),
+  ),
+  output: Type.Optional(
+    Type.Union(OUTPUT_FORMATS.map((m) => Type.Literal(m)), {
+      description: "Print-mode output format.",
+    }),
+  ),
+  systemPrompt: Type.Optional(Type.String({ description: "Replaces the built-in system prompt." })),
+  appendSystemPrompt: Type.Optional(
+    Type.String({ description: "Appended to the system prompt." }),
+  ),
+  contextFiles: Type.Optional(
+    Type.Boolean({ description: "Load AGENTS.md files (default true)." }),
+  ),
+  failOnDeny: Type.Optional(Type.Boolean({ description: "Exit 4 after denied tool calls." })),
+  prompt: Type.Optional(
+    Type.Boolean({ description: "Ask for approval on a TTY (default true); false = deny." }),
+  ),
+  temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2, description: "Sampling." })),
+  maxOutputTokens: Type.Optional(
+    Type.Integer({ minimum: 1, description: "Max output tokens per reply." }),
+  ),
+  headers: Type.Optional(
+    Type.Record(Type.String(), Type.String(), { description: "Extra HTTP headers." }),
+  ),
+}, { additionalProperties: false });
+
+/** A parsed, valid config file. */
+export type ConfigFile = Static<typeof ConfigFileSchema>;
+
+/** The settings a run uses, after precedence. */
+export interface Settings {
+  model: string;
+  baseUrl?: string;
+  apiKeyEnv: string;
+  /** Undefined means unlimited (interactive default). */
+  maxTurns?: number;
+  tools?: string[];
+  bashTimeout?: number;
+  sandbox: SandboxMode;
+  output: OutputFormat;
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+  contextFiles: boolean;
+  failOnDeny: boolean;
+  noPrompt: boolean;
+  temperature?: number;
+  maxOutputTokens?: number;
+  headers?: Record<string, string>;
+  /** Config files that were found and applied, most specific last. */
+  configFiles: string[];
+}
+
+/** The outcome of resolving settings. */
+export type SettingsResult = { ok: true; settings: Settings } | { ok: false; error: string };
+
+/** Where the user config file lives, or undefined when HOME is unknown. */
+export function userConfigPath(env: Record<string, string>): string | undefined {
+  const xdg = env.XDG_CONFIG_HOME;
+  if (xdg !== undefined && xdg.startsWith("/")) return join(xdg, "moat", "config.json");
+  const home = env.HOME ?? env.USERPROFILE;
+  return home === undefined || home === ""
+    ? undefined
+    : join(home, ".config", "moat", "config.json");
+}
+
+/** The user's config directory for moat (holding config.json and AGENTS.md), if known. */
+export function userConfigDir(env: Record<string, string>): string | undefined {
+  const path = userConfigPath(env);
+  return path === undefined ? undefined : join(path, "..");
+}
+
+/** The project config file of a workspace. */
+export function projectConfigPath(workspace: string): string {
+  return join(workspace, ".moat", "config.json");
+}
+
+/** Validates a config file's text. Pure. */
+export function parseConfigFile(
+  path: string,
+  text: string,
+): { ok: true; config: ConfigFile } | { ok: false; error: string } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    return {
+      ok: false,
+      error: `Invalid config file "${path}": not valid JSON: ${
+        e instanceof Error ? e.message : String(e)
+      }`,
+    };
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    return { ok: false, error: `Invalid config file "${path}": the top level must be an object` };
+  }
+  const first = Value.Errors(ConfigFileSchema, data).First();
+  if (first !== undefined) {
+    const field = first.path.replace(/^\//, "").replace(/\//g, ".") || "(top level)";
+    const choices = (first.schema.anyOf as Array<{ const?: unknown }> | undefined)
+      ?.map((s) => s.const).filter((c) => c !== undefined);
+    const problem = first.message === "Unexpected property"
+      ? `unknown field (known fields: ${Object.keys(ConfigFileSchema.properties).join(", ")})`
+      : choices !== undefined && choices.length > 0
+      ? `expected one of ${choices.join(", ")}, got ${JSON.stringify(first.value)}`
+      : first.message.charAt(0).toLowerCase() + first.message.slice(1);
+    return { ok: false, error: `Invalid config file "${path}": field "${field}": ${problem}` };
+  }
+  return { ok: true, config: data as ConfigFile };
+}
+
+async function readConfig(
+  fs: CliFs,
+  path: string,
+): Promise<{ ok: true; config: ConfigFile | null } | { ok: false; error: string }> {
+  let text: string | null;
+  try {
+    text = await fs.readTextFile(path);
+  } catch (e) {
+    return {
+      ok: false,
+      error: `Could not read config file "${path}": ${e instanceof Error ? e.message : String(e)}`,
+    };
+  }
+  if (text === null) return { ok: true, config: null };
+  return parseConfigFile(path, text);
+}
+
+/** Settings taken from environment variables (MOAT_*, OPENAI_BASE_URL). */
+function configFromEnv(
+  env: Record<string, string>,
+): { ok: true; config: ConfigFile } | { ok: false; error: string } {
+  const config: ConfigFile = {};
+  const str = (name: string) => {
+    const v = env[name];
+    return v === undefined || v.trim() === "" ? undefined : v.trim();
+  };
+  const model = str("MOAT_MODEL");
+  if (model !== undefined) config.model = model;
+  const baseUrl = str("MOAT_BASE_URL") ?? str("OPENAI_BASE_URL");
+  if (baseUrl !== undefined) config.baseUrl = baseUrl;
+  const keyEnv = str("MOAT_API_KEY_ENV");
+  if (keyEnv !== undefined) config.apiKeyEnv = keyEnv;
+  const maxTurns = str("MOAT_MAX_TURNS");
+  if (maxTurns !== undefined) {
+    const n = parsePositiveInteger(maxTurns);
+    if (n === undefined) {
+      return {
+        ok: false,
+        error:
+          `Invalid environment variable MOAT_MAX_TURNS: expected a positive integer, got "${maxTurns}"`,
+      };
+    }
+    config.maxTurns = n;
+  }
+  const sandbox = str("MOAT_SANDBOX");
+  if (sandbox !== undefined) {
+    if (!(SANDBOX_MODES as readonly string[]).includes(sandbox)) {
+      return {
+        ok: false,
+        error: `Invalid environment variable MOAT_SANDBOX: expected one of ${
+          SANDBOX_MODES.join(", ")
+        }, got "${sandbox}"`,
+      };
+    }
+    config.sandbox = sandbox as SandboxMode;
+  }
+  return { ok: true, config };
+}
+
+/** Resolves the effective settings of a run from flags, environment and config files. */
+export async function resolveSettings(
+  flags: CliFlags,
+  options: { env: Record<string, string>; workspace: string; fs: CliFs },
+): Promise<SettingsResult> {
+  const layers: ConfigFile[] = [];
+  const configFiles: string[] = [];
+  const userPath = userConfigPath(options.env);
+  for (const path of [userPath, projectConfigPath(options.workspace)]) {
+    if (path === undefined) continue;
+    const result = await readConfig(options.fs, path);
+    if (!result.ok) return result;
+    if (result.config !== null) {
+      layers.push(result.config);
+      configFiles.push(path);
+    }
+  }
+  const fromEnv = configFromEnv(options.env);
+  if (!fromEnv.ok) return fromEnv;
+  layers.push(fromEnv.config);
+
+  const fromFlags: ConfigFile = {};
+  if (flags.model !== undefined) fromFlags.model = flags.model;
+  if (flags.baseUrl !== undefined) fromFlags.baseUrl = flags.baseUrl;
+  if (flags.apiKeyEnv !== undefined) fromFlags.apiKeyEnv = flags.apiKeyEnv;
+  if (flags.maxTurns !== undefined) fromFlags.maxTurns = flags.maxTurns;
+  if (flags.tools !== undefined) fromFlags.tools = flags.tools;
+  if (flags.bashTimeout !== undefined) fromFlags.bashTimeout = flags.bashTimeout;
+  if (flags.sandbox !== undefined) fromFlags.sandbox = flags.sandbox;
+  if (flags.output !== undefined) fromFlags.output = flags.output;
+  if (flags.systemPrompt !== undefined) fromFlags.systemPrompt = flags.systemPrompt;
+  if (flags.appendSystemPrompt !== undefined) {
+    fromFlags.appendSystemPrompt = flags.appendSystemPrompt;
+  }
+  if (flags.noContextFiles) fromFlags.contextFiles = false;
+  if (flags.failOnDeny) fromFlags.failOnDeny = true;
+  if (flags.noPrompt) fromFlags.prompt = false;
+  layers.push(fromFlags);
+
+  // Later layers win, field by field.
+  const merged: ConfigFile = Object.assign({}, ...layers);
+  if (merged.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(merged.apiKeyEnv)) {
+    return {
+      ok: false,
+      error: `Invalid API key variable name "${merged.apiKeyEnv}": use a name like OPENAI_API_KEY`,
+    };
+  }
+  if (merged.baseUrl !== undefined && !URL.canParse(merged.baseUrl)) {
+    return {
+      ok: false,
+      error: `Invalid base URL "${merged.baseUrl}": expected e.g. http://localhost:11434/v1`,
+    };
+  }
+  const settings: Settings = {
+    model: merged.model ?? DEFAULT_MODEL,
+    apiKeyEnv: merged.apiKeyEnv ?? DEFAULT_API_KEY_ENV,
+    sandbox: merged.sandbox ?? "auto",
+    output: merged.output ?? "text",
+    contextFiles: merged.contextFiles ?? true,
+    failOnDeny: merged.failOnDeny ?? false,
+    noPrompt: merged.prompt === false,
+    configFiles,
+  };
+  if (merged.baseUrl !== undefined) settings.baseUrl = merged.baseUrl;
+  if (merged.maxTurns !== undefined) settings.maxTurns = merged.maxTurns;
+  if (merged.tools !== undefined) settings.tools = merged.tools;
+  if (merged.bashTimeout !== undefined) settings.bashTimeout = merged.bashTimeout;
+  if (merged.systemPrompt !== undefined) settings.systemPrompt = merged.systemPrompt;
+  if (merged.appendSystemPrompt !== undefined) {
+    settings.appendSystemPrompt = merged.appendSystemPrompt;
+  }
+  if (merged.temperature !== undefined) settings.temperature = merged.temperature;
+  if (merged.maxOutputTokens !== undefined) settings.maxOutputTokens = merged.maxOutputTokens;
+  if (merged.headers !== undefined) settings.headers = merged.headers;
+  return { ok: true, settings };
+}

@@ -1,0 +1,39 @@
+/**
+ * The CLI's view of the outside world: files (config, AGENTS.md, sessions) and the terminal.
+ * Deno defaults live in src/sys/session_fs.ts and src/sys/terminal.ts; tests pass fakes.
+ */
+import type { SessionFs } from "../session/store.ts";
+
+/** File operations the CLI needs beyond sessions. */
+export interface CliFs extends SessionFs {
+  /** True when `path` is an existing directory. */
+  isDirectory(path: string): Promise<boolean>;
+  /** True when `path` exists (file, directory or anything else). */
+  exists(path: string): Promise<boolean>;
+  /** The canonical path (symlinks resolved), or null when it does not exist. */
+  realPath(path: string): Promise<string | null>;
+}
+
+/** Signals the CLI reacts to. */
+export type CliSignal = "SIGINT" | "SIGTERM";
+
+/** The process's standard streams, TTY state and signals. */
+export interface Terminal {
+  /** Whether the stream is attached to a terminal. */
+  isTty(stream: "stdin" | "stdout" | "stderr"): boolean;
+  /** Writes all of `text` to stdout. Must not throw (a closed pipe drops the text). */
+  writeStdout(text: string): void;
+  /** Writes all of `text` to stderr. Must not throw. */
+  writeStderr(text: string): void;
+  /**
+   * Reads stdin to its end. With `firstChunkTimeoutMs`, resolves null when nothing arrived by
+   * then (a pipe nobody writes to must not hang a run).
+   */
+  readStdin(options?: { firstChunkTimeoutMs?: number }): Promise<string | null>;
+  /** Lines typed on stdin (without the newline); ends at end of input. */
+  readLines(): AsyncIterable<string>;
+  /** Subscribes to a signal; returns the unsubscribe function. */
+  onSignal(signal: CliSignal, handler: () => void): () => void;
+  /** Terminal width in columns (80 when unknown). */
+  columns(): number;
+}

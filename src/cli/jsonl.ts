@@ -1,0 +1,194 @@
+/**
+ * Machine-readable output. `--output jsonl`: one JSON object per line on stdout for every agent
+ * event (schema in docs/events.md, each line carries `version`). `--output json`: one object at
+ * the end. Both keep stdout free of anything else.
+ */
+import type { AgentEvent } from "../agent/mod.ts";
+import {
+  assistantText,
+  type Reporter,
+  resultText,
+  type RunStartInfo,
+  type RunSummary,
+  summarizeArgs,
+} from "./report.ts";
+
+/** Version of the JSONL / JSON output schema documented in docs/events.md. */
+export const EVENTS_SCHEMA_VERSION = 1;
+
+/** Characters of a tool result kept in `tool_end.output`. */
+export const TOOL_OUTPUT_PREVIEW_CHARS = 500;
+
+/** Options of the JSONL reporter. */
+export interface JsonlReporterOptions {
+  writeStdout: (text: string) => void;
+  /** Also emit `message_start`, `text_delta` and `tool_update` events. */
+  includeDeltas?: boolean;
+  /** Timestamp source (ISO strings in `time`). */
+  now?: () => Date;
+}
+
+/** Turns one agent event into its JSONL record (without version/time), or null to skip it. */
+export function eventRecord(
+  event: AgentEvent,
+  includeDeltas: boolean,
+): Record<string, unknown> | null {
+  switch (event.type) {
+    case "turn_start":
+      return { type: "turn_start", turn: event.turn };
+    case "message_start":
+      return includeDeltas ? { type: "message_start" } : null;
+    case "text_delta":
+      return includeDeltas ? { type: "text_delta", delta: event.delta } : null;
+    case "message_end": {
+      const m = event.message;
+      const record: Record<string, unknown> = {
+        type: "message_end",
+        text: assistantText(m.blocks),
+        toolCalls: m.blocks.flatMap((b) =>
+          b.type === "toolCall" ? [{ id: b.id, name: b.name }] : []
+        ),
+        stopReason: m.stopReason,
+        usage: m.usage,
+      };
+      if (m.model !== undefined) record.model = m.model;
+      return record;
+    }
+    case "tool_start":
+      return {
+        type: "tool_start",
+        toolCallId: event.toolCallId,
+        name: event.name,
+        args: summarizeArgs(event.args),
+      };
+    case "tool_running":
+      return { type: "tool_running", toolCallId: event.toolCallId, name: event.name };
+    case "tool_update":
+      return includeDeltas
+        ? {
+          type: "tool_update",
+          toolCallId: event.toolCallId,
+          name: event.name,
+          text: event.update.text,
+        }
+        : null;
+    case "tool_end": {
+      const text = resultText(event.result.content);
+      return {
+        type: "tool_end",
+        toolCallId: event.toolCallId,
+        name: event.name,
+        args: summarizeArgs(event.args),
+        durationMs: Math.round(event.durationMs),
+        isError: event.result.isError,
+        blocked: event.blocked ?? null,
+        output: text.length > TOOL_OUTPUT_PREVIEW_CHARS
+          ? `${text.slice(0, TOOL_OUTPUT_PREVIEW_CHARS)}… [${text.length} chars]`
+          : text,
+      };
+    }
+    case "health":
+      return { type: "health", signal: event.signal, message: event.message, count: event.count };
+    case "message_saved":
+    case "tool_settled":
+    case "agent_end":
+      // Sessions hold messages; tool_end carries every settled call (in call order); run_end
+      // carries the outcome.
+      return null;
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+/** The `run_start` record. */
+export function runStartRecord(info: RunStartInfo): Record<string, unknown> {
+  return {
+    type: "run_start",
+    moatVersion: info.moatVersion,
+    model: info.model,
+    baseUrl: info.baseUrl ?? null,
+    cwd: info.cwd,
+    grants: info.grants,
+    grantsSummary: info.grantsSummary,
+    sandbox: info.sandbox,
+    tools: info.tools,
+    session: info.session,
+  };
+}
+
+/** The `run_end` record (also the body of `--output json`, which adds `text`). */
+export function runEndRecord(summary: RunSummary): Record<string, unknown> {
+  const record: Record<string, unknown> = {
+    type: "run_end",
+    stopReason: summary.stopReason,
+    turns: summary.turns,
+    usage: summary.usage,
+    toolCalls: summary.toolCalls,
+    failed: summary.failed,
+    denied: summary.denied,
+    exitCode: summary.exitCode,
+  };
+  if (summary.error !== undefined) record.error = summary.error;
+  return record;
+}
+
+/** Creates the `--output jsonl` reporter. */
+export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
+  const now = options.now ?? (() => new Date());
+  const emit = (record: Record<string, unknown>) => {
+    options.writeStdout(
+      JSON.stringify({ version: EVENTS_SCHEMA_VERSION, time: now().toISOString(), ...record }) +
+        "\n",
+    );
+  };
+  return {
+    start: (info) => emit(runStartRecord(info)),
+    event(event) {
+      const record = eventRecord(event, options.includeDeltas ?? false);
+      if (record !== null) emit(record);
+    },
+    warning: (message) => emit({ type: "warning", message }),
+    end(summary) {
+      if (summary.error !== undefined) {
+        emit({ type: "error", ...summary.error });
+      }
+      emit(runEndRecord(summary));
+    },
+    dispose() {},
+  };
+}
+
+/** Creates the `--output json` reporter: one object on stdout when the run ends. */
+export function createJsonReporter(
+  options: { writeStdout: (text: string) => void; writeStderr: (text: string) => void },
+): Reporter {
+  let start: RunStartInfo | undefined;
+  const warnings: string[] = [];
+  return {
+    start: (info) => {
+      start = info;
+    },
+    event() {},
+    warning(message) {
+      warnings.push(message);
+      options.writeStderr(`moat: warning: ${message}\n`);
+    },
+    end(summary) {
+      const { type: _type, ...end } = runEndRecord(summary);
+      options.writeStdout(
+        JSON.stringify({
+          version: EVENTS_SCHEMA_VERSION,
+          type: "result",
+          text: summary.text,
+          ...end,
+          model: start?.model ?? null,
+          session: start?.session ?? null,
+          warnings,
+        }) + "\n",
+      );
+    },
+    dispose() {},
+  };
+}

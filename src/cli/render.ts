@@ -1,0 +1,270 @@
+/**
+ * Text output: the assistant's final text on stdout (streamed as it arrives when stdout is a TTY),
+ * one stderr line per tool call (`✓ read src/main.ts (3 ms)`, `✗ edit … blocked by permissions`),
+ * a spinner only when stderr is a TTY, colour only on a TTY and never with NO_COLOR.
+ */
+import { isAbsolute, relative } from "node:path";
+import type { AgentEvent, Clock } from "../agent/mod.ts";
+import type { Reporter, RunStartInfo, RunSummary } from "./report.ts";
+import { resultText } from "./report.ts";
+
+/** Where and how the text renderer writes. */
+export interface TextRendererOptions {
+  writeStdout: (text: string) => void;
+  writeStderr: (text: string) => void;
+  stdoutIsTty: boolean;
+  stderrIsTty: boolean;
+  /** Use ANSI colours on stderr (decide with `useColor`). */
+  color: boolean;
+  /** Workspace, to show paths relative to it. */
+  cwd: string;
+  verbose?: boolean;
+  /** Timer source for the spinner (only used when stderr is a TTY). */
+  clock?: Clock;
+  /** Interactive mode: the final text is always streamed, never printed again at the end. */
+  interactive?: boolean;
+}
+
+/** Colour only on a TTY, and never when NO_COLOR is set to a non-empty value. */
+export function useColor(isTty: boolean, env: Record<string, string>): boolean {
+  return isTty && (env.NO_COLOR === undefined || env.NO_COLOR === "");
+}
+
+/** Human duration: "3 ms", "1.2 s", "2 min 5 s". */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+function oneLine(text: string, max: number): string {
+  const first = text.trim().split("\n")[0] ?? "";
+  const more = text.trim().includes("\n");
+  if (first.length > max) return `${first.slice(0, max - 1)}…`;
+  return more ? `${first} …` : first;
+}
+
+/** A short human description of what a tool call targets, e.g. `src/main.ts` or a command. */
+export function describeCall(name: string, args: unknown, cwd: string): string {
+  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+  const path = (p: unknown) => {
+    if (typeof p !== "string" || p === "") return ".";
+    if (!isAbsolute(p)) return p;
+    const rel = relative(cwd, p);
+    return rel === "" ? "." : rel.startsWith("..") ? p : rel;
+  };
+  switch (name) {
+    case "bash":
+      return typeof a.command === "string" ? oneLine(a.command, 80) : "";
+    case "grep":
+      return `${JSON.stringify(a.pattern ?? "")} ${path(a.path)}`;
+    case "find":
+      return `${typeof a.pattern === "string" ? a.pattern : ""} in ${path(a.path)}`;
+    case "read":
+    case "write":
+    case "edit":
+    case "ls":
+      return path(a.path);
+    default: {
+      const json = JSON.stringify(args) ?? "";
+      return json.length > 80 ? `${json.slice(0, 79)}…` : json;
+    }
+  }
+}
+
+const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/** Creates the text-mode reporter. */
+export function createTextRenderer(options: TextRendererOptions): Reporter {
+  const c = (code: string, text: string) => options.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+  const spinnerOn = options.stderrIsTty && options.clock !== undefined;
+  const running = new Map<string, string>();
+  let spinnerLabel: string | null = null;
+  let spinnerTimer: unknown = undefined;
+  let spinnerShown = false;
+  let frame = 0;
+  let atLineStart = true;
+  let disposed = false;
+
+  const clearSpinner = () => {
+    if (spinnerShown) {
+      options.writeStderr("\r\x1b[K");
+      spinnerShown = false;
+    }
+  };
+  const drawSpinner = () => {
+    if (spinnerLabel === null || disposed) return;
+    const glyph = SPINNER_FRAMES[frame++ % SPINNER_FRAMES.length];
+    options.writeStderr(`\r\x1b[K${c("36", glyph ?? "")} ${c("2", spinnerLabel)}`);
+    spinnerShown = true;
+  };
+  const tick = () => {
+    spinnerTimer = undefined;
+    if (spinnerLabel === null || disposed) return;
+    drawSpinner();
+    spinnerTimer = options.clock?.setTimeout(tick, 80);
+  };
+  const setSpinner = (label: string | null) => {
+    if (!spinnerOn) return;
+    spinnerLabel = label;
+    if (label === null) {
+      if (spinnerTimer !== undefined) options.clock?.clearTimeout(spinnerTimer);
+      spinnerTimer = undefined;
+      clearSpinner();
+      return;
+    }
+    // Text streaming to the same terminal must not be interleaved with the spinner.
+    if (!atLineStart) return;
+    if (spinnerTimer === undefined) tick();
+  };
+  const stderrLine = (line: string) => {
+    clearSpinner();
+    if (!atLineStart && options.stdoutIsTty) {
+      options.writeStdout("\n");
+      atLineStart = true;
+    }
+    options.writeStderr(line + "\n");
+    if (spinnerLabel !== null && spinnerOn) drawSpinner();
+  };
+  const streaming = options.stdoutIsTty || options.interactive === true;
+
+  return {
+    start(info: RunStartInfo) {
+      if (options.verbose) {
+        stderrLine(
+          c(
+            "2",
+            `moat ${info.moatVersion} · ${info.model} · ${info.cwd} · sandbox: ${info.sandbox}`,
+          ),
+        );
+        stderrLine(c("2", `grants: ${info.grantsSummary}`));
+        if (info.session !== null) stderrLine(c("2", `session: ${info.session}`));
+      }
+    },
+    event(event: AgentEvent) {
+      switch (event.type) {
+        case "turn_start":
+          setSpinner("thinking…");
+          return;
+        case "text_delta":
+          if (!streaming) return;
+          setSpinner(null);
+          options.writeStdout(event.delta);
+          if (event.delta !== "") atLineStart = event.delta.endsWith("\n");
+          return;
+        case "message_end":
+          if (streaming && !atLineStart) {
+            options.writeStdout("\n");
+            atLineStart = true;
+          }
+          setSpinner(null);
+          return;
+        case "tool_start":
+          running.set(
+            event.toolCallId,
+            `${event.name} ${describeCall(event.name, event.args, options.cwd)}`,
+          );
+          setSpinner(running.values().next().value ?? null);
+          return;
+        case "tool_end": {
+          running.delete(event.toolCallId);
+          const target = describeCall(event.name, event.args, options.cwd);
+          const took = c("2", `(${formatDuration(event.durationMs)})`);
+          if (event.blocked !== undefined) {
+            stderrLine(
+              `${c("31", "✗")} ${event.name} ${target} ${
+                c("31", `blocked by ${event.blocked.source}`)
+              }` +
+                c("2", `: ${event.blocked.reason}`),
+            );
+          } else if (event.result.isError) {
+            stderrLine(
+              `${c("31", "✗")} ${event.name} ${target} ${took}: ${
+                oneLine(resultText(event.result.content), 160)
+              }`,
+            );
+          } else {
+            stderrLine(`${c("32", "✓")} ${event.name} ${target} ${took}`);
+          }
+          const next = running.values().next().value;
+          setSpinner(next ?? "thinking…");
+          return;
+        }
+        case "health":
+          stderrLine(`${c("33", "!")} ${event.message}`);
+          return;
+        case "agent_end":
+          setSpinner(null);
+          return;
+        case "message_start":
+        case "message_saved":
+        case "tool_running":
+        case "tool_update":
+        case "tool_settled":
+          return;
+        default: {
+          const never: never = event;
+          return never;
+        }
+      }
+    },
+    warning(message: string) {
+      stderrLine(`${c("33", "moat: warning:")} ${message}`);
+    },
+    end(summary: RunSummary) {
+      setSpinner(null);
+      if (summary.stopReason === "completed" && !streaming && summary.text !== "") {
+        options.writeStdout(summary.text.endsWith("\n") ? summary.text : `${summary.text}\n`);
+      } else if (streaming && !atLineStart) {
+        options.writeStdout("\n");
+        atLineStart = true;
+      }
+      switch (summary.stopReason) {
+        case "error":
+          stderrLine(`${c("31", "moat: error:")} ${summary.error?.message ?? "the run failed"}`);
+          break;
+        case "maxIterations":
+          stderrLine(
+            `${
+              c("33", "moat:")
+            } stopped after ${summary.turns} turn(s): the max-turns limit was reached (raise it with --max-turns N)`,
+          );
+          break;
+        case "interrupted":
+          stderrLine(`${c("33", "moat:")} interrupted; the session was saved`);
+          break;
+        case "aborted":
+          stderrLine(`${c("33", "moat:")} aborted`);
+          break;
+        case "terminated":
+          stderrLine(`${c("33", "moat:")} terminated; the session was saved`);
+          break;
+        case "completed":
+          break;
+        default: {
+          const never: never = summary.stopReason;
+          return never;
+        }
+      }
+      if (summary.denied > 0 && summary.exitCode === 4) {
+        stderrLine(
+          `${
+            c("31", "moat:")
+          } ${summary.denied} tool call(s) were denied (exit 4 because of --fail-on-deny)`,
+        );
+      } else if (options.verbose) {
+        stderrLine(
+          c(
+            "2",
+            `${summary.turns} turn(s) · ${summary.toolCalls} tool call(s), ${summary.failed} failed, ${summary.denied} denied · ${summary.usage.totalTokens} tokens`,
+          ),
+        );
+      }
+    },
+    dispose() {
+      setSpinner(null);
+      disposed = true;
+    },
+  };
+}

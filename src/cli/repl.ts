@@ -1,0 +1,200 @@
+/**
+ * Interactive mode: a prompt line, streamed answers, Ctrl-C aborts the running turn (and exits at
+ * the prompt), Ctrl-D exits, lines typed while a run is busy are queued and delivered when the
+ * model stops, approval questions take the next typed line, and a few slash commands.
+ */
+import type { Approval, ApprovalRequest, Prompter } from "../policy/approve.ts";
+import { createLinePrompter } from "../policy/approve.ts";
+import type { CliSignal, Terminal } from "./io.ts";
+
+/** Lines from the terminal, shared by the prompt, the queue and approval questions. */
+export interface LineSource {
+  /** The next line: a buffered one first unless `fresh`; null at end of input or when cancelled. */
+  next(options?: { fresh?: boolean }): Promise<string | null>;
+  /** Takes every buffered line (typed while nobody was waiting). */
+  drain(): string[];
+  /** Resolves every pending `next` with null (e.g. an approval question when the run aborts). */
+  cancelWaiters(): void;
+  /** True once the input has ended. */
+  readonly ended: boolean;
+}
+
+/** Pumps `lines` into a LineSource. */
+export function createLineSource(lines: AsyncIterable<string>): LineSource {
+  const buffer: string[] = [];
+  const waiters: Array<(line: string | null) => void> = [];
+  let ended = false;
+  (async () => {
+    try {
+      for await (const line of lines) {
+        const waiter = waiters.shift();
+        if (waiter !== undefined) waiter(line);
+        else buffer.push(line);
+      }
+    } catch {
+      // A failing stdin is the end of input.
+    }
+    ended = true;
+    for (const waiter of waiters.splice(0)) waiter(null);
+  })();
+  return {
+    next(options = {}) {
+      if (!options.fresh && buffer.length > 0) return Promise.resolve(buffer.shift() as string);
+      if (ended) return Promise.resolve(null);
+      return new Promise((resolve) => waiters.push(resolve));
+    },
+    drain: () => buffer.splice(0),
+    cancelWaiters() {
+      for (const waiter of waiters.splice(0)) waiter(null);
+    },
+    get ended() {
+      return ended;
+    },
+  };
+}
+
+/** A Prompter asking on stderr and answered by the next freshly typed line. */
+export function createReplPrompter(
+  source: LineSource,
+  write: (text: string) => void,
+  onAsk?: () => void,
+): Prompter {
+  const inner = createLinePrompter({ write, readLine: () => source.next({ fresh: true }) });
+  // Questions from parallel calls are asked one at a time.
+  let chain: Promise<unknown> = Promise.resolve();
+  return {
+    ask(request: ApprovalRequest): Promise<Approval> {
+      const answer = chain.then(() => {
+        onAsk?.();
+        return inner.ask(request);
+      });
+      chain = answer.catch(() => {});
+      return answer;
+    },
+  };
+}
+
+/** What the REPL asks its host (run.ts) to do. */
+export interface ReplHost {
+  /** Runs one prompt to completion or abort; renders output; must not reject. */
+  runPrompt(
+    text: string,
+    signal: AbortSignal,
+    getQueued: () => string[],
+  ): Promise<void>;
+  /** /model NAME: switches the model; returns the line to show. */
+  setModel(name: string): string;
+  /** The current model name. */
+  model(): string;
+  /** /clear: starts a new session; returns the line to show. */
+  clear(): Promise<string>;
+  /** /grants: the effective grants, human-readable. */
+  grants(): string;
+}
+
+/** Options of runRepl. */
+export interface ReplOptions {
+  terminal: Terminal;
+  source: LineSource;
+  host: ReplHost;
+  /** First lines shown (version, model, workspace). */
+  banner: string;
+  color: boolean;
+}
+
+/** The slash commands' help. */
+export const REPL_HELP = `Commands:
+  /help          show this help
+  /exit          leave (also Ctrl-D, or Ctrl-C at the prompt)
+  /clear         start a new session (forget the conversation)
+  /model NAME    switch the model (without NAME: show it)
+  /grants        show what the tools may touch
+Ctrl-C while the agent works aborts the turn (running tools are killed).
+Lines typed while the agent works are queued and sent when it stops.`;
+
+/**
+ * Runs the interactive loop; resolves to the exit code (0 on /exit, Ctrl-D or Ctrl-C at the
+ * prompt; 143 on SIGTERM).
+ */
+export async function runRepl(options: ReplOptions): Promise<number> {
+  const { terminal, source, host } = options;
+  const c = (code: string, text: string) => options.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+  let current: AbortController | undefined;
+  let wakeIdle: ((signal: CliSignal) => void) | undefined;
+  let terminated = false;
+  const onSignal = (signal: CliSignal) => () => {
+    if (signal === "SIGTERM") terminated = true;
+    if (current !== undefined) {
+      source.cancelWaiters();
+      current.abort();
+    } else {
+      wakeIdle?.(signal);
+    }
+  };
+  const unsubscribe = [
+    terminal.onSignal("SIGINT", onSignal("SIGINT")),
+    terminal.onSignal("SIGTERM", onSignal("SIGTERM")),
+  ];
+  try {
+    terminal.writeStdout(options.banner);
+    for (;;) {
+      if (terminated) return 143;
+      let line: string | null;
+      const buffered = source.drain();
+      if (buffered.length > 0) {
+        // Typed while the last run was finishing: handle them as the next prompt.
+        line = buffered.join("\n");
+      } else {
+        terminal.writeStdout(c("1;36", "› "));
+        const idle = new Promise<CliSignal>((resolve) => wakeIdle = resolve);
+        const next = await Promise.race([source.next(), idle]);
+        wakeIdle = undefined;
+        if (next === "SIGINT" || next === "SIGTERM") {
+          terminal.writeStdout("\n");
+          return next === "SIGTERM" ? 143 : 0;
+        }
+        line = next;
+      }
+      if (line === null) {
+        terminal.writeStdout("\n");
+        return 0;
+      }
+      const text = line.trim();
+      if (text === "") continue;
+      if (text.startsWith("/")) {
+        const [command, ...rest] = text.split(/\s+/);
+        const arg = rest.join(" ");
+        switch (command) {
+          case "/exit":
+          case "/quit":
+            return 0;
+          case "/help":
+            terminal.writeStdout(REPL_HELP + "\n");
+            continue;
+          case "/clear":
+            terminal.writeStdout((await host.clear()) + "\n");
+            continue;
+          case "/model":
+            terminal.writeStdout(
+              (arg === "" ? `Model: ${host.model()}` : host.setModel(arg)) + "\n",
+            );
+            continue;
+          case "/grants":
+            terminal.writeStdout(`Grants: ${host.grants()}\n`);
+            continue;
+          default:
+            terminal.writeStdout(`Unknown command ${command}; /help lists the commands.\n`);
+            continue;
+        }
+      }
+      current = new AbortController();
+      await host.runPrompt(text, current.signal, () => source.drain());
+      const aborted = current.signal.aborted;
+      current = undefined;
+      if (terminated) return 143;
+      if (aborted) terminal.writeStdout(c("33", "(aborted — ask again or /exit)\n"));
+    }
+  } finally {
+    for (const off of unsubscribe) off();
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * What every output mode (text, json, jsonl) is told about a run, and the counters (tool calls,
+ * failures, denials, final text) that the exit code and the summaries are computed from.
+ */
+import type { AgentEvent } from "../agent/mod.ts";
+import { addUsage, emptyUsage, type ModelErrorKind, type Usage } from "../model/types.ts";
+
+/** How a CLI run ended (the agent's stop reasons plus the CLI's own). */
+export type RunStopReason =
+  | "completed"
+  | "aborted"
+  | "maxIterations"
+  | "error"
+  | "interrupted"
+  | "terminated";
+
+/** Facts known when a run starts. */
+export interface RunStartInfo {
+  model: string;
+  baseUrl?: string;
+  cwd: string;
+  /** The effective Grants value (JSON-serialisable). */
+  grants: unknown;
+  /** One-line human summary of the grants. */
+  grantsSummary: string;
+  sandbox: string;
+  tools: string[];
+  session: string | null;
+  moatVersion: string;
+}
+
+/** A model/provider failure, as reported to the user. */
+export interface RunError {
+  kind: ModelErrorKind | "internal";
+  message: string;
+  status?: number;
+}
+
+/** Facts known when a run ends. */
+export interface RunSummary {
+  stopReason: RunStopReason;
+  turns: number;
+  usage: Usage;
+  toolCalls: number;
+  failed: number;
+  denied: number;
+  exitCode: number;
+  /** The text of the last assistant reply. */
+  text: string;
+  error?: RunError;
+}
+
+/** An output mode. Methods must not throw. */
+export interface Reporter {
+  start(info: RunStartInfo): void;
+  event(event: AgentEvent): void;
+  warning(message: string): void;
+  end(summary: RunSummary): void;
+  /** Stops timers (spinner); safe to call twice. */
+  dispose(): void;
+}
+
+/** Counters over one or more runs' events. */
+export interface RunStats {
+  toolCalls: number;
+  failed: number;
+  denied: number;
+  turns: number;
+  usage: Usage;
+  /** Text of the last assistant reply seen. */
+  lastText: string;
+  observe(event: AgentEvent): void;
+}
+
+/** The text blocks of an assistant message, joined. */
+export function assistantText(blocks: ReadonlyArray<{ type: string; text?: string }>): string {
+  return blocks.filter((b) => b.type === "text").map((b) => b.text ?? "").join("");
+}
+
+/** Creates zeroed counters. */
+export function createRunStats(): RunStats {
+  const stats: RunStats = {
+    toolCalls: 0,
+    failed: 0,
+    denied: 0,
+    turns: 0,
+    usage: emptyUsage(),
+    lastText: "",
+    observe(event) {
+      switch (event.type) {
+        case "message_end":
+          stats.turns++;
+          stats.usage = addUsage(stats.usage, event.message.usage);
+          stats.lastText = assistantText(event.message.blocks);
+          return;
+        case "tool_end":
+          stats.toolCalls++;
+          if (event.blocked !== undefined) stats.denied++;
+          else if (event.result.isError) stats.failed++;
+          return;
+        default:
+          return;
+      }
+    },
+  };
+  return stats;
+}
+
+/** Shortens long strings inside tool arguments so events stay small. */
+export function summarizeArgs(args: unknown, maxChars = 200): unknown {
+  if (typeof args === "string") {
+    return args.length <= maxChars ? args : `${args.slice(0, maxChars)}… [${args.length} chars]`;
+  }
+  if (Array.isArray(args)) return args.map((a) => summarizeArgs(a, maxChars));
+  if (typeof args === "object" && args !== null) {
+    return Object.fromEntries(
+      Object.entries(args).map(([k, v]) => [k, summarizeArgs(v, maxChars)]),
+    );
+  }
+  return args;
+}
+
+/** The text of a tool result's content. */
+export function resultText(
+  content: ReadonlyArray<{ type: string; text?: string }> | string,
+): string {
+  return typeof content === "string"
+    ? content
+    : content.map((b) => b.type === "text" ? b.text ?? "" : `[${b.type}]`).join("\n");
+}

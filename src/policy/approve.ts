@@ -1,0 +1,78 @@
+/**
+ * Interactive approval of a call the grants do not cover: the question, the answer parser and a
+ * line-based prompter over injected I/O (the CLI passes its TTY; tests pass scripted answers).
+ */
+import type { ToolLocation } from "../tools/types.ts";
+
+/** The user's answer: allow this call, allow for the rest of the run, or deny. */
+export type Approval = "once" | "always" | "deny";
+
+/** What needs approval. */
+export interface ApprovalRequest {
+  toolName: string;
+  location: ToolLocation;
+  /** The exact question to show (from `approvalQuestion`). */
+  question: string;
+}
+
+/** Asks the user; must resolve (a closed input means "deny"). */
+export interface Prompter {
+  ask(request: ApprovalRequest): Promise<Approval>;
+}
+
+/** The verb and target of a location, e.g. `["write", "/etc/hosts"]`. */
+export function describeLocation(location: ToolLocation): { verb: string; target: string } {
+  switch (location.access) {
+    case "read":
+      return { verb: "read", target: location.path };
+    case "write":
+      return { verb: "write", target: location.path };
+    case "run":
+      return { verb: "run", target: location.program };
+    case "net":
+      return { verb: "connect to", target: location.host };
+    default: {
+      const never: never = location;
+      return { verb: "use", target: JSON.stringify(never) };
+    }
+  }
+}
+
+/** `moat wants to write /etc/hosts (edit). Allow? [y]es once / [a]lways this run / [n]o` */
+export function approvalQuestion(toolName: string, location: ToolLocation): string {
+  const { verb, target } = describeLocation(location);
+  return `moat wants to ${verb} ${target} (${toolName}). Allow? [y]es once / [a]lways this run / [n]o`;
+}
+
+/** Parses an answer; undefined when it is not one of y/yes, a/always, n/no (empty = no). */
+export function parseApprovalAnswer(text: string): Approval | undefined {
+  const answer = text.trim().toLowerCase();
+  if (answer === "y" || answer === "yes") return "once";
+  if (answer === "a" || answer === "always") return "always";
+  if (answer === "n" || answer === "no" || answer === "") return "deny";
+  return undefined;
+}
+
+/** Line I/O for `createLinePrompter`. */
+export interface PrompterIo {
+  write(text: string): void;
+  /** Resolves to the next line, or null when input is closed. */
+  readLine(): Promise<string | null>;
+}
+
+/** A prompter that writes the question and reads answers (asks again up to 3 times). */
+export function createLinePrompter(io: PrompterIo): Prompter {
+  return {
+    async ask(request) {
+      io.write(request.question + " ");
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const line = await io.readLine();
+        if (line === null) return "deny";
+        const answer = parseApprovalAnswer(line);
+        if (answer !== undefined) return answer;
+        io.write("Please answer y (yes, once), a (always this run) or n (no): ");
+      }
+      return "deny";
+    },
+  };
+}

@@ -1,0 +1,349 @@
+/**
+ * bubblewrap: probing whether it works here, and building the argv of the tool host's sandbox
+ * (a filesystem view made from the grants) and of the nested per-bash-call pid namespace.
+ */
+import { dirname, join } from "node:path";
+import type { Grants } from "./grants.ts";
+
+/** Whether bubblewrap can be used on this machine, and if not, why. */
+export type BwrapProbe =
+  | { usable: true; path: string; /** a nested `bwrap --unshare-pid` works inside */ nested: boolean }
+  | { usable: false; cause: string };
+
+/** Runtime directories every tool host sees read-only (when they exist). */
+export const SYSTEM_DIRS: readonly string[] = [
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc",
+];
+
+/** Directories whose programs are masked under a scoped `--allow-run` (plus PATH's own dirs). */
+export const STANDARD_BIN_DIRS: readonly string[] = [
+  "/usr/local/sbin",
+  "/usr/local/bin",
+  "/usr/sbin",
+  "/usr/bin",
+  "/sbin",
+  "/bin",
+];
+
+/** Programs a scoped `--allow-run` keeps executable besides the granted ones. */
+export const ALWAYS_KEPT_PROGRAMS: readonly string[] = ["bash", "bwrap"];
+
+/**
+ * Checks once whether bwrap is installed and can create the namespaces the tool host uses
+ * (including a nested pid namespace). Never throws.
+ */
+export async function probeBwrap(
+  options: { path?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<BwrapProbe> {
+  const path = options.path ?? findProgram("bwrap", options.env?.["PATH"]);
+  if (path === undefined) {
+    return {
+      usable: false,
+      cause: "bubblewrap (bwrap) is not installed; install it, e.g. apt-get install bubblewrap",
+    };
+  }
+  const base = [
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-net",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
+    "--",
+  ];
+  const outer = await runQuietly(path, [...base, path, "--version"], options.timeoutMs ?? 5000);
+  if (!outer.ok) {
+    return {
+      usable: false,
+      cause: `bubblewrap cannot create namespaces here (${outer.detail}); ` +
+        "user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone / " +
+        "apparmor_restrict_unprivileged_userns) or the container forbids them",
+    };
+  }
+  const nested = await runQuietly(
+    path,
+    [...base, ...nestedBashPrefix(path), path, "--version"],
+    options.timeoutMs ?? 5000,
+  );
+  return { usable: true, path, nested: nested.ok };
+}
+
+async function runQuietly(
+  cmd: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<{ ok: boolean; detail: string }> {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(cmd, { args, stdin: "null", stdout: "null", stderr: "piped" })
+      .spawn();
+  } catch (e) {
+    return { ok: false, detail: e instanceof Error ? e.message : String(e) };
+  }
+  const timer = setTimeout(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already exited */ }
+  }, timeoutMs);
+  try {
+    const [status, stderr] = await Promise.all([
+      child.status,
+      new Response(child.stderr).text(),
+    ]);
+    const firstLine = stderr.trim().split("\n")[0] ?? "";
+    return {
+      ok: status.success,
+      detail: status.success ? "" : firstLine || `exit code ${status.code}`,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Absolute path of `name` on `pathVar` (colon-separated), or undefined. */
+export function findProgram(name: string, pathVar: string | undefined): string | undefined {
+  if (name.includes("/")) return isExecutableFile(name) ? name : undefined;
+  const dirs = (pathVar ?? "/usr/local/bin:/usr/bin:/bin").split(":").filter((d) => d !== "");
+  for (const dir of dirs) {
+    const candidate = join(dir, name);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function isExecutableFile(p: string): boolean {
+  try {
+    const st = Deno.statSync(p);
+    return st.isFile && ((st.mode ?? 0o111) & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/** What the tool host's view is built from. */
+export interface HostViewSpec {
+  bwrapPath: string;
+  grants: Grants;
+  /** Working directory inside the sandbox (the workspace). */
+  cwd: string;
+  /** Per-run bash spill directory: always readable and writable. */
+  spillDir?: string;
+  /** More read-only paths: the moat executable, and under `deno run` the project and Deno's cache. */
+  readOnlyPaths?: string[];
+  /** The complete environment of the host process (`--clearenv` drops everything else). */
+  env: Record<string, string>;
+  /** PATH of the tools (its directories are masked under a scoped `--allow-run`). */
+  toolPath?: string;
+  /** The command run inside the sandbox. */
+  command: string[];
+}
+
+interface Mount {
+  path: string;
+  mode: "ro" | "rw";
+}
+
+/**
+ * Builds the full bwrap argv (without the bwrap executable itself) for the tool host: system dirs
+ * read-only, read grants read-only, write grants read-write, a private /tmp, /dev and /proc, deny
+ * lists masked, PATH programs masked under a scoped `--allow-run`, `--clearenv` + `env`.
+ */
+export function buildHostArgs(spec: HostViewSpec): string[] {
+  const { grants } = spec;
+  const args: string[] = [
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+  ];
+  const netGranted = grants.net === true || grants.net.length > 0;
+  if (!netGranted) args.push("--unshare-net");
+
+  const mounts: Mount[] = [];
+  const symlinks: Array<{ path: string; target: string }> = [];
+  for (const dir of SYSTEM_DIRS) {
+    const info = lstatKind(dir);
+    if (info.kind === "symlink") symlinks.push({ path: dir, target: info.target });
+    else if (info.kind === "dir") mounts.push({ path: dir, mode: "ro" });
+  }
+  for (const p of grants.read === true ? ["/"] : grants.read) mounts.push({ path: p, mode: "ro" });
+  for (const p of spec.readOnlyPaths ?? []) mounts.push({ path: p, mode: "ro" });
+  for (const p of grants.write === true ? ["/"] : grants.write) {
+    mounts.push({ path: p, mode: "rw" });
+  }
+  if (spec.spillDir !== undefined) mounts.push({ path: spec.spillDir, mode: "rw" });
+
+  const effective = effectiveMounts(mounts);
+  const rootMounted = effective.some((m) => m.path === "/");
+  const ordered = [...effective].sort((a, b) => depth(a.path) - depth(b.path));
+  const tmpGranted = effective.some((m) => m.path === "/tmp");
+
+  for (const m of ordered.filter((m) => m.path === "/")) args.push(...bindArgs(m));
+  if (!rootMounted) {
+    for (const s of symlinks) args.push("--symlink", s.target, s.path);
+  }
+  args.push("--dev", "/dev", "--proc", "/proc");
+  if (!tmpGranted) args.push("--tmpfs", "/tmp");
+  for (const m of ordered.filter((m) => m.path !== "/")) args.push(...bindArgs(m));
+
+  const visible = (p: string) => effective.some((m) => isWithin(p, m.path));
+
+  // Deny lists: what Deno's Worker permissions cannot express (they have no deny lists).
+  for (const p of [...grants.denyWrite].sort((a, b) => depth(a) - depth(b))) {
+    const info = lstatKind(p);
+    if (info.kind === "missing" || !visible(p)) continue;
+    args.push("--ro-bind", p, p);
+  }
+  for (const p of [...grants.denyRead].sort((a, b) => depth(a) - depth(b))) {
+    const info = lstatKind(p);
+    if (info.kind === "missing" || !visible(p)) continue;
+    if (info.kind === "dir") args.push("--tmpfs", p, "--remount-ro", p);
+    else args.push("--ro-bind", "/dev/null", p);
+  }
+
+  args.push(...programMaskArgs(spec, ordered, visible));
+
+  args.push("--clearenv");
+  for (const [k, v] of Object.entries(spec.env)) args.push("--setenv", k, v);
+  args.push("--chdir", spec.cwd, "--", ...spec.command);
+  return args;
+}
+
+function programMaskArgs(
+  spec: HostViewSpec,
+  ordered: Mount[],
+  visible: (p: string) => boolean,
+): string[] {
+  const { grants } = spec;
+  const args: string[] = [];
+  const dirs = binDirs(spec.toolPath).filter(visible);
+  const scoped = grants.run !== true && grants.explicit.run;
+  if (scoped) {
+    const keep = [...ALWAYS_KEPT_PROGRAMS, ...(grants.run as string[])].filter((p) =>
+      !grants.denyRun.includes(p) || ALWAYS_KEPT_PROGRAMS.includes(p)
+    );
+    for (const dir of dirs) {
+      args.push("--tmpfs", dir);
+      for (const name of keep) {
+        const candidate = name.includes("/") ? name : join(dir, name);
+        if (dirname(candidate) !== dir || !isExecutableFile(candidate)) continue;
+        args.push("--ro-bind", candidate, candidate);
+      }
+      // Granted paths that live inside a masked directory (e.g. the moat binary) come back.
+      for (const m of ordered) {
+        if (m.path !== dir && isWithin(m.path, dir)) args.push(...bindArgs(m));
+      }
+      args.push("--remount-ro", dir);
+    }
+    return args;
+  }
+  for (const name of grants.denyRun) {
+    for (const dir of dirs) {
+      const candidate = name.includes("/") ? name : join(dir, name);
+      if (name.includes("/") && dirname(candidate) !== dir) continue;
+      if (isExecutableFile(candidate)) args.push("--ro-bind", "/dev/null", candidate);
+    }
+  }
+  return args;
+}
+
+/**
+ * The argv prefix each bash call runs under inside the tool host: its own pid namespace, so that
+ * nothing it starts (setsid and double forks included) survives the call. Under a scoped
+ * `--allow-run`, `hidePaths` (e.g. the moat/deno executable) are masked for the call.
+ */
+export function nestedBashPrefix(bwrapPath: string, hidePaths: readonly string[] = []): string[] {
+  const args = [
+    bwrapPath,
+    "--unshare-pid",
+    "--die-with-parent",
+    "--bind",
+    "/",
+    "/",
+    "--dev-bind",
+    "/dev",
+    "/dev",
+    "--proc",
+    "/proc",
+  ];
+  for (const p of hidePaths) args.push("--ro-bind", "/dev/null", p);
+  args.push("--");
+  return args;
+}
+
+/** Real, existing, de-duplicated directories of `toolPath` plus the standard bin dirs. */
+export function binDirs(toolPath: string | undefined): string[] {
+  const out: string[] = [];
+  const candidates = [...(toolPath ?? "").split(":"), ...STANDARD_BIN_DIRS];
+  for (const dir of candidates) {
+    if (!dir.startsWith("/")) continue;
+    let real: string;
+    try {
+      real = Deno.realPathSync(dir);
+      if (!Deno.statSync(real).isDirectory) continue;
+    } catch {
+      continue;
+    }
+    if (!out.includes(real)) out.push(real);
+  }
+  return out;
+}
+
+function effectiveMounts(mounts: Mount[]): Mount[] {
+  return mounts.filter((m, i) => {
+    if (isWithin(m.path, "/proc") || isWithin(m.path, "/dev")) return false;
+    // Redundant when an ancestor (or the same path) already gives at least the same access.
+    return !mounts.some((other, j) => {
+      if (j === i || !isWithin(m.path, other.path)) return false;
+      if (other.path === m.path) return other.mode === m.mode ? j < i : other.mode === "rw";
+      return other.mode === "rw" || m.mode === "ro";
+    });
+  });
+}
+
+function bindArgs(m: Mount): string[] {
+  return [m.mode === "rw" ? "--bind" : "--ro-bind", m.path, m.path];
+}
+
+/** True when `p` is `base` or inside it (both absolute, normalised). */
+export function isWithin(p: string, base: string): boolean {
+  if (base === "/") return true;
+  return p === base || p.startsWith(base + "/");
+}
+
+function depth(p: string): number {
+  return p === "/" ? 0 : p.split("/").length - 1;
+}
+
+function lstatKind(
+  p: string,
+):
+  | { kind: "dir" }
+  | { kind: "file" }
+  | { kind: "symlink"; target: string }
+  | { kind: "missing" } {
+  try {
+    const st = Deno.lstatSync(p);
+    if (st.isSymlink) return { kind: "symlink", target: Deno.readLinkSync(p) };
+    return st.isDirectory ? { kind: "dir" } : { kind: "file" };
+  } catch {
+    return { kind: "missing" };
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * The onToolCall policy: resolves what a call touches (`tool.locations(args)`, real paths), asks
+ * Deno's permission engine (inside the tool Worker) about each location, asks the user on a TTY
+ * when something is not granted, and records every decision.
+ */
+import type { AnyTool, ToolLocation } from "../tools/types.ts";
+import { approvalQuestion, describeLocation, type Prompter } from "./approve.ts";
+
+/** The call the agent core hands to its onToolCall hook (structurally its `OnToolCall` input). */
+export interface PolicyCall {
+  toolCallId: string;
+  name: string;
+  args: unknown;
+  tool: AnyTool;
+  signal: AbortSignal;
+}
+
+/** A refusal: the core turns it into `Tool "<name>" blocked by <source>: <reason>`. */
+export interface PolicyBlock {
+  block: true;
+  reason: string;
+  source: string;
+}
+
+/** The hook itself (assignable to the agent core's `OnToolCall`). */
+export type PolicyHook = (call: PolicyCall) => Promise<PolicyBlock | undefined>;
+
+/**
+ * Deno's verdict for one location: "granted"; "prompt" = outside the grants; "denied" = on a
+ * deny list (never asked about).
+ */
+export type LocationState = "granted" | "prompt" | "denied";
+
+/** Answers permission questions with Deno's engine (the Worker running the tools). */
+export interface PermissionEngine {
+  /** One state per location, in order; must not reject. */
+  query(locations: ToolLocation[]): Promise<LocationState[]>;
+}
+
+/** How a decision was reached. */
+export type DecisionOutcome = "granted" | "denied" | "approved_once" | "approved_always";
+
+/** One recorded decision (the CLI turns these into events and the exit code). */
+export interface PermissionDecision {
+  toolCallId: string;
+  toolName: string;
+  access: ToolLocation["access"];
+  /** Real path, program or host. */
+  target: string;
+  outcome: DecisionOutcome;
+  /** grants: the grants decided; user: the user answered; no_prompt: nobody could be asked;
+   * deny_list: a --deny-* flag; error: the locations could not be resolved. */
+  by: "grants" | "user" | "no_prompt" | "deny_list" | "error";
+  /** For denials: the reason the model receives. */
+  reason?: string;
+}
+
+/** Options of `createPermissionPolicy`. */
+export interface PermissionPolicyOptions {
+  engine: PermissionEngine;
+  /** Asks the user; absent (no TTY) → deny. */
+  prompter?: Prompter;
+  /** `--no-prompt`: deny instead of asking. */
+  noPrompt?: boolean;
+  /** Receives every decision; must not throw (errors are ignored). */
+  onDecision?: (decision: PermissionDecision) => void;
+  /** Called when the user approved a location; "always" widens the grants for the run. */
+  onApproved?: (
+    approval: { toolCallId: string; location: ToolLocation; scope: "once" | "always" },
+  ) => void | Promise<void>;
+}
+
+/** The source name blocked results carry. */
+export const POLICY_SOURCE = "permissions";
+
+const FLAG: Record<ToolLocation["access"], string> = {
+  read: "read",
+  write: "write",
+  run: "run",
+  net: "net",
+};
+
+/** `write access to "/etc/hosts" is not granted (add --allow-write=/etc/hosts)` */
+export function notGrantedReason(location: ToolLocation): string {
+  const { target } = describeLocation(location);
+  const kind = FLAG[location.access];
+  return `${kind} access to "${target}" is not granted (add --allow-${kind}=${target})`;
+}
+
+function deniedReason(location: ToolLocation): string {
+  const { target } = describeLocation(location);
+  const kind = FLAG[location.access];
+  return `${kind} access to "${target}" is denied by --deny-${kind}`;
+}
+
+function declinedReason(location: ToolLocation): string {
+  const { target } = describeLocation(location);
+  const kind = FLAG[location.access];
+  return `${kind} access to "${target}" was declined by the user; do not retry it`;
+}
+
+/** Creates the onToolCall hook that enforces the grants. */
+export function createPermissionPolicy(options: PermissionPolicyOptions): PolicyHook {
+  const record = (decision: PermissionDecision) => {
+    try {
+      options.onDecision?.(decision);
+    } catch { /* a sink must not change the decision */ }
+  };
+  return async (call) => {
+    const base = { toolCallId: call.toolCallId, toolName: call.name };
+    let locations: ToolLocation[];
+    try {
+      locations = dedupe(await (call.tool.locations?.(call.args) ?? []));
+    } catch (e) {
+      const reason = `cannot resolve what this call touches: ${
+        e instanceof Error ? e.message : String(e)
+      }`;
+      record({ ...base, access: "read", target: "", outcome: "denied", by: "error", reason });
+      return { block: true, reason, source: POLICY_SOURCE };
+    }
+    if (locations.length === 0) return undefined;
+    const states = await options.engine.query(locations);
+    for (const [i, location] of locations.entries()) {
+      const { target } = describeLocation(location);
+      const at = { ...base, access: location.access, target };
+      const state = states[i] ?? "prompt";
+      if (state === "granted") {
+        record({ ...at, outcome: "granted", by: "grants" });
+        continue;
+      }
+      if (state === "denied") {
+        const reason = deniedReason(location);
+        record({ ...at, outcome: "denied", by: "deny_list", reason });
+        return { block: true, reason, source: POLICY_SOURCE };
+      }
+      if (options.prompter === undefined || options.noPrompt || call.signal.aborted) {
+        const reason = notGrantedReason(location);
+        record({ ...at, outcome: "denied", by: "no_prompt", reason });
+        return { block: true, reason, source: POLICY_SOURCE };
+      }
+      const answer = await options.prompter.ask({
+        toolName: call.name,
+        location,
+        question: approvalQuestion(call.name, location),
+      });
+      if (answer === "deny") {
+        const reason = declinedReason(location);
+        record({ ...at, outcome: "denied", by: "user", reason });
+        return { block: true, reason, source: POLICY_SOURCE };
+      }
+      await options.onApproved?.({ toolCallId: call.toolCallId, location, scope: answer });
+      record({
+        ...at,
+        outcome: answer === "always" ? "approved_always" : "approved_once",
+        by: "user",
+      });
+    }
+    return undefined;
+  };
+}
+
+function dedupe(locations: ToolLocation[]): ToolLocation[] {
+  const seen = new Set<string>();
+  return locations.filter((l) => {
+    const key = JSON.stringify(l);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The Deno permission descriptor for a location. */
+export function permissionDescriptor(location: ToolLocation): Deno.PermissionDescriptor {
+  switch (location.access) {
+    case "read":
+      return { name: "read", path: location.path };
+    case "write":
+      return { name: "write", path: location.path };
+    case "run":
+      return { name: "run", command: location.program };
+    case "net":
+      return { name: "net", host: location.host };
+    default: {
+      const never: never = location;
+      throw new Error(`unknown location ${JSON.stringify(never)}`);
+    }
+  }
+}

@@ -1,0 +1,356 @@
+/**
+ * The user's permission grants, in Deno's own flag vocabulary (`--allow-read=src,tests`, …),
+ * parsed once into one `Grants` value that the sandbox turns into Worker permissions, a bubblewrap
+ * filesystem view and the tools' environment.
+ */
+import { basename, isAbsolute, join, resolve } from "node:path";
+
+/** Everything (`true`, the flag without a value) or a list (possibly empty = nothing). */
+export type Scope = true | string[];
+
+/** Which permission kinds were set by a flag (the others hold their defaults). */
+export interface ExplicitKinds {
+  read: boolean;
+  write: boolean;
+  run: boolean;
+  net: boolean;
+  env: boolean;
+}
+
+/**
+ * What the tools may touch. Paths are absolute real paths (symlinks resolved); programs are names
+ * or absolute paths as given; `env` lists variables added to the safe allow-list.
+ */
+export interface Grants {
+  read: Scope;
+  write: Scope;
+  run: Scope;
+  net: Scope;
+  env: Scope;
+  denyRead: string[];
+  denyWrite: string[];
+  denyRun: string[];
+  /** `-A/--allow-all` was given. */
+  allowAll: boolean;
+  explicit: ExplicitKinds;
+}
+
+/** The permission flags moat accepts, spelled as on the command line (without `--`). */
+export const GRANT_FLAGS = [
+  "allow-read",
+  "deny-read",
+  "allow-write",
+  "deny-write",
+  "allow-run",
+  "deny-run",
+  "allow-net",
+  "allow-env",
+  "allow-all",
+] as const;
+
+/** One permission flag name. */
+export type GrantFlag = typeof GRANT_FLAGS[number];
+
+/**
+ * Raw flag values: `true` for a flag without a value, a string for `--flag=a,b`; repeated flags
+ * give arrays. Accepts node:util parseArgs output shapes too.
+ */
+export type GrantFlagValues = Partial<
+  Record<GrantFlag, string | boolean | Array<string | boolean> | undefined>
+>;
+
+/** A command-line usage problem; the CLI prints the message and exits 2. */
+export class UsageError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "UsageError";
+  }
+}
+
+/** Result of parsing grant flags: grants, or a usage error to report (exit 2). */
+export type GrantsResult = { ok: true; grants: Grants } | { ok: false; error: UsageError };
+
+/** Environment variables every tool gets (when set), before `--allow-env` additions. */
+export const SAFE_ENV_NAMES: readonly string[] = [
+  "PATH",
+  "HOME",
+  "LANG",
+  "LC_*",
+  "TERM",
+  "TMPDIR",
+  "USER",
+  "SHELL",
+  "TZ",
+];
+
+/** The grants used when no permission flag is given: read and write the workspace, nothing else. */
+export function defaultGrants(cwd: string): Grants {
+  const dir = realOrSelf(cwd);
+  return {
+    read: [dir],
+    write: [dir],
+    run: [],
+    net: [],
+    env: [],
+    denyRead: [],
+    denyWrite: [],
+    denyRun: [],
+    allowAll: false,
+    explicit: { read: false, write: false, run: false, net: false, env: false },
+  };
+}
+
+/**
+ * Parses permission flag values into Grants. Paths are relative to `cwd` and resolved to real
+ * paths; a granted path that does not exist is a usage error. Kinds without a flag keep the
+ * defaults of `defaultGrants` (a flag for a kind replaces its default).
+ */
+export function parseGrantFlags(
+  values: GrantFlagValues,
+  options: { cwd: string; home?: string },
+): GrantsResult {
+  const cwd = realOrSelf(options.cwd);
+  const home = options.home;
+  const grants = defaultGrants(cwd);
+  try {
+    if (flagEntries(values["allow-all"]).some((v) => v !== false)) {
+      grants.allowAll = true;
+      grants.read = true;
+      grants.write = true;
+      grants.run = true;
+      grants.net = true;
+      grants.env = true;
+      grants.explicit = { read: true, write: true, run: true, net: true, env: true };
+    }
+    const readScope = scopeOf(values["allow-read"], "allow-read", (p) => grantedPath(cwd, p, home));
+    if (readScope !== undefined && !grants.allowAll) {
+      grants.read = readScope;
+      grants.explicit.read = true;
+    }
+    const writeScope = scopeOf(values["allow-write"], "allow-write", (p) => grantedPath(cwd, p, home));
+    if (writeScope !== undefined && !grants.allowAll) {
+      grants.write = writeScope;
+      grants.explicit.write = true;
+    }
+    const runScope = scopeOf(values["allow-run"], "allow-run", (p) => programName(cwd, p));
+    if (runScope !== undefined && !grants.allowAll) {
+      grants.run = runScope;
+      grants.explicit.run = true;
+    }
+    const netScope = scopeOf(values["allow-net"], "allow-net", (h) => h);
+    if (netScope !== undefined && !grants.allowAll) {
+      grants.net = netScope;
+      grants.explicit.net = true;
+    }
+    const envScope = scopeOf(values["allow-env"], "allow-env", (v) => v);
+    if (envScope !== undefined && !grants.allowAll) {
+      grants.env = envScope;
+      grants.explicit.env = true;
+    }
+    grants.denyRead = denyList(values["deny-read"], "deny-read", (p) => deniedPath(cwd, p, home));
+    grants.denyWrite = denyList(values["deny-write"], "deny-write", (p) => deniedPath(cwd, p, home));
+    grants.denyRun = denyList(values["deny-run"], "deny-run", (p) => programName(cwd, p));
+  } catch (e) {
+    if (e instanceof UsageError) return { ok: false, error: e };
+    throw e;
+  }
+  return { ok: true, grants };
+}
+
+/** Returns grants widened by one more location (used by "allow always" approvals). */
+export function widenGrants(
+  grants: Grants,
+  location: { access: "read" | "write"; path: string } | { access: "run"; program: string } | {
+    access: "net";
+    host: string;
+  },
+): Grants {
+  const next: Grants = structuredClone(grants);
+  const add = (scope: Scope, item: string): Scope =>
+    scope === true ? true : scope.includes(item) ? scope : [...scope, item];
+  switch (location.access) {
+    case "read":
+      next.read = add(next.read, location.path);
+      next.denyRead = next.denyRead.filter((p) => p !== location.path);
+      break;
+    case "write":
+      next.write = add(next.write, location.path);
+      next.denyWrite = next.denyWrite.filter((p) => p !== location.path);
+      break;
+    case "run":
+      next.run = add(next.run, location.program);
+      next.denyRun = next.denyRun.filter((p) => p !== location.program);
+      break;
+    case "net":
+      next.net = add(next.net, location.host);
+      break;
+    default: {
+      const never: never = location;
+      throw new Error(`unknown location ${JSON.stringify(never)}`);
+    }
+  }
+  return next;
+}
+
+/** A one-line human summary, e.g. `read: /w · write: /w/src · run: git, deno · net: none · env: safe`. */
+export function formatGrants(grants: Grants): string {
+  if (grants.allowAll) return "all permissions (-A)" + formatDeny(grants);
+  const list = (scope: Scope, none = "none") =>
+    scope === true ? "all" : scope.length === 0 ? none : scope.join(", ");
+  const env = grants.env === true
+    ? "all (provider keys withheld)"
+    : grants.env.length === 0
+    ? "safe list"
+    : `safe list + ${grants.env.join(", ")}`;
+  return [
+    `read: ${list(grants.read)}`,
+    `write: ${list(grants.write)}`,
+    `run: ${list(grants.run, grants.explicit.run ? "none" : "bash in the OS sandbox")}`,
+    `net: ${list(grants.net)}`,
+    `env: ${env}`,
+  ].join(" · ") + formatDeny(grants);
+}
+
+function formatDeny(grants: Grants): string {
+  const parts: string[] = [];
+  if (grants.denyRead.length) parts.push(`deny-read: ${grants.denyRead.join(", ")}`);
+  if (grants.denyWrite.length) parts.push(`deny-write: ${grants.denyWrite.join(", ")}`);
+  if (grants.denyRun.length) parts.push(`deny-run: ${grants.denyRun.join(", ")}`);
+  return parts.length ? " · " + parts.join(" · ") : "";
+}
+
+/**
+ * The environment tools get: the safe allow-list plus `grants.env` additions, taken from
+ * `source`, never containing any of `secretEnvNames` (even with `--allow-env` or `-A`).
+ */
+export function toolEnvironment(
+  grants: Grants,
+  source: Record<string, string>,
+  secretEnvNames: readonly string[],
+): Record<string, string> {
+  const secrets = new Set(secretEnvNames);
+  const patterns = grants.env === true ? ["*"] : [...SAFE_ENV_NAMES, ...grants.env];
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (secrets.has(name)) continue;
+    if (patterns.some((p) => envNameMatches(p, name))) out[name] = value;
+  }
+  return out;
+}
+
+function envNameMatches(pattern: string, name: string): boolean {
+  // Deno's --allow-env accepts a trailing `*` as a prefix wildcard; nothing else is a pattern.
+  return pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : pattern === name;
+}
+
+function flagEntries(raw: GrantFlagValues[GrantFlag]): Array<string | boolean> {
+  if (raw === undefined) return [];
+  return Array.isArray(raw) ? raw : [raw];
+}
+
+function scopeOf(
+  raw: GrantFlagValues[GrantFlag],
+  flag: GrantFlag,
+  convert: (item: string) => string,
+): Scope | undefined {
+  const entries = flagEntries(raw).filter((v) => v !== false);
+  if (entries.length === 0) return undefined;
+  if (entries.some((v) => v === true)) return true;
+  const items: string[] = [];
+  for (const entry of entries as string[]) {
+    const parts = splitList(entry, flag);
+    // `--allow-read=` with an empty value means "everything", as in Deno.
+    if (parts.length === 0) return true;
+    for (const item of parts) {
+      const converted = convert(item);
+      if (!items.includes(converted)) items.push(converted);
+    }
+  }
+  return items;
+}
+
+function denyList(
+  raw: GrantFlagValues[GrantFlag],
+  flag: GrantFlag,
+  convert: (item: string) => string,
+): string[] {
+  const items: string[] = [];
+  for (const entry of flagEntries(raw)) {
+    if (typeof entry !== "string" || entry === "") {
+      throw new UsageError(`--${flag} needs a value: --${flag}=ITEM[,ITEM…]`);
+    }
+    for (const item of splitList(entry, flag)) {
+      const converted = convert(item);
+      if (!items.includes(converted)) items.push(converted);
+    }
+  }
+  return items;
+}
+
+function splitList(entry: string, flag: GrantFlag): string[] {
+  if (entry === "") return [];
+  const parts = entry.split(",").map((p) => p.trim());
+  if (parts.some((p) => p === "")) {
+    throw new UsageError(`--${flag}: empty item in "${entry}"; separate items with single commas`);
+  }
+  return parts;
+}
+
+function expandHome(p: string, home: string | undefined): string {
+  if (home && (p === "~" || p.startsWith("~/"))) return join(home, p.slice(1));
+  return p;
+}
+
+function grantedPath(cwd: string, raw: string, home: string | undefined): string {
+  const abs = resolve(cwd, expandHome(raw, home));
+  try {
+    return Deno.realPathSync(abs);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new UsageError(
+        `granted path "${raw}" does not exist (resolved to "${abs}"): create it first or fix the flag`,
+      );
+    }
+    throw new UsageError(`granted path "${raw}" cannot be resolved: ${errorMessage(e)}`);
+  }
+}
+
+function deniedPath(cwd: string, raw: string, home: string | undefined): string {
+  return realLocationSync(resolve(cwd, expandHome(raw, home)));
+}
+
+function programName(cwd: string, raw: string): string {
+  // Program names stay names (Deno resolves them on PATH); explicit paths become absolute.
+  if (!raw.includes("/")) return raw;
+  const abs = isAbsolute(raw) ? raw : resolve(cwd, raw);
+  return realOrSelf(abs);
+}
+
+/** Real path of `abs`, or of its nearest existing parent plus the missing segments. */
+export function realLocationSync(abs: string): string {
+  const missing: string[] = [];
+  let current = abs;
+  for (;;) {
+    try {
+      return join(Deno.realPathSync(current), ...missing.reverse());
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+      const parent = resolve(current, "..");
+      if (parent === current) return abs;
+      missing.push(basename(current));
+      current = parent;
+    }
+  }
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return Deno.realPathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

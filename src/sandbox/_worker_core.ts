@@ -1,0 +1,105 @@
+/**
+ * The Worker side of the tool host: builds the tools from serialisable options, runs calls,
+ * forwards progress, aborts on request and answers permission queries with Deno's own engine
+ * (the Worker's `deno.permissions` are the grants).
+ */
+import type { ProcessRegistry } from "../tools/ops.ts";
+import type { AnyTool } from "../tools/types.ts";
+import { createProcessRegistry } from "../sys/process.ts";
+import type { HostToMain, MainToHost, PermissionStateName, WireToolOptions } from "./protocol.ts";
+
+/** The subset of a Worker's global scope the core uses (a test may pass a fake). */
+export interface WorkerPort {
+  onmessage: ((e: MessageEvent) => void) | null;
+  postMessage(message: unknown): void;
+}
+
+/** Builds the tools inside the Worker. */
+export type WorkerToolFactory = (
+  options: WireToolOptions & { processRegistry: ProcessRegistry },
+) => AnyTool[];
+
+/** Serves tool calls on `port` until shutdown. */
+export function serveToolWorker(port: WorkerPort, createTools: WorkerToolFactory): void {
+  let tools: Map<string, AnyTool> | undefined;
+  const registry = createProcessRegistry();
+  const running = new Map<number, AbortController>();
+  const post = (msg: HostToMain) => port.postMessage(msg);
+
+  const handle = async (msg: MainToHost): Promise<void> => {
+    switch (msg.type) {
+      case "init": {
+        try {
+          tools = new Map(
+            createTools({ ...msg.config.toolOptions, processRegistry: registry }).map((t) => [
+              t.name,
+              t,
+            ]),
+          );
+          post({ type: "ready" });
+        } catch (e) {
+          post({ type: "fatal", message: `cannot build the tools: ${messageOf(e)}` });
+        }
+        return;
+      }
+      case "call": {
+        const tool = tools?.get(msg.name);
+        if (tool === undefined) {
+          post({ type: "error", id: msg.id, message: `tool "${msg.name}" is not available` });
+          return;
+        }
+        const controller = new AbortController();
+        running.set(msg.id, controller);
+        try {
+          const output = await tool.execute(msg.args, controller.signal, {
+            toolCallId: msg.toolCallId,
+            onUpdate: (update) => {
+              if (running.has(msg.id)) post({ type: "progress", id: msg.id, update });
+            },
+          });
+          running.delete(msg.id);
+          post({ type: "result", id: msg.id, output });
+        } catch (e) {
+          running.delete(msg.id);
+          post({ type: "error", id: msg.id, message: messageOf(e) });
+        }
+        return;
+      }
+      case "abort":
+        running.get(msg.id)?.abort();
+        return;
+      case "query": {
+        const states = await Promise.all(msg.descriptors.map(queryState));
+        post({ type: "query_result", id: msg.id, states });
+        return;
+      }
+      case "shutdown": {
+        for (const controller of running.values()) controller.abort();
+        await registry.killAll();
+        post({ type: "shutdown_done" });
+        return;
+      }
+      default: {
+        const never: never = msg;
+        post({ type: "fatal", message: `unknown message ${JSON.stringify(never)}` });
+      }
+    }
+  };
+
+  port.onmessage = (e: MessageEvent) => {
+    void handle(e.data as MainToHost);
+  };
+}
+
+async function queryState(descriptor: Deno.PermissionDescriptor): Promise<PermissionStateName> {
+  try {
+    return (await Deno.permissions.query(descriptor)).state;
+  } catch {
+    // A descriptor Deno rejects (e.g. an invalid host) is simply not granted.
+    return "denied";
+  }
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

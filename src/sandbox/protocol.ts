@@ -1,0 +1,60 @@
+/**
+ * The tool host's wire protocol: JSON lines over the host's stdin/stdout (bwrap mode) or
+ * postMessage (Worker mode). The same messages travel main → host → Worker and back.
+ */
+import type { ToolOutput, ToolUpdate } from "../tools/types.ts";
+
+/** The JSON-serialisable options a Worker rebuilds the built-in tools from. */
+export interface WireToolOptions {
+  cwd: string;
+  spillDir: string;
+  env?: Record<string, string>;
+  bashTimeoutSec?: number;
+  bashMaxTimeoutSec?: number;
+  bashCommandPrefix?: string[];
+}
+
+/** What the host needs to start its Worker. */
+export interface HostConfig {
+  /** Module URL of the Worker (src/sandbox/worker.ts unless a test substitutes one). */
+  workerUrl: string;
+  /** Deno permissions of the Worker, derived from the grants. */
+  permissions: Deno.PermissionOptionsObject;
+  toolOptions: WireToolOptions;
+}
+
+/** A permission state as Deno reports it; anything but "granted" means not granted. */
+export type PermissionStateName = "granted" | "prompt" | "denied";
+
+/** Messages from the main process to the host (and from the host to its Worker). */
+export type MainToHost =
+  | { type: "init"; config: HostConfig }
+  | { type: "call"; id: number; name: string; args: unknown; toolCallId: string }
+  | { type: "abort"; id: number }
+  | { type: "query"; id: number; descriptors: Deno.PermissionDescriptor[] }
+  | { type: "shutdown" };
+
+/** Messages from the host (or Worker) to the main process. */
+export type HostToMain =
+  | { type: "ready" }
+  | { type: "progress"; id: number; update: ToolUpdate }
+  | { type: "result"; id: number; output: ToolOutput }
+  | { type: "error"; id: number; message: string }
+  | { type: "query_result"; id: number; states: PermissionStateName[] }
+  | { type: "shutdown_done" }
+  | { type: "fatal"; message: string };
+
+/** Splits a byte stream into lines (without the newline); the last partial line is kept. */
+export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let buffered = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffered += chunk;
+    let nl: number;
+    while ((nl = buffered.indexOf("\n")) !== -1) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      if (line.trim() !== "") yield line;
+    }
+  }
+  if (buffered.trim() !== "") yield buffered;
+}

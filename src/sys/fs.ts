@@ -1,0 +1,323 @@
+/**
+ * The Deno implementation of FsOps. Reads open files by their resolved real path and verify the
+ * open handle against an lstat of that path; writes go to the real path via temp file + rename.
+ * Together with Deno's permission checks this is the boundary when no OS sandbox is available.
+ */
+import { basename, dirname, join } from "node:path";
+import {
+  type DirEntry,
+  type FileHandle,
+  type FileInfo,
+  FsError,
+  type FsOps,
+  type WriteResult,
+} from "../tools/ops.ts";
+
+/** Options for `createDenoFsOps`. */
+export interface DenoFsOptions {
+  /**
+   * Test seam: runs after a file was opened and before its identity is checked, so tests can
+   * swap the file deterministically. Never set in production.
+   */
+  afterOpen?: (realPath: string) => void | Promise<void>;
+}
+
+const READ_CHUNK = 64 * 1024;
+
+/** Converts a Deno error into an FsError; rethrows anything that is not a filesystem failure. */
+export function toFsError(e: unknown, path: string): FsError {
+  if (e instanceof FsError) return e;
+  if (e instanceof Deno.errors.NotFound) {
+    return new FsError("not_found", path, `No such file or directory: "${path}"`, { cause: e });
+  }
+  if (e instanceof Deno.errors.NotADirectory) {
+    return new FsError("not_a_directory", path, `A parent of "${path}" is not a directory`, {
+      cause: e,
+    });
+  }
+  if (e instanceof Deno.errors.IsADirectory) {
+    return new FsError("is_a_directory", path, `"${path}" is a directory`, { cause: e });
+  }
+  if (e instanceof Deno.errors.NotCapable) {
+    return new FsError("not_granted", path, `Access to "${path}" is not granted`, { cause: e });
+  }
+  if (e instanceof Deno.errors.PermissionDenied) {
+    return new FsError("permission_denied", path, `Permission denied: "${path}"`, { cause: e });
+  }
+  if (e instanceof Deno.errors.FilesystemLoop) {
+    return new FsError("not_found", path, `Too many levels of symlinks: "${path}"`, { cause: e });
+  }
+  if (e instanceof Error) {
+    return new FsError("io", path, `Filesystem error on "${path}": ${e.message}`, { cause: e });
+  }
+  throw e;
+}
+
+function toInfo(info: Deno.FileInfo): FileInfo {
+  return {
+    isFile: info.isFile,
+    isDirectory: info.isDirectory,
+    isSymlink: info.isSymlink,
+    size: info.size,
+    mode: info.mode === null ? null : info.mode & 0o7777,
+    dev: info.dev ?? null,
+    ino: info.ino ?? null,
+  };
+}
+
+/**
+ * The race check: the open handle must be the regular file that is now at `path` (no symlink,
+ * same device and inode). Throws FsError "changed" otherwise. Pure; exported for tests.
+ */
+export function checkOpenedIdentity(handle: FileInfo, atPath: FileInfo, path: string): void {
+  const sameIdentity = handle.dev === null || handle.ino === null
+    ? true // the platform reports no identity (Windows): the type checks still apply
+    : handle.dev === atPath.dev && handle.ino === atPath.ino;
+  if (atPath.isSymlink || !atPath.isFile || !handle.isFile || !sameIdentity) {
+    throw new FsError(
+      "changed",
+      path,
+      `"${path}" changed while being opened (possible symlink race)`,
+    );
+  }
+}
+
+/** Real path of `path`, or of its nearest existing parent plus the missing segments. */
+async function realLocation(path: string): Promise<string> {
+  const missing: string[] = [];
+  let current = path;
+  for (;;) {
+    try {
+      const real = await Deno.realPath(current);
+      return missing.length === 0 ? real : join(real, ...missing.reverse());
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw toFsError(e, path);
+      const parent = dirname(current);
+      if (parent === current) throw toFsError(e, path);
+      missing.push(basename(current));
+      current = parent;
+    }
+  }
+}
+
+async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
+  try {
+    return await Deno.lstat(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw toFsError(e, path);
+  }
+}
+
+function tempName(target: string): string {
+  const rand = crypto.getRandomValues(new Uint32Array(2)).join("");
+  return join(dirname(target), `.${basename(target)}.${rand}.moat-tmp`);
+}
+
+async function writeAll(file: Deno.FsFile, data: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < data.length) offset += await file.write(data.subarray(offset));
+}
+
+/** Creates the Deno-backed FsOps. */
+export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
+  async function openVerified(path: string): Promise<FileHandle> {
+    let real: string;
+    try {
+      real = await Deno.realPath(path);
+    } catch (e) {
+      throw toFsError(e, path);
+    }
+    // Refuse non-regular files before opening: opening a FIFO would block.
+    const before = await lstatOrNull(real);
+    if (before === null) throw new FsError("not_found", path, `No such file: "${path}"`);
+    if (before.isDirectory) throw new FsError("is_a_directory", path, `"${path}" is a directory`);
+    if (!before.isFile) throw new FsError("not_a_file", path, `"${path}" is not a regular file`);
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(real, { read: true });
+    } catch (e) {
+      throw toFsError(e, path);
+    }
+    let info: FileInfo;
+    try {
+      if (options.afterOpen) await options.afterOpen(real);
+      info = toInfo(await file.stat());
+      const after = await lstatOrNull(real);
+      if (after === null) {
+        throw new FsError("changed", path, `"${path}" changed while being opened (it vanished)`);
+      }
+      checkOpenedIdentity(info, toInfo(after), path);
+    } catch (e) {
+      file.close();
+      throw toFsError(e, path);
+    }
+    let closed = false;
+    return {
+      path: real,
+      info,
+      async read(into) {
+        try {
+          return await file.read(into);
+        } catch (e) {
+          throw toFsError(e, path);
+        }
+      },
+      close() {
+        if (closed) return;
+        closed = true;
+        file.close();
+      },
+    };
+  }
+
+  /** In-place write for grants that cover only the file itself (no temp file allowed). */
+  async function writeInPlace(target: string, data: Uint8Array, exists: boolean): Promise<void> {
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(target, { write: true, create: !exists, createNew: !exists });
+    } catch (e) {
+      throw toFsError(e, target);
+    }
+    try {
+      const after = await lstatOrNull(target);
+      if (after === null) throw new FsError("changed", target, `"${target}" vanished`);
+      checkOpenedIdentity(toInfo(await file.stat()), toInfo(after), target);
+      await file.truncate(0);
+      await writeAll(file, data);
+    } catch (e) {
+      throw toFsError(e, target);
+    } finally {
+      file.close();
+    }
+  }
+
+  return {
+    async realPath(path) {
+      try {
+        return await Deno.realPath(path);
+      } catch (e) {
+        throw toFsError(e, path);
+      }
+    },
+    async lstat(path) {
+      try {
+        return toInfo(await Deno.lstat(path));
+      } catch (e) {
+        throw toFsError(e, path);
+      }
+    },
+    async stat(path) {
+      try {
+        return toInfo(await Deno.stat(path));
+      } catch (e) {
+        throw toFsError(e, path);
+      }
+    },
+    async *readDir(path): AsyncIterable<DirEntry> {
+      try {
+        for await (const entry of Deno.readDir(path)) {
+          yield {
+            name: entry.name,
+            isFile: entry.isFile,
+            isDirectory: entry.isDirectory,
+            isSymlink: entry.isSymlink,
+          };
+        }
+      } catch (e) {
+        throw toFsError(e, path);
+      }
+    },
+    openFile: openVerified,
+    async readFile(path, opts = {}) {
+      const handle = await openVerified(path);
+      try {
+        const max = opts.maxBytes ?? Number.POSITIVE_INFINITY;
+        if (handle.info.size > max) {
+          throw new FsError("too_large", path, `"${path}" is larger than ${max} bytes`);
+        }
+        const chunks: Uint8Array[] = [];
+        let total = 0;
+        for (;;) {
+          const buf = new Uint8Array(READ_CHUNK);
+          const n = await handle.read(buf);
+          if (n === null) break;
+          total += n;
+          if (total > max) {
+            throw new FsError("too_large", path, `"${path}" is larger than ${max} bytes`);
+          }
+          chunks.push(buf.subarray(0, n));
+        }
+        const out = new Uint8Array(total);
+        let at = 0;
+        for (const c of chunks) {
+          out.set(c, at);
+          at += c.length;
+        }
+        return out;
+      } finally {
+        handle.close();
+      }
+    },
+    async writeFile(path, data, opts = {}): Promise<WriteResult> {
+      const target = await realLocation(path);
+      const dir = dirname(target);
+      const existing = await lstatOrNull(target);
+      if (existing?.isDirectory) {
+        throw new FsError("is_a_directory", path, `"${path}" is a directory`);
+      }
+      if (existing && !existing.isFile && !existing.isSymlink) {
+        throw new FsError("not_a_file", path, `"${path}" is not a regular file`);
+      }
+      // A symlink here is dangling (realLocation would have followed a live one): the rename
+      // replaces the link itself and never writes through it.
+      const exists = existing?.isFile === true;
+      const mode = exists && existing.mode !== null ? existing.mode & 0o7777 : null;
+      if (opts.createParents) {
+        try {
+          await Deno.mkdir(dir, { recursive: true });
+        } catch (e) {
+          throw toFsError(e, path);
+        }
+      }
+      const temp = tempName(target);
+      try {
+        await Deno.writeFile(temp, data, { createNew: true, mode: mode ?? 0o666 });
+      } catch (e) {
+        if (e instanceof Deno.errors.NotCapable && (exists || existing === null)) {
+          // The grant covers the file but not its directory: write through a verified handle.
+          await writeInPlace(target, data, exists);
+          return { path: target, created: !exists };
+        }
+        if (e instanceof Deno.errors.NotFound) {
+          throw new FsError("not_found", path, `Parent directory of "${path}" does not exist`, {
+            cause: e,
+          });
+        }
+        throw toFsError(e, path);
+      }
+      try {
+        if (mode !== null) await Deno.chmod(temp, mode); // writeFile's mode is masked by umask
+        // The parent must still be the real directory we resolved (not swapped for a symlink).
+        if ((await Deno.realPath(dir)) !== dir) {
+          throw new FsError("changed", path, `"${dirname(path)}" changed while writing`);
+        }
+        await Deno.rename(temp, target);
+      } catch (e) {
+        await Deno.remove(temp).catch(() => {});
+        throw toFsError(e, path);
+      }
+      return { path: target, created: !exists };
+    },
+    homeDir() {
+      try {
+        return Deno.env.get("HOME");
+      } catch (e) {
+        if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
+          return undefined;
+        }
+        throw e;
+      }
+    },
+  };
+}

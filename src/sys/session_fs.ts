@@ -1,0 +1,68 @@
+/** Deno implementation of the CLI's and the session store's file operations. */
+import type { CliFs } from "../cli/io.ts";
+import type { SessionFileInfo } from "../session/store.ts";
+
+/** Creates the Deno-backed CliFs (also a SessionFs). */
+export function createDenoCliFs(): CliFs {
+  return {
+    async readTextFile(path) {
+      try {
+        return await Deno.readTextFile(path);
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound) return null;
+        throw e;
+      }
+    },
+    async appendTextFile(path, text) {
+      await Deno.writeTextFile(path, text, { append: true, create: true });
+    },
+    async mkdirp(path) {
+      await Deno.mkdir(path, { recursive: true });
+    },
+    async listFiles(path) {
+      const files: SessionFileInfo[] = [];
+      try {
+        for await (const entry of Deno.readDir(path)) {
+          if (!entry.isFile) continue;
+          const info = await Deno.stat(`${path}/${entry.name}`);
+          files.push({ name: entry.name, mtimeMs: info.mtime?.getTime() ?? 0 });
+        }
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound) return null;
+        throw e;
+      }
+      return files;
+    },
+    async isDirectory(path) {
+      try {
+        return (await Deno.stat(path)).isDirectory;
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+          return false;
+        }
+        throw e;
+      }
+    },
+    async exists(path) {
+      try {
+        await Deno.lstat(path);
+        return true;
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+          return false;
+        }
+        throw e;
+      }
+    },
+    async realPath(path) {
+      try {
+        return await Deno.realPath(path);
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+          return null;
+        }
+        throw e;
+      }
+    },
+  };
+}

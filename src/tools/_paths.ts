@@ -1,0 +1,179 @@
+/** The one place tools resolve paths: cwd-relative, `~` expanded, real paths for the policy. */
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { FsError, type FsOps } from "./ops.ts";
+
+/** A path argument that cannot be resolved (e.g. `~` without a known home directory). */
+export class PathError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PathError";
+  }
+}
+
+/** Resolves a tool path argument against `cwd`, expanding a leading `~` with `home`. */
+export function resolvePath(cwd: string, p: string, options: { home?: string } = {}): string {
+  if (p === "~" || p.startsWith("~/")) {
+    if (options.home === undefined) {
+      throw new PathError(
+        `Cannot expand "~" in "${p}": the home directory is unknown; use an absolute path`,
+      );
+    }
+    return resolve(options.home, p === "~" ? "." : p.slice(2));
+  }
+  return isAbsolute(p) ? resolve(p) : resolve(cwd, p);
+}
+
+/**
+ * The real path of `absPath`: realpath, or the realpath of its nearest existing parent plus the
+ * remaining segments when it does not exist yet.
+ */
+export async function realLocation(fs: FsOps, absPath: string): Promise<string> {
+  const missing: string[] = [];
+  let current = absPath;
+  for (;;) {
+    try {
+      const real = await fs.realPath(current);
+      return missing.length === 0 ? real : join(real, ...[...missing].reverse());
+    } catch (e) {
+      if (!(e instanceof FsError) || e.code !== "not_found") throw e;
+      const parent = dirname(current);
+      if (parent === current) throw e;
+      missing.push(basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** How a path is shown to the model: relative to cwd when inside it, absolute otherwise. */
+export function displayPath(cwd: string, absPath: string): string {
+  const rel = relative(cwd, absPath);
+  if (rel === "") return ".";
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return absPath;
+  return rel;
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0] as number;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j] as number;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      prev[j] = Math.min(up + 1, (prev[j - 1] as number) + 1, diag + cost);
+      diag = up;
+    }
+  }
+  return prev[b.length] as number;
+}
+
+/**
+ * A "not found" message that helps the model recover: names the nearest existing directory and
+ * its entries that look most like the missing name.
+ */
+export async function describeMissing(
+  fs: FsOps,
+  absPath: string,
+  options: { cwd: string; what?: string },
+): Promise<string> {
+  const what = options.what ?? "File";
+  const shown = displayPath(options.cwd, absPath);
+  let dir = dirname(absPath);
+  let wanted = basename(absPath);
+  for (;;) {
+    try {
+      const info = await fs.stat(dir);
+      if (!info.isDirectory) {
+        return `${what} not found: "${shown}" ("${displayPath(options.cwd, dir)}" is a file)`;
+      }
+      break;
+    } catch (e) {
+      if (!(e instanceof FsError)) throw e;
+      const parent = dirname(dir);
+      if (parent === dir) return `${what} not found: "${shown}"`;
+      wanted = basename(dir);
+      dir = parent;
+    }
+  }
+  const names: string[] = [];
+  try {
+    for await (const entry of fs.readDir(dir)) {
+      names.push(entry.isDirectory ? `${entry.name}/` : entry.name);
+      if (names.length >= 5000) break;
+    }
+  } catch (e) {
+    if (!(e instanceof FsError)) throw e;
+  }
+  const dirShown = displayPath(options.cwd, dir);
+  const dirLabel = dirShown === "." ? "the working directory" : `"${dirShown}/"`;
+  if (names.length === 0) return `${what} not found: "${shown}"; ${dirLabel} is empty`;
+  const lower = wanted.toLowerCase();
+  const scored = names
+    .map((name) => {
+      const bare = name.replace(/\/$/, "").toLowerCase();
+      const d = editDistance(lower, bare);
+      const related = bare.includes(lower) || lower.includes(bare) ||
+        bare.split(".")[0] === lower.split(".")[0];
+      return { name, score: related ? Math.min(d, 1) : d };
+    })
+    .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));
+  const threshold = Math.max(2, Math.floor(wanted.length / 3));
+  const close = scored.filter((s) => s.score <= threshold).slice(0, 5).map((s) => s.name);
+  if (close.length > 0) {
+    return `${what} not found: "${shown}"; similar names in ${dirLabel}: ${close.join(", ")}`;
+  }
+  const sample = [...names].sort((a, b) => a.localeCompare(b)).slice(0, 10);
+  const more = names.length > sample.length ? `, … (${names.length} entries)` : "";
+  return `${what} not found: "${shown}"; ${dirLabel} has: ${sample.join(", ")}${more}`;
+}
+
+/** A model-facing message for a failed filesystem operation on `absPath`. */
+export async function fsFailure(
+  fs: FsOps,
+  e: FsError,
+  options: { cwd: string; absPath: string; verb: string; what?: string },
+): Promise<string> {
+  const shown = displayPath(options.cwd, options.absPath);
+  const head = `Cannot ${options.verb} "${shown}"`;
+  switch (e.code) {
+    case "not_found":
+      return await describeMissing(fs, options.absPath, {
+        cwd: options.cwd,
+        ...(options.what === undefined ? {} : { what: options.what }),
+      });
+    case "not_a_directory":
+      return `${head}: a parent path is not a directory; check the path with ls`;
+    case "is_a_directory":
+      return options.verb === "read" || options.verb === "search"
+        ? `${head}: it is a directory; use ls to list it`
+        : `${head}: it is a directory; give the path of a file`;
+    case "not_a_file":
+      return `${head}: it is not a regular file (device, socket or FIFO)`;
+    case "permission_denied":
+      return `${head}: permission denied by the operating system`;
+    case "not_granted":
+      return `${head}: access is not granted for this run; ask the user to grant it`;
+    case "changed":
+      return `Refused: "${shown}" changed while being opened (possible symlink race); ` +
+        `try again once the file is stable`;
+    case "too_large":
+    case "io":
+      return `${head}: ${e.message}`;
+    default: {
+      const never: never = e.code;
+      return `${head}: ${String(never)}`;
+    }
+  }
+}
+
+/** A resolver bound to a tool's cwd and home (`home`, else `fs.homeDir()`, looked up lazily). */
+export function pathResolver(
+  cwd: string,
+  fs: FsOps,
+  options: { home?: string | undefined } = {},
+): (p: string) => string {
+  return (p) => {
+    const home = options.home ?? fs.homeDir?.();
+    return resolvePath(cwd, p, home === undefined ? {} : { home });
+  };
+}

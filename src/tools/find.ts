@@ -1,0 +1,127 @@
+/** The find tool: glob over a tree with the same ignore rules as grep; sorted, bounded. */
+import { type Static, Type } from "@sinclair/typebox";
+// @ts-types="@types/picomatch"
+import picomatch from "picomatch";
+import { join } from "node:path";
+import { createDenoFsOps } from "../sys/fs.ts";
+import { ancestorsBetween, walkTree } from "./_ignore.ts";
+import { displayPath, fsFailure, PathError, pathResolver, realLocation } from "./_paths.ts";
+import { FsError, type FsOps } from "./ops.ts";
+import type { Tool, ToolOutput } from "./types.ts";
+
+/** Arguments of find. */
+export const FindParams = Type.Object({
+  pattern: Type.String({
+    description: "Glob, e.g. '*.ts' (matches file names at any depth) or 'src/**/*_test.ts' " +
+      "(matched against the path relative to the search directory)",
+  }),
+  path: Type.Optional(
+    Type.String({ description: "Directory to search (default: the working directory)" }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, description: "Maximum number of results (default 1000)" }),
+  ),
+});
+/** Validated find arguments. */
+export type FindArgs = Static<typeof FindParams>;
+
+/** Serialisable options of find (plus injectable fs). */
+export interface FindToolOptions {
+  cwd: string;
+  home?: string;
+  fs?: FsOps;
+  /** Default result limit (default 1000). */
+  defaultLimit?: number;
+}
+
+/** Creates the find tool. */
+export function createFindTool(options: FindToolOptions): Tool<typeof FindParams> {
+  const fs = options.fs ?? createDenoFsOps();
+  const resolve = pathResolver(options.cwd, fs, { home: options.home });
+  const defaultLimit = options.defaultLimit ?? 1000;
+
+  async function run(args: FindArgs, signal: AbortSignal): Promise<ToolOutput> {
+    const fail = (output: string): ToolOutput => ({ isError: true, output });
+    const limit = args.limit ?? defaultLimit;
+    const abs = resolve(args.path ?? ".");
+    const shownRoot = displayPath(options.cwd, abs);
+    let root: string;
+    try {
+      root = await fs.realPath(abs);
+      if (!(await fs.stat(root)).isDirectory) {
+        return fail(`Cannot search "${shownRoot}": it is a file, not a directory; use read`);
+      }
+    } catch (e) {
+      if (!(e instanceof FsError)) throw e;
+      return fail(
+        await fsFailure(fs, e, {
+          cwd: options.cwd,
+          absPath: abs,
+          verb: "search",
+          what: "Directory",
+        }),
+      );
+    }
+    let realCwd = options.cwd;
+    try {
+      realCwd = await fs.realPath(options.cwd);
+    } catch (e) {
+      if (!(e instanceof FsError)) throw e;
+    }
+    const matches = picomatch(args.pattern, { dot: true, basename: !args.pattern.includes("/") });
+    const found: string[] = [];
+    let more = false;
+    const walker = walkTree(fs, root, {
+      ancestors: ancestorsBetween(realCwd, root),
+      includeDirs: true,
+      signal,
+    });
+    for await (const entry of walker) {
+      if (!matches(entry.rel)) continue;
+      if (found.length >= limit) {
+        more = true;
+        break;
+      }
+      const shown = displayPath(options.cwd, join(abs, entry.rel));
+      found.push(entry.isDirectory ? `${shown}/` : shown);
+    }
+    if (signal.aborted) return fail("Search aborted");
+    if (found.length === 0) {
+      return {
+        output: `No files matching "${args.pattern}" in "${shownRoot}"`,
+        details: { count: 0 },
+      };
+    }
+    found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const note = more
+      ? `\n\n[Showing the first ${limit} results. Use limit=${
+        limit * 2
+      } for more, or narrow the pattern or path.]`
+      : "";
+    return { output: found.join("\n") + note, details: { count: found.length, truncated: more } };
+  }
+
+  return {
+    name: "find",
+    label: "Find",
+    description: "Find files and directories by glob. A pattern without '/' matches names at " +
+      "any depth ('*.ts'); with '/' it matches paths relative to the search directory " +
+      "('src/**/*.ts'). Respects .gitignore and .ignore, skips .git, includes hidden files. " +
+      `Results are sorted; at most ${defaultLimit} by default, with a note when more exist. ` +
+      "Directories end with '/'.",
+    parameters: FindParams,
+    kind: "read",
+    concurrencySafe: true,
+    async locations(args) {
+      return [{ access: "read", path: await realLocation(fs, resolve(args.path ?? ".")) }];
+    },
+    async execute(args, signal) {
+      try {
+        return await run(args, signal);
+      } catch (e) {
+        if (e instanceof PathError) return { isError: true, output: e.message };
+        throw e;
+      }
+    },
+  };
+}

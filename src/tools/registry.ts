@@ -1,0 +1,84 @@
+/** The built-in tool set: one factory call builds all seven from serialisable options. */
+import { createDenoFsOps } from "../sys/fs.ts";
+import { createBashTool } from "./bash.ts";
+import { createEditTool } from "./edit.ts";
+import { createFindTool } from "./find.ts";
+import { createGrepTool } from "./grep.ts";
+import { createLsTool } from "./ls.ts";
+import type { FsOps, ProcessOps, ProcessRegistry } from "./ops.ts";
+import { createReadTool } from "./read.ts";
+import type { AnyTool } from "./types.ts";
+import { createWriteTool } from "./write.ts";
+
+/** Names of the built-in tools, in the order they are offered to the model. */
+export const BUILTIN_TOOL_NAMES = ["read", "bash", "edit", "write", "grep", "find", "ls"] as const;
+
+/** A built-in tool name. */
+export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
+
+/**
+ * Options of `createBuiltinTools`. Everything but `fs`, `process` and `processRegistry` is
+ * JSON-serialisable, so a sandbox Worker can rebuild the tools from it.
+ */
+export interface BuiltinToolOptions {
+  cwd: string;
+  /** Per-run directory for bash's spilled output. */
+  spillDir: string;
+  /** The complete environment of bash commands; its HOME also expands `~` in paths. */
+  env?: Record<string, string>;
+  bashTimeoutSec?: number;
+  bashMaxTimeoutSec?: number;
+  fs?: FsOps;
+  process?: ProcessOps;
+  /** Argv prefix bash runs under (e.g. a nested bwrap). */
+  bashCommandPrefix?: string[];
+  processRegistry?: ProcessRegistry;
+}
+
+/** Builds the seven built-in tools sharing one FsOps. */
+export function createBuiltinTools(options: BuiltinToolOptions): AnyTool[] {
+  const fs = options.fs ?? createDenoFsOps();
+  const home = options.env?.HOME;
+  const common = { cwd: options.cwd, fs, ...(home === undefined ? {} : { home }) };
+  return [
+    createReadTool(common),
+    createBashTool({
+      cwd: options.cwd,
+      spillDir: options.spillDir,
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.bashTimeoutSec === undefined ? {} : { timeoutSec: options.bashTimeoutSec }),
+      ...(options.bashMaxTimeoutSec === undefined
+        ? {}
+        : { maxTimeoutSec: options.bashMaxTimeoutSec }),
+      ...(options.process === undefined ? {} : { process: options.process }),
+      ...(options.bashCommandPrefix === undefined
+        ? {}
+        : { commandPrefix: options.bashCommandPrefix }),
+      ...(options.processRegistry === undefined
+        ? {}
+        : { processRegistry: options.processRegistry }),
+    }),
+    createEditTool(common),
+    createWriteTool(common),
+    createGrepTool(common),
+    createFindTool(common),
+    createLsTool(common),
+  ];
+}
+
+/**
+ * The tools named in `names`, in the order of `names`. Throws (a usage error for the CLI) when a
+ * name is unknown, listing the available ones.
+ */
+export function selectTools(tools: readonly AnyTool[], names: readonly string[]): AnyTool[] {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const unknown = names.filter((n) => !byName.has(n));
+  if (unknown.length > 0) {
+    throw new Error(
+      `Unknown tool${unknown.length > 1 ? "s" : ""}: ${
+        unknown.map((n) => `"${n}"`).join(", ")
+      }; available: ${tools.map((t) => t.name).join(", ")}`,
+    );
+  }
+  return [...new Set(names)].map((n) => byName.get(n) as AnyTool);
+}

@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import { helpText, parseCliArgs } from "../../src/cli/args.ts";
+
+function flagsOf(argv: string[]) {
+  const parsed = parseCliArgs(argv);
+  assert.ok(parsed.ok && parsed.command === "run", JSON.stringify(parsed));
+  return parsed.flags;
+}
+
+Deno.test("parseCliArgs() drops the leading -- that deno task passes", () => {
+  assert.deepEqual(parseCliArgs(["--", "--version"]), { ok: true, command: "version" });
+  assert.deepEqual(parseCliArgs(["--", "-h"]), { ok: true, command: "help" });
+});
+
+Deno.test("parseCliArgs() reports unknown and malformed flags as errors, never throws", () => {
+  for (
+    const argv of [
+      ["--bogus"],
+      ["--model"],
+      ["--max-turns", "0"],
+      ["--max-turns", "1.5"],
+      ["--bash-timeout", "soon"],
+      ["--output", "yaml"],
+      ["--sandbox", "maybe"],
+      ["--tools", ","],
+      ["--continue", "--session", "x.jsonl"],
+      ["--no-session", "-c"],
+      ["--output", "text", "--include-deltas"],
+      ["--model", ""],
+    ]
+  ) {
+    const parsed = parseCliArgs(argv);
+    assert.equal(parsed.ok, false, `${argv.join(" ")} should be rejected`);
+    if (!parsed.ok) assert.ok(parsed.error.length > 10);
+  }
+});
+
+Deno.test("parseCliArgs() parses every value flag of the CLI", () => {
+  const flags = flagsOf([
+    "-p",
+    "--model=m1",
+    "--base-url",
+    "http://localhost:1/v1",
+    "--api-key-env",
+    "MY_KEY",
+    "--max-turns",
+    "7",
+    "--tools",
+    "read, bash",
+    "--cwd",
+    "sub",
+    "-o",
+    "jsonl",
+    "--include-deltas",
+    "--system-prompt",
+    "S",
+    "--append-system-prompt",
+    "A",
+    "--bash-timeout",
+    "2.5",
+    "--sandbox=off",
+    "--no-prompt",
+    "--fail-on-deny",
+    "--verbose",
+    "--no-context-files",
+    "--session",
+    "s.jsonl",
+    "do",
+    "it",
+  ]);
+  assert.equal(flags.print, true);
+  assert.equal(flags.model, "m1");
+  assert.equal(flags.baseUrl, "http://localhost:1/v1");
+  assert.equal(flags.apiKeyEnv, "MY_KEY");
+  assert.equal(flags.maxTurns, 7);
+  assert.deepEqual(flags.tools, ["read", "bash"]);
+  assert.equal(flags.cwd, "sub");
+  assert.equal(flags.output, "jsonl");
+  assert.equal(flags.includeDeltas, true);
+  assert.equal(flags.systemPrompt, "S");
+  assert.equal(flags.appendSystemPrompt, "A");
+  assert.equal(flags.bashTimeout, 2.5);
+  assert.equal(flags.sandbox, "off");
+  assert.equal(flags.noPrompt, true);
+  assert.equal(flags.failOnDeny, true);
+  assert.equal(flags.verbose, true);
+  assert.equal(flags.noContextFiles, true);
+  assert.equal(flags.session, "s.jsonl");
+  assert.equal(flags.prompt, "do it");
+});
+
+Deno.test("parseCliArgs() keeps a bare permission flag from swallowing the prompt", () => {
+  const flags = flagsOf(["--allow-read", "summarise", "the repo", "--allow-net"]);
+  assert.equal(flags.prompt, "summarise the repo");
+  assert.deepEqual(flags.permissions, { "allow-read": true, "allow-net": true });
+});
+
+Deno.test("parseCliArgs() collects repeated permission lists and -A", () => {
+  const flags = flagsOf([
+    "--allow-write=src,tests",
+    "--allow-write=docs",
+    "--deny-read=.env",
+    "--allow-run=git",
+    "-A",
+    "go",
+  ]);
+  assert.deepEqual(flags.permissions, {
+    "allow-write": ["src,tests", "docs"],
+    "deny-read": [".env"],
+    "allow-run": ["git"],
+    "allow-all": true,
+  });
+});
+
+Deno.test("parseCliArgs() treats everything after a later -- as the prompt", () => {
+  const flags = flagsOf(["--", "--model", "m", "--", "--allow-read", "-x"]);
+  assert.equal(flags.model, "m");
+  assert.equal(flags.prompt, "--allow-read -x");
+  assert.deepEqual(flags.permissions, {});
+});
+
+Deno.test("helpText() lists every flag with examples", () => {
+  const text = helpText("9.9.9");
+  for (
+    const flag of [
+      "--model",
+      "--base-url",
+      "--api-key-env",
+      "--max-turns",
+      "--tools",
+      "--cwd",
+      "--output",
+      "--session",
+      "--continue",
+      "--no-session",
+      "--system-prompt",
+      "--append-system-prompt",
+      "--bash-timeout",
+      "--allow-read",
+      "--deny-read",
+      "--allow-write",
+      "--deny-write",
+      "--allow-run",
+      "--deny-run",
+      "--allow-net",
+      "--allow-env",
+      "--allow-all",
+      "--sandbox",
+      "--no-prompt",
+      "--fail-on-deny",
+      "--verbose",
+      "--version",
+      "--help",
+      "--no-context-files",
+      "--include-deltas",
+      "--print",
+    ]
+  ) assert.ok(text.includes(flag), `help mentions ${flag}`);
+  assert.match(text, /Examples:/);
+  assert.match(text, /9\.9\.9/);
+});

@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { parseCliArgs } from "../../src/cli/args.ts";
+import { parseConfigFile, resolveSettings, userConfigPath } from "../../src/cli/config.ts";
+import { createDenoCliFs } from "../../src/sys/session_fs.ts";
+import { createTempWorkspace } from "../support/workspace.ts";
+
+function flags(argv: string[]) {
+  const parsed = parseCliArgs(argv);
+  if (!parsed.ok || parsed.command !== "run") throw new Error("bad test argv");
+  return parsed.flags;
+}
+
+Deno.test("resolveSettings() applies flags > env > project > user config", async () => {
+  await using home = await createTempWorkspace({
+    "cfg/moat/config.json": JSON.stringify({
+      model: "user-model",
+      baseUrl: "http://user/v1",
+      maxTurns: 5,
+      bashTimeout: 9,
+      apiKeyEnv: "USER_KEY",
+    }),
+  });
+  await using ws = await createTempWorkspace({
+    ".moat/config.json": JSON.stringify({ model: "project-model", maxTurns: 6 }),
+  });
+  const env = { XDG_CONFIG_HOME: home.path("cfg"), MOAT_MAX_TURNS: "8" };
+  const fs = createDenoCliFs();
+  const a = await resolveSettings(flags([]), { env, workspace: ws.dir, fs });
+  assert.ok(a.ok);
+  assert.equal(a.settings.model, "project-model");
+  assert.equal(a.settings.baseUrl, "http://user/v1");
+  assert.equal(a.settings.maxTurns, 8);
+  assert.equal(a.settings.bashTimeout, 9);
+  assert.equal(a.settings.apiKeyEnv, "USER_KEY");
+  assert.deepEqual(a.settings.configFiles, [
+    home.path("cfg/moat/config.json"),
+    ws.path(".moat/config.json"),
+  ]);
+
+  const b = await resolveSettings(flags(["--model", "flag-model", "--max-turns", "2"]), {
+    env: { ...env, MOAT_MODEL: "env-model", OPENAI_BASE_URL: "http://env/v1" },
+    workspace: ws.dir,
+    fs,
+  });
+  assert.ok(b.ok);
+  assert.equal(b.settings.model, "flag-model");
+  assert.equal(b.settings.maxTurns, 2);
+  assert.equal(b.settings.baseUrl, "http://env/v1");
+});
+
+Deno.test("resolveSettings() names the file, field and problem of an invalid config", async () => {
+  await using ws = await createTempWorkspace({
+    ".moat/config.json": JSON.stringify({ maxTurns: "ten" }),
+  });
+  const result = await resolveSettings(flags([]), {
+    env: { HOME: ws.path("nohome") },
+    workspace: ws.dir,
+    fs: createDenoCliFs(),
+  });
+  assert.ok(!result.ok);
+  assert.match(result.error, new RegExp(ws.path(".moat/config.json").replace(/\//g, "\\/")));
+  assert.match(result.error, /field "maxTurns"/);
+  assert.match(result.error, /integer/);
+});
+
+Deno.test("parseConfigFile() rejects unknown fields, bad enums and broken JSON", () => {
+  const unknown = parseConfigFile("/c.json", '{"modle":"x"}');
+  assert.ok(!unknown.ok);
+  assert.match(unknown.error, /field "modle": unknown field/);
+  const sandbox = parseConfigFile("/c.json", '{"sandbox":"maybe"}');
+  assert.ok(!sandbox.ok);
+  assert.match(sandbox.error, /field "sandbox": expected one of auto, require, off/);
+  const broken = parseConfigFile("/c.json", "{");
+  assert.ok(!broken.ok);
+  assert.match(broken.error, /"\/c\.json": not valid JSON/);
+  assert.ok(parseConfigFile("/c.json", '{"model":"m","tools":["read"]}').ok);
+});
+
+Deno.test("resolveSettings() rejects a bad environment value naming the variable", async () => {
+  await using ws = await createTempWorkspace();
+  const result = await resolveSettings(flags([]), {
+    env: { HOME: ws.dir, MOAT_SANDBOX: "sometimes" },
+    workspace: ws.dir,
+    fs: createDenoCliFs(),
+  });
+  assert.ok(!result.ok);
+  assert.match(result.error, /MOAT_SANDBOX/);
+});
+
+Deno.test("userConfigPath() prefers XDG_CONFIG_HOME and falls back to HOME/.config", () => {
+  assert.equal(userConfigPath({ XDG_CONFIG_HOME: "/x", HOME: "/h" }), "/x/moat/config.json");
+  assert.equal(userConfigPath({ HOME: "/h" }), "/h/.config/moat/config.json");
+  assert.equal(userConfigPath({}), undefined);
+});
