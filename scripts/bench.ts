@@ -137,9 +137,9 @@ async function main(): Promise<void> {
   const facts = machineFacts();
   const seconds = (performance.now() - started) / 1000;
   const header = [
-    `Machine: ${facts.cores} cores (${facts.cpu}), ${facts.memGiB.toFixed(1)} GiB memory, Linux ${
-      facts.kernel
-    }`,
+    `Machine: ${facts.cores} cores (${facts.cpu}), ${
+      facts.memGiB.toFixed(1)
+    } GiB memory, Linux ${facts.kernel}`,
     `Deno ${Deno.version.deno} (V8 ${Deno.version.v8}); ${new Date().toISOString().slice(0, 10)}`,
     `${quick ? "QUICK run (small data; not comparable)" : "Full run"}: median of ${runs} runs ` +
     `(min–max in parentheses), baselines measured in the same run; bench took ${

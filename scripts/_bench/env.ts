@@ -78,7 +78,14 @@ export class BenchEnv {
     const script = join(this.projectRoot, "scripts", "_bench", "child.ts");
     const start = performance.now();
     const child = this.spawn(this.deno, {
-      args: ["run", "--allow-all", "--unstable-worker-options", script, job, JSON.stringify(params)],
+      args: [
+        "run",
+        "--allow-all",
+        "--unstable-worker-options",
+        script,
+        job,
+        JSON.stringify(params),
+      ],
       cwd: this.projectRoot,
       stdin: "null",
       stdout: "piped",

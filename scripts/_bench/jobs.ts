@@ -154,9 +154,16 @@ export const JOBS: Record<string, Job> = {
       const path = str(params, "path");
       const count = num(params, "count");
       const call = async (i: number) => {
-        const block = { type: "toolCall" as const, id: `call_${i}`, name: "read", arguments: { path } };
+        const block = {
+          type: "toolCall" as const,
+          id: `call_${i}`,
+          name: "read",
+          arguments: { path },
+        };
         const prepared = await agent.prepareToolCall(block, ctx);
-        if (prepared.kind !== "ready") throw new Error(`read refused: ${text(prepared.record.result.content)}`);
+        if (prepared.kind !== "ready") {
+          throw new Error(`read refused: ${text(prepared.record.result.content)}`);
+        }
         const record = await agent.executePreparedCall(prepared, ctx, () => {});
         if (record.result.isError) throw new Error(`read failed: ${text(record.result.content)}`);
       };

@@ -117,7 +117,9 @@ export const startup: Measure = {
     ];
     await firstRequestMs(env, runArgs, childEnv, server);
     const firstMs: number[] = [];
-    for (let i = 0; i < runs; i++) firstMs.push(await firstRequestMs(env, runArgs, childEnv, server));
+    for (let i = 0; i < runs; i++) {
+      firstMs.push(await firstRequestMs(env, runArgs, childEnv, server));
+    }
 
     const v = summarize(versionMs);
     const f = summarize(firstMs);
@@ -141,7 +143,7 @@ export const startup: Measure = {
         baseline: { stat: b, unit: "ms" },
         baselineLabel: label,
         compare: ratio(f.median, b.median),
-        note: "From spawning `moat --no-session \"say ok\"` (print mode, default grants and " +
+        note: 'From spawning `moat --no-session "say ok"` (print mode, default grants and ' +
           "sandbox) to the request arriving at the fake OpenAI server on 127.0.0.1.",
       },
     ];

@@ -4,7 +4,7 @@ import { modeLabel, sandboxPresent } from "./measure.ts";
 import type { ProcessPeak } from "./proc.ts";
 import { timeCommand } from "./run_cmd.ts";
 import { summarize } from "./stats.ts";
-import { formatValue, ratio, type Row } from "./table.ts";
+import { formatValue, ratio } from "./table.ts";
 
 interface BashCallResult {
   ms: number;
@@ -51,7 +51,9 @@ export const bigOutput: Measure = {
         command: `seq 1 ${n}`,
         sandbox,
       }, { sampleTree: true, timeoutMs: 240_000 });
-      if (result.isError || result.details?.exitCode !== 0 || !result.contentTail.includes(`${n}`)) {
+      if (
+        result.isError || result.details?.exitCode !== 0 || !result.contentTail.includes(`${n}`)
+      ) {
         throw new Error(`bash seq failed or lost its tail: ${result.contentTail.slice(-200)}`);
       }
       mode = result.mode;
@@ -86,9 +88,10 @@ export const bigOutput: Measure = {
         compare: ratio(w.median, b.median),
         target: "≤ 1.5×",
         met: w.median <= 1.5 * b.median,
-        note: `${outMb} MB of stdout through the bash tool in the agent pipeline${
-          mode === "none" ? "" : " and the sandbox"
-        } (one warm-up \`true\` call first); baseline \`bash -c "seq 1 ${n} > file"\` timed ` +
+        note:
+          `${outMb} MB of stdout through the bash tool in the agent pipeline${
+            mode === "none" ? "" : " and the sandbox"
+          } (one warm-up \`true\` call first); baseline \`bash -c "seq 1 ${n} > file"\` timed ` +
           `from spawn.`,
       },
       {

@@ -78,9 +78,10 @@ export const bigRead: Measure = {
           : { target: `≤ ${page.target} ms`, met: t.median <= page.target }),
         ...(page.offset === undefined
           ? {
-            note: `The read tool's first call in a fresh process (page of ${
-              (outBytes / 1024).toFixed(1)
-            } KB); baselines are shell pipelines timed from spawn (their process start included). ` +
+            note:
+              `The read tool's first call in a fresh process (page of ${
+                (outBytes / 1024).toFixed(1)
+              } KB); baselines are shell pipelines timed from spawn (their process start included). ` +
               `Data: ${file.lines.toLocaleString("en")} numbered lines, each page checked.`,
           }
           : {}),

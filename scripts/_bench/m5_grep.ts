@@ -97,9 +97,10 @@ export const grep: Measure = {
         ...(b === undefined ? {} : { met: t.median <= 3 * b.median }),
         ...(rows.length === 0
           ? {
-            note: `Tree: ${tree.files.toLocaleString("en")} files, ${
-              (tree.totalBytes / 1024 ** 2).toFixed(0)
-            } MB, ${tree.ignoredFiles.toLocaleString("en")} excluded by root and nested ` +
+            note:
+              `Tree: ${tree.files.toLocaleString("en")} files, ${
+                (tree.totalBytes / 1024 ** 2).toFixed(0)
+              } MB, ${tree.ignoredFiles.toLocaleString("en")} excluded by root and nested ` +
               `.gitignore files, ${tree.binaryFiles} binary files (skipped), hidden files ` +
               `included. moat: the grep tool's execute in a child process with limits raised ` +
               `so every match is listed; ${

@@ -1,7 +1,7 @@
 /** Measure 6: a batch of 7 concurrency-safe calls, one of 500 ms: wall ≈ slowest, not the sum. */
 import type { Measure } from "./measure.ts";
 import { summarize } from "./stats.ts";
-import { formatValue, ratio, type Row } from "./table.ts";
+import { formatValue, ratio } from "./table.ts";
 
 interface ParallelResult {
   wallMs: number;

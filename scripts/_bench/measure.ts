@@ -1,6 +1,6 @@
 /** What a measure is, and the lazily generated data sets measures share. */
 import type { BenchEnv } from "./env.ts";
-import { type BigTextFile, generateBigTextFile, generateTree, type GeneratedTree } from "./gen.ts";
+import { type BigTextFile, generateBigTextFile, type GeneratedTree, generateTree } from "./gen.ts";
 import type { Row } from "./table.ts";
 
 /** Sizes of generated data and repetition counts; `--quick` shrinks them for development. */

@@ -9,7 +9,11 @@ export interface RipgrepStatus {
 
 async function version(): Promise<string | null> {
   try {
-    const out = await new Deno.Command("rg", { args: ["--version"], stdout: "piped", stderr: "null" })
+    const out = await new Deno.Command("rg", {
+      args: ["--version"],
+      stdout: "piped",
+      stderr: "null",
+    })
       .output();
     return out.success ? new TextDecoder().decode(out.stdout).split("\n")[0] ?? "rg" : null;
   } catch (e) {

@@ -39,7 +39,9 @@ export async function timeCommand(
 }
 
 /** The `start` task of deno.json split into Deno's argv (without the leading `deno`). */
-export async function startTaskArgs(projectRoot: string): Promise<{ args: string[]; script: number }> {
+export async function startTaskArgs(
+  projectRoot: string,
+): Promise<{ args: string[]; script: number }> {
   const config = JSON.parse(await Deno.readTextFile(`${projectRoot}/deno.json`));
   const task: unknown = config?.tasks?.start;
   if (typeof task !== "string") throw new Error(`deno.json has no "start" task`);

@@ -77,7 +77,15 @@ export interface Header {
   lines: string[];
 }
 
-const COLUMNS = ["#", "Measure", "moat: median (min–max)", "Baseline", "Ratio / diff", "Target", "Met?"];
+const COLUMNS = [
+  "#",
+  "Measure",
+  "moat: median (min–max)",
+  "Baseline",
+  "Ratio / diff",
+  "Target",
+  "Met?",
+];
 
 function cell(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("\n", " ");

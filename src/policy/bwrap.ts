@@ -190,7 +190,11 @@ export function buildHostArgs(spec: HostViewSpec): string[] {
   }
   if (spec.spillDir !== undefined) mounts.push({ path: spec.spillDir, mode: "rw" });
 
-  const effective = effectiveMounts(mounts);
+  // A granted path that does not exist yet (an approved new file) is reachable through its
+  // nearest existing directory; Deno's permissions still hold the exact path.
+  const effective = effectiveMounts(
+    mounts.map((m) => ({ path: existingAncestor(m.path), mode: m.mode })),
+  );
   const rootMounted = effective.some((m) => m.path === "/");
   const ordered = [...effective].sort((a, b) => depth(a.path) - depth(b.path));
   const tmpGranted = effective.some((m) => m.path === "/tmp");
@@ -316,6 +320,16 @@ function effectiveMounts(mounts: Mount[]): Mount[] {
       return other.mode === "rw" || m.mode === "ro";
     });
   });
+}
+
+function existingAncestor(p: string): string {
+  let current = p;
+  while (lstatKind(current).kind === "missing") {
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  return current;
 }
 
 function bindArgs(m: Mount): string[] {

@@ -1,0 +1,392 @@
+/**
+ * `createSandbox`: the one entry point the CLI uses to get the tools and the permission policy of
+ * a run. Tools execute in a tool host — a bwrap'd moat subprocess whose filesystem view is built
+ * from the grants, running them in a Worker with the grants as Deno permissions — or, without
+ * bubblewrap, in that same Worker inside this process.
+ */
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  type BwrapProbe,
+  buildHostArgs,
+  nestedBashPrefix,
+  probeBwrap,
+} from "../policy/bwrap.ts";
+import {
+  createPermissionPolicy,
+  type LocationState,
+  type PermissionDecision,
+  permissionDescriptor,
+  type PolicyHook,
+} from "../policy/check.ts";
+import type { Prompter } from "../policy/approve.ts";
+import { type Grants, toolEnvironment, UsageError, widenGrants } from "../policy/grants.ts";
+import {
+  type BuiltinToolOptions,
+  createBuiltinTools,
+  selectTools,
+} from "../tools/registry.ts";
+import type { AnyTool, ToolLocation } from "../tools/types.ts";
+import {
+  type HostConnection,
+  startProcessHost,
+  startWorkerHost,
+  ToolHostClient,
+} from "./client.ts";
+import type { HostConfig, WireToolOptions } from "./protocol.ts";
+
+export { runToolHost, type ToolHostIo } from "./host.ts";
+
+/** `--sandbox`: auto (bwrap when usable), require (exit 2 when not), off (Worker only). */
+export type SandboxMode = "auto" | "require" | "off";
+
+/** The hidden sub-command main.ts dispatches to `runToolHost`. */
+export const TOOL_HOST_COMMAND = "__tool-host";
+
+/** Runtime flags of the tool host process under `deno run` (those of `deno task start`). */
+export const HOST_RUNTIME_FLAGS: readonly string[] = [
+  "--unstable-worker-options",
+  "--allow-all",
+  "--no-prompt",
+];
+
+/** `--sandbox=require` and bubblewrap cannot be used; the CLI prints it and exits 2. */
+export class SandboxUnavailableError extends UsageError {
+  /** Why bubblewrap cannot be used. */
+  readonly reason: string;
+  constructor(reason: string) {
+    super(`--sandbox=require, but the OS sandbox cannot be used: ${reason}`);
+    this.name = "SandboxUnavailableError";
+    this.reason = reason;
+  }
+}
+
+/** Options of `createSandbox`. */
+export interface SandboxOptions {
+  /** The workspace (real path). */
+  cwd: string;
+  grants: Grants;
+  /** Per-run bash spill directory (created by the caller); tools may always read and write it. */
+  spillDir: string;
+  /** moat's own environment: the source of the tools' allow-listed environment. */
+  env: Record<string, string>;
+  /** Variables that never reach a tool, even with --allow-env or -A (API key, model config). */
+  secretEnvNames: string[];
+  /** Default "auto". */
+  sandbox?: SandboxMode;
+  /** Names of the tools to offer (`--tools`); default all built-in tools. */
+  tools?: string[];
+  bashTimeoutSec?: number;
+  bashMaxTimeoutSec?: number;
+  /** Asks the user about ungranted calls (TTY only); absent → deny. */
+  prompter?: Prompter;
+  /** `--no-prompt`: deny instead of asking. */
+  noPrompt?: boolean;
+  /** Receives every permission decision. */
+  onDecision?: (decision: PermissionDecision) => void;
+  /** Test seam: replaces the bubblewrap probe. */
+  probe?: () => Promise<BwrapProbe>;
+  /** Test seam: the tool factory (default createBuiltinTools) used for schemas and locations. */
+  createTools?: (options: BuiltinToolOptions) => AnyTool[];
+  /** Test seam: the Worker module that runs the tools (default ./worker.ts). */
+  workerUrl?: string;
+  /**
+   * The script that dispatches `__tool-host` to `runToolHost` under `deno run` (default: the
+   * main module). Tests pass their own entry script.
+   */
+  hostScript?: string;
+}
+
+/** The tools and policy of one run. */
+export interface Sandbox {
+  /** Proxies that run in the tool host (same names, schemas and locations as the built-ins). */
+  tools: AnyTool[];
+  /** The permission policy for the agent core. */
+  onToolCall: PolicyHook;
+  /** Where tools run: inside bubblewrap, or only in a permission-restricted Worker. */
+  mode: "bwrap" | "worker";
+  /** One-line notices for the user (e.g. running without the OS sandbox). */
+  warnings: string[];
+  /** The effective grants (widened by "always" approvals). */
+  readonly grants: Grants;
+  /** Kills the tool host and every process group in it. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Creates the tool host (started right away) and the policy for a run. */
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const requested = options.sandbox ?? "auto";
+  const warnings: string[] = [];
+  const launchPromise = hostLaunch(options.hostScript, options.env);
+  let probe: BwrapProbe | undefined;
+  if (requested !== "off") {
+    probe = await (options.probe ?? (() => probeBwrap({ env: options.env })))();
+    if (!probe.usable) {
+      if (requested === "require") throw new SandboxUnavailableError(probe.cause);
+      warnings.push(
+        `OS sandbox unavailable (${probe.cause}): tools run with Deno's permissions only; ` +
+          "bash needs --allow-run and is not OS-sandboxed",
+      );
+    }
+  } else {
+    warnings.push(
+      "--sandbox=off: tools run with Deno's permissions only; bash needs --allow-run and is " +
+        "not OS-sandboxed",
+    );
+  }
+  const bwrap = probe?.usable ? probe : undefined;
+  const launch = bwrap ? await launchPromise : undefined;
+  if (!bwrap) void launchPromise.catch(() => {});
+
+  const env = toolEnvironment(options.grants, options.env, options.secretEnvNames);
+  if (bwrap) env["TMPDIR"] = "/tmp";
+  const hidePaths = launch && options.grants.explicit.run && options.grants.run !== true
+    ? [launch.executable]
+    : [];
+  const toolOptions: WireToolOptions = {
+    cwd: options.cwd,
+    spillDir: options.spillDir,
+    env,
+    ...(options.bashTimeoutSec === undefined ? {} : { bashTimeoutSec: options.bashTimeoutSec }),
+    ...(options.bashMaxTimeoutSec === undefined
+      ? {}
+      : { bashMaxTimeoutSec: options.bashMaxTimeoutSec }),
+    ...(bwrap?.nested ? { bashCommandPrefix: nestedBashPrefix(bwrap.path, hidePaths) } : {}),
+  };
+  const workerUrl = options.workerUrl ?? new URL("./worker.ts", import.meta.url).href;
+
+  const startHost = (grants: Grants): HostConnection => {
+    const config: HostConfig = {
+      workerUrl,
+      permissions: workerPermissions(grants, {
+        spillDir: options.spillDir,
+        ...(bwrap ? { bwrapPath: bwrap.path } : {}),
+      }),
+      toolOptions,
+    };
+    if (!bwrap || !launch) return startWorkerHost(config);
+    const hostEnv: Record<string, string> = {
+      ...env,
+      DENO_NO_UPDATE_CHECK: "1",
+      NO_COLOR: "1",
+      ...(launch.denoDir === undefined ? {} : { DENO_DIR: launch.denoDir }),
+    };
+    const args = buildHostArgs({
+      bwrapPath: bwrap.path,
+      grants,
+      cwd: options.cwd,
+      spillDir: options.spillDir,
+      readOnlyPaths: launch.readOnlyPaths,
+      env: hostEnv,
+      ...(env["PATH"] === undefined ? {} : { toolPath: env["PATH"] }),
+      command: launch.command,
+    });
+    return startProcessHost([bwrap.path, ...args], config);
+  };
+
+  let grants = options.grants;
+  let generation = 0;
+  let current = { client: new ToolHostClient(() => startHost(grants)), generation };
+  const retired: Promise<void>[] = [];
+  const ephemeral = new Set<ToolHostClient>();
+  const onceApprovals = new Map<string, ToolLocation[]>();
+  const active = (): ToolHostClient => {
+    if (current.generation !== generation) {
+      retired.push(current.client.closeWhenIdle());
+      const widened = grants;
+      current = { client: new ToolHostClient(() => startHost(widened)), generation };
+    }
+    return current.client;
+  };
+  current.client.warmUp();
+
+  const denyClient = hasDenyLists(options.grants)
+    ? new ToolHostClient(() =>
+      startWorkerHost({
+        workerUrl: new URL("./query_worker.ts", import.meta.url).href,
+        permissions: denyPermissions(options.grants),
+        toolOptions: { cwd: options.cwd, spillDir: options.spillDir },
+      })
+    )
+    : undefined;
+
+  const onToolCall = createPermissionPolicy({
+    engine: {
+      async query(locations) {
+        const descriptors = locations.map(permissionDescriptor);
+        const [allowed, denied] = await Promise.all([
+          active().query(descriptors),
+          denyClient?.query(descriptors) ?? Promise.resolve([]),
+        ]);
+        return locations.map((_, i): LocationState =>
+          denied[i] === "granted" ? "denied" : allowed[i] === "granted" ? "granted" : "prompt"
+        );
+      },
+    },
+    ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
+    ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
+    ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
+    onApproved({ toolCallId, location, scope }) {
+      if (scope === "always") {
+        grants = widenGrants(grants, location);
+        generation++;
+      } else {
+        onceApprovals.set(toolCallId, [...(onceApprovals.get(toolCallId) ?? []), location]);
+      }
+    },
+  });
+
+  const createTools = options.createTools ?? createBuiltinTools;
+  const local = createTools({ ...toolOptions, bashCommandPrefix: [] });
+  const selected = options.tools === undefined ? local : selectTools(local, options.tools);
+  const tools = selected.map((tool): AnyTool => ({
+    ...tool,
+    async execute(args, signal, ctx) {
+      const call = { toolCallId: ctx.toolCallId, signal, onUpdate: ctx.onUpdate };
+      const once = onceApprovals.get(ctx.toolCallId);
+      if (once === undefined) return await active().execute(tool.name, args, call);
+      // A "yes once" approval: this call alone runs in a host with the widened grants.
+      onceApprovals.delete(ctx.toolCallId);
+      const widened = once.reduce((g, l) => widenGrants(g, l), grants);
+      const client = new ToolHostClient(() => startHost(widened));
+      ephemeral.add(client);
+      try {
+        return await client.execute(tool.name, args, call);
+      } finally {
+        ephemeral.delete(client);
+        await client.close();
+      }
+    },
+  }));
+
+  let closing: Promise<void> | undefined;
+  return {
+    tools,
+    onToolCall,
+    mode: bwrap ? "bwrap" : "worker",
+    warnings,
+    get grants() {
+      return grants;
+    },
+    close() {
+      closing ??= (async () => {
+        await Promise.all([
+          current.client.close(),
+          denyClient?.close(),
+          ...[...ephemeral].map((c) => c.close()),
+          ...retired,
+        ]);
+      })();
+      return closing;
+    },
+  };
+}
+
+/**
+ * The tool Worker's Deno permissions for `grants`. With bubblewrap, bash runs through the nested
+ * bwrap and the OS sandbox scopes what it runs; without, `--allow-run` applies to bash itself.
+ */
+export function workerPermissions(
+  grants: Grants,
+  options: { spillDir: string; bwrapPath?: string },
+): Deno.PermissionOptionsObject {
+  const paths = (scope: true | string[]) => scope === true ? true : [...scope, options.spillDir];
+  const list = (scope: true | string[]) => scope === true ? true : scope.length ? scope : false;
+  const run = options.bwrapPath !== undefined
+    ? (grants.run === true ? true : ["bash", options.bwrapPath])
+    : list(grants.run);
+  return {
+    read: paths(grants.read),
+    write: paths(grants.write),
+    run,
+    net: list(grants.net),
+    env: false,
+    sys: false,
+    ffi: false,
+    import: false,
+  };
+}
+
+function hasDenyLists(grants: Grants): boolean {
+  return grants.denyRead.length + grants.denyWrite.length + grants.denyRun.length > 0;
+}
+
+function denyPermissions(grants: Grants): Deno.PermissionOptionsObject {
+  const list = (items: string[]) => items.length ? items : false;
+  return {
+    read: list(grants.denyRead),
+    write: list(grants.denyWrite),
+    run: list(grants.denyRun),
+    net: false,
+    env: false,
+    sys: false,
+    ffi: false,
+    import: false,
+  };
+}
+
+/** How to start the tool host process and what of moat it must see. */
+interface HostLaunch {
+  command: string[];
+  /** The moat executable (the deno binary under `deno run`). */
+  executable: string;
+  readOnlyPaths: string[];
+  denoDir?: string;
+}
+
+async function hostLaunch(
+  script: string | undefined,
+  env: Record<string, string>,
+): Promise<HostLaunch> {
+  const executable = Deno.execPath();
+  const underDeno = /^deno(\.exe)?$/.test(basename(executable));
+  if (!underDeno) {
+    return { command: [executable, TOOL_HOST_COMMAND], executable, readOnlyPaths: [executable] };
+  }
+  const entry = script ?? fileURLToPath(Deno.mainModule);
+  const config = findUp(dirname(entry), "deno.json");
+  const project = config === undefined ? dirname(entry) : dirname(config);
+  const denoDir = env["DENO_DIR"] ?? await denoDirOf(executable);
+  return {
+    command: [
+      executable,
+      "run",
+      ...HOST_RUNTIME_FLAGS,
+      ...(config === undefined ? [] : ["--config", config]),
+      entry,
+      TOOL_HOST_COMMAND,
+    ],
+    executable,
+    readOnlyPaths: [executable, project, ...(denoDir === undefined ? [] : [denoDir])],
+    ...(denoDir === undefined ? {} : { denoDir }),
+  };
+}
+
+function findUp(start: string, name: string): string | undefined {
+  let dir = start;
+  for (;;) {
+    const candidate = join(dir, name);
+    try {
+      if (Deno.statSync(candidate).isFile) return candidate;
+    } catch { /* keep looking */ }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+async function denoDirOf(executable: string): Promise<string | undefined> {
+  try {
+    const out = await new Deno.Command(executable, {
+      args: ["info", "--json"],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    if (!out.success) return undefined;
+    const info = JSON.parse(new TextDecoder().decode(out.stdout)) as { denoDir?: unknown };
+    return typeof info.denoDir === "string" ? Deno.realPathSync(info.denoDir) : undefined;
+  } catch {
+    return undefined;
+  }
+}
