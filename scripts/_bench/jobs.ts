@@ -4,6 +4,7 @@
  * not landed yet does not break the others.
  */
 import { type Static, Type } from "@sinclair/typebox";
+import { fileURLToPath } from "node:url";
 import {
   type AssistantMessage,
   type ContentBlock,
@@ -314,9 +315,19 @@ async function toolSetup(params: Record<string, unknown>): Promise<ToolSetup> {
   const spillDir = str(params, "spillDir");
   const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" };
   if (params.sandbox === true) {
-    const sandboxModule = new URL("../../src/sandbox/mod.ts", import.meta.url).href;
-    const { createSandbox } = await import(sandboxModule);
-    const sandbox = await createSandbox({ cwd, spillDir, env });
+    const { createSandbox } = await import("../../src/sandbox/mod.ts");
+    const { defaultGrants } = await import("../../src/policy/grants.ts");
+    await Deno.mkdir(spillDir, { recursive: true });
+    const sandbox = await createSandbox({
+      cwd,
+      grants: defaultGrants(cwd),
+      spillDir,
+      env: Deno.env.toObject(),
+      secretEnvNames: ["OPENAI_API_KEY"],
+      noPrompt: true,
+      // The tool host re-executes moat's entry point (this process's main module is the bench).
+      hostScript: fileURLToPath(new URL("../../main.ts", import.meta.url)),
+    });
     return {
       tools: sandbox.tools,
       onToolCall: sandbox.onToolCall,

@@ -12,6 +12,10 @@ export interface CliFs extends SessionFs {
   exists(path: string): Promise<boolean>;
   /** The canonical path (symlinks resolved), or null when it does not exist. */
   realPath(path: string): Promise<string | null>;
+  /** Creates a fresh private temporary directory; returns its real path. */
+  makeTempDir(prefix: string): Promise<string>;
+  /** Removes a directory tree; a missing one is fine. Must not reject. */
+  removeTree(path: string): Promise<void>;
 }
 
 /** Signals the CLI reacts to. */

@@ -22,6 +22,8 @@ export const TOOL_OUTPUT_PREVIEW_CHARS = 500;
 /** Options of the JSONL reporter. */
 export interface JsonlReporterOptions {
   writeStdout: (text: string) => void;
+  /** Where a human-readable error line goes (stdout stays pure JSONL). */
+  writeStderr?: (text: string) => void;
   /** Also emit `message_start`, `text_delta` and `tool_update` events. */
   includeDeltas?: boolean;
   /** Timestamp source (ISO strings in `time`). */
@@ -150,9 +152,11 @@ export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
       if (record !== null) emit(record);
     },
     warning: (message) => emit({ type: "warning", message }),
+    permission: (decision) => emit({ type: "permission", ...decision }),
     end(summary) {
       if (summary.error !== undefined) {
         emit({ type: "error", ...summary.error });
+        options.writeStderr?.(`moat: error: ${summary.error.message}\n`);
       }
       emit(runEndRecord(summary));
     },
@@ -176,6 +180,9 @@ export function createJsonReporter(
       options.writeStderr(`moat: warning: ${message}\n`);
     },
     end(summary) {
+      if (summary.error !== undefined) {
+        options.writeStderr(`moat: error: ${summary.error.message}\n`);
+      }
       const { type: _type, ...end } = runEndRecord(summary);
       options.writeStdout(
         JSON.stringify({

@@ -3,6 +3,7 @@
  * failures, denials, final text) that the exit code and the summaries are computed from.
  */
 import type { AgentEvent } from "../agent/mod.ts";
+import type { PermissionDecision } from "../policy/check.ts";
 import { addUsage, emptyUsage, type ModelErrorKind, type Usage } from "../model/types.ts";
 
 /** How a CLI run ended (the agent's stop reasons plus the CLI's own). */
@@ -55,6 +56,8 @@ export interface Reporter {
   start(info: RunStartInfo): void;
   event(event: AgentEvent): void;
   warning(message: string): void;
+  /** A permission decision of the policy (allowed, approved or denied). */
+  permission?(decision: PermissionDecision): void;
   end(summary: RunSummary): void;
   /** Stops timers (spinner); safe to call twice. */
   dispose(): void;

@@ -1,37 +1,740 @@
-/** Wires argv/env into a run of moat. Placeholder-free minimal version; the CLI issue extends it. */
-import { parseArgs } from "node:util";
+/**
+ * The moat command: argv/env in, exit code out. Wires flags and config, the model client, the
+ * sandboxed tools, the system prompt, sessions and the output modes around the agent loop.
+ *
+ * Exit codes: 0 completed · 1 model/provider error · 2 usage/config error or required sandbox
+ * unavailable · 3 max turns reached · 4 denied calls with --fail-on-deny · 130 SIGINT · 143 SIGTERM.
+ */
+import { dirname, resolve } from "node:path";
+import { type AgentRunResult, type Clock, type OnToolCall, runAgentLoop } from "../agent/mod.ts";
+import { type ModelClient, ModelError, type UserMessage } from "../model/types.ts";
+import type { OpenAiClientOptions } from "../model/openai.ts";
+import type { Prompter } from "../policy/approve.ts";
+import type { PermissionDecision } from "../policy/check.ts";
+import { formatGrants, type Grants, parseGrantFlags } from "../policy/grants.ts";
+import {
+  createSessionWriter,
+  findLatestSession,
+  loadSession,
+  SESSION_FORMAT_VERSION,
+  sessionDirectory,
+  sessionFileName,
+  type SessionHeader,
+  type SessionWriter,
+  stateHome,
+} from "../session/store.ts";
+import type { ToolHostIo } from "../sandbox/host.ts";
+import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
+import type { AnyTool } from "../tools/types.ts";
 import { VERSION } from "../version.ts";
+import { type CliFlags, helpText, parseCliArgs, type SandboxMode } from "./args.ts";
+import { resolveSettings, type Settings, userConfigDir } from "./config.ts";
+import type { CliFs, CliSignal, Terminal } from "./io.ts";
+import { createJsonlReporter, createJsonReporter } from "./jsonl.ts";
+import { createTextRenderer, useColor } from "./render.ts";
+import { createLineSource, createReplPrompter, runRepl } from "./repl.ts";
+import {
+  createRunStats,
+  type Reporter,
+  type RunError,
+  type RunStats,
+  type RunStopReason,
+} from "./report.ts";
+import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
 
-/** What runCli needs from the outside world. */
+/** Exit codes of the moat command. */
+export const EXIT = {
+  ok: 0,
+  modelError: 1,
+  usage: 2,
+  maxTurns: 3,
+  denied: 4,
+  sigint: 130,
+  sigterm: 143,
+} as const;
+
+/** The default endpoint when neither a flag, the environment nor config names one. */
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+/** What the CLI asks the sandbox for (src/cli/deps.ts adds the spill directory). */
+export interface SandboxRequest {
+  cwd: string;
+  grants: Grants;
+  sandbox: SandboxMode;
+  /** The full process environment (the sandbox passes tools only the allowed part). */
+  env: Record<string, string>;
+  /** Variables that must never reach a tool (the API key variable, …). */
+  secretEnvNames: string[];
+  /** `--tools`; default all built-in tools. */
+  tools?: string[];
+  bashTimeoutSec?: number;
+  /** Asks the user about ungranted calls; absent = deny them (print mode). */
+  prompter?: Prompter;
+  noPrompt: boolean;
+  onDecision?: (decision: PermissionDecision) => void;
+}
+
+/** The part of the sandbox the CLI uses (createSandbox in src/sandbox/mod.ts). */
+export interface SandboxHandle {
+  tools: AnyTool[];
+  onToolCall: OnToolCall;
+  mode: string;
+  warnings: string[];
+  /** The effective grants (widened by "always" approvals). */
+  readonly grants: Grants;
+  /** Kills the tool host and every process group; must not reject. */
+  close(): Promise<void>;
+}
+
+/** The outcome of opening the sandbox: a usage-level failure exits 2. */
+export type SandboxResult = { ok: true; sandbox: SandboxHandle } | { ok: false; error: string };
+
+/** Effects the CLI delegates; tests substitute them, src/cli/deps.ts supplies the real ones. */
+export interface CliDeps {
+  createModel(options: OpenAiClientOptions): ModelClient;
+  openSandbox(request: SandboxRequest): Promise<SandboxResult>;
+  runToolHost(argv: string[], io: ToolHostIo): Promise<number>;
+  toolHostIo(): ToolHostIo;
+}
+
+/** What runCli needs from the outside world; everything but env/cwd has a Deno default. */
 export interface CliEnvironment {
   env: Record<string, string>;
   cwd: string;
-  stdout?: (text: string) => void;
-  stderr?: (text: string) => void;
+  terminal?: Terminal;
+  fs?: CliFs;
+  clock?: Clock;
+  now?: () => Date;
+  deps?: Partial<CliDeps>;
+}
+
+/** The one-paragraph error shown when no key and no endpoint are configured (exit 2). */
+export function noEndpointMessage(apiKeyEnv: string): string {
+  return `moat: no model endpoint configured. moat works with any OpenAI-compatible API. ` +
+    `For OpenAI, set ${apiKeyEnv} to your API key${
+      apiKeyEnv === "OPENAI_API_KEY" ? " (or name another variable with --api-key-env NAME)" : ""
+    }. For a local server, set OPENAI_BASE_URL or pass --base-url, and choose a model with ` +
+    `--model: Ollama http://localhost:11434/v1, vLLM http://localhost:8000/v1, llama.cpp ` +
+    `server http://localhost:8080/v1 (local servers need no key). Example: ` +
+    `OPENAI_BASE_URL=http://localhost:11434/v1 moat --model qwen2.5-coder "explain this repo". ` +
+    `Settings can also live in .moat/config.json or ~/.config/moat/config.json (see --help).\n`;
 }
 
 /** Runs the moat command; returns the process exit code. Must not throw. */
-export function runCli(argv: string[], environment: CliEnvironment): Promise<number> {
-  const out = environment.stdout ??
-    ((t: string) => void Deno.stdout.writeSync(new TextEncoder().encode(t)));
-  const err = environment.stderr ??
-    ((t: string) => void Deno.stderr.writeSync(new TextEncoder().encode(t)));
-  let parsed;
+export async function runCli(argv: string[], environment: CliEnvironment): Promise<number> {
+  if (argv[0] === "__tool-host") {
+    // The sandbox's tool host process: keep its start-up lean (no model client, no config).
+    const runToolHost = environment.deps?.runToolHost ??
+      (await import("../sandbox/host.ts")).runToolHost;
+    const io = environment.deps?.toolHostIo?.() ??
+      (await import("../sys/terminal.ts")).createDenoToolHostIo();
+    return await runToolHost(argv.slice(1), io);
+  }
+  const terminal = environment.terminal ??
+    (await import("../sys/terminal.ts")).createDenoTerminal();
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { version: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    });
+    const fs = environment.fs ?? (await import("../sys/session_fs.ts")).createDenoCliFs();
+    const deps = { ...await defaultDeps(environment.deps, fs), ...environment.deps } as CliDeps;
+    return await runCommand(argv, { ...environment, fs }, terminal, deps);
   } catch (e) {
-    err(`moat: ${e instanceof Error ? e.message : String(e)}\nRun 'moat --help' for usage.\n`);
-    return Promise.resolve(2);
+    // A bug, not bad input: say so plainly, without a stack trace unless asked for.
+    terminal.writeStderr(
+      `moat: internal error: ${e instanceof Error ? e.message : String(e)}\n` +
+        `This is a bug in moat; please report it${
+          environment.env.MOAT_DEBUG ? "" : " (MOAT_DEBUG=1 shows the stack)"
+        }.\n`,
+    );
+    if (environment.env.MOAT_DEBUG && e instanceof Error && e.stack) {
+      terminal.writeStderr(e.stack + "\n");
+    }
+    return EXIT.modelError;
   }
-  if (parsed.values.version) {
-    out(`moat ${VERSION}\n`);
-    return Promise.resolve(0);
+}
+
+async function defaultDeps(given: Partial<CliDeps> | undefined, fs: CliFs): Promise<CliDeps> {
+  if (
+    given?.createModel && given.openSandbox && given.runToolHost && given.toolHostIo
+  ) return given as CliDeps;
+  return (await import("./deps.ts")).createDefaultDeps(fs);
+}
+
+/** Everything one invocation works with after flags, config and the sandbox are settled. */
+interface RunSetup {
+  flags: CliFlags;
+  settings: Settings;
+  env: Record<string, string>;
+  /** The directory moat was started in (before --cwd). */
+  startCwd: string;
+  workspace: string;
+  grants: Grants;
+  terminal: Terminal;
+  fs: CliFs;
+  clock: Clock | undefined;
+  now: () => Date;
+  deps: CliDeps;
+  apiKey: string;
+  baseUrl: string;
+}
+
+async function runCommand(
+  argv: string[],
+  environment: CliEnvironment,
+  terminal: Terminal,
+  deps: CliDeps,
+): Promise<number> {
+  const usage = (message: string) => {
+    terminal.writeStderr(`moat: ${message}\nRun 'moat --help' for usage.\n`);
+    return EXIT.usage;
+  };
+  const parsed = parseCliArgs(argv);
+  if (!parsed.ok) return usage(parsed.error);
+  if (parsed.command === "help") {
+    terminal.writeStdout(helpText(VERSION));
+    return EXIT.ok;
   }
-  out(`moat ${VERSION}\n`);
-  return Promise.resolve(0);
+  if (parsed.command === "version") {
+    terminal.writeStdout(`moat ${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const flags = parsed.flags;
+  const env = environment.env;
+  const fs = environment.fs ?? (await import("../sys/session_fs.ts")).createDenoCliFs();
+  const now = environment.now ?? (() => new Date());
+  const clock = environment.clock ?? (await import("../sys/clock.ts")).systemClock;
+
+  const workspaceInput = resolve(environment.cwd, flags.cwd ?? ".");
+  const workspace = await fs.realPath(workspaceInput);
+  if (workspace === null || !(await fs.isDirectory(workspace))) {
+    return usage(`The workspace "${workspaceInput}" is not a directory: fix --cwd`);
+  }
+
+  const resolved = await resolveSettings(flags, { env, workspace, fs });
+  if (!resolved.ok) {
+    terminal.writeStderr(`moat: ${resolved.error}\n`);
+    return EXIT.usage;
+  }
+  const settings = resolved.settings;
+  const unknownTools = (settings.tools ?? []).filter(
+    (t) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(t),
+  );
+  if (unknownTools.length > 0) {
+    return usage(
+      `Unknown tool(s) ${unknownTools.map((t) => `"${t}"`).join(", ")}: available are ${
+        BUILTIN_TOOL_NAMES.join(", ")
+      }`,
+    );
+  }
+
+  const key = env[settings.apiKeyEnv] ?? "";
+  if (key === "" && settings.baseUrl === undefined) {
+    terminal.writeStderr(noEndpointMessage(settings.apiKeyEnv));
+    return EXIT.usage;
+  }
+
+  const grantsResult = parseGrantFlags(flags.permissions, { cwd: workspace });
+  if (!grantsResult.ok) return usage(grantsResult.error.message);
+
+  const interactive = !flags.print && flags.prompt === undefined && terminal.isTty("stdin");
+  if (interactive && flags.output !== undefined && flags.output !== "text") {
+    return usage(`'--output ${flags.output}' needs print mode: pass a prompt or pipe one on stdin`);
+  }
+
+  const setup: RunSetup = {
+    flags,
+    settings,
+    env,
+    startCwd: environment.cwd,
+    workspace,
+    grants: grantsResult.grants,
+    terminal,
+    fs,
+    clock,
+    now,
+    deps,
+    // Local servers need no key; the adapter sends a placeholder.
+    apiKey: key,
+    baseUrl: settings.baseUrl ?? DEFAULT_BASE_URL,
+  };
+  return interactive ? await interactiveMode(setup) : await printMode(setup);
+}
+
+/** The prompt of print mode: the argument, stdin, or both (stdin attached after the prompt). */
+async function readPrintPrompt(setup: RunSetup): Promise<string | { error: string }> {
+  const { flags, terminal } = setup;
+  if (terminal.isTty("stdin")) {
+    if (flags.prompt === undefined) {
+      return { error: "No prompt: pass one as an argument or pipe it on stdin" };
+    }
+    return flags.prompt;
+  }
+  // With a prompt argument, a stdin nobody writes to (common in CI) must not hang the run.
+  const stdin = await terminal.readStdin(
+    flags.prompt === undefined ? {} : { firstChunkTimeoutMs: 2000 },
+  );
+  const piped = stdin ?? "";
+  if (flags.prompt === undefined) {
+    if (piped.trim() === "") return { error: "No prompt: stdin was empty" };
+    return piped;
+  }
+  if (piped.trim() === "") return flags.prompt;
+  return `${flags.prompt}\n\n<stdin>\n${piped.replace(/\n$/, "")}\n</stdin>`;
+}
+
+/** Opens (or creates) the session of this run; null when sessions are off. */
+async function openSession(
+  setup: RunSetup,
+  warn: (message: string) => void,
+): Promise<
+  | { ok: true; writer: SessionWriter | null; history: import("../model/types.ts").Message[] }
+  | { ok: false; error: string }
+> {
+  const { flags, fs, workspace } = setup;
+  if (flags.noSession) return { ok: true, writer: null, history: [] };
+  const header = (): SessionHeader => ({
+    type: "session",
+    version: SESSION_FORMAT_VERSION,
+    moatVersion: VERSION,
+    createdAt: setup.now().toISOString(),
+    cwd: workspace,
+    model: setup.settings.model,
+    grants: setup.grants,
+  });
+  const onError = (message: string) => warn(message);
+  let path: string | null = null;
+  if (flags.session !== undefined) {
+    // Relative to where moat was started, like any path argument of a command.
+    path = resolve(setup.startCwd, flags.session);
+  } else if (flags.continue) {
+    const state = stateHome(setup.env);
+    if (state !== undefined) {
+      path = await findLatestSession(fs, await sessionDirectory(state, workspace));
+    }
+    if (path === null) warn("No earlier session for this workspace; starting a new one");
+  }
+  if (path !== null && (await fs.readTextFile(path)) !== null) {
+    const loaded = await loadSession(fs, path);
+    if (!loaded.ok) return loaded;
+    for (const w of loaded.session.warnings) warn(w);
+    return {
+      ok: true,
+      history: loaded.session.messages,
+      writer: createSessionWriter(fs, path, { needsNewline: loaded.session.needsNewline, onError }),
+    };
+  }
+  if (path === null) {
+    const state = stateHome(setup.env);
+    if (state === undefined) {
+      warn("Neither XDG_STATE_HOME nor HOME is set: this session is not saved");
+      return { ok: true, writer: null, history: [] };
+    }
+    const dir = await sessionDirectory(state, workspace);
+    const suffix = Math.floor(Math.random() * 0xffff).toString(16).padStart(4, "0");
+    path = `${dir}/${sessionFileName(setup.now(), suffix)}`;
+  }
+  try {
+    await fs.mkdirp(dirname(path));
+  } catch (e) {
+    return {
+      ok: false,
+      error: `Cannot create the session directory "${dirname(path)}": ${
+        e instanceof Error ? e.message : String(e)
+      }`,
+    };
+  }
+  return {
+    ok: true,
+    history: [],
+    writer: createSessionWriter(fs, path, { header: header(), onError }),
+  };
+}
+
+/** Context shared by every agent run of one invocation. */
+interface Engine {
+  model: ModelClient;
+  tools: AnyTool[];
+  sandbox: SandboxHandle;
+  system: () => string;
+}
+
+/** The API key variable and every variable that configures the model never reach a tool. */
+function secretEnvNames(settings: Settings): string[] {
+  return [
+    ...new Set([
+      settings.apiKeyEnv,
+      "OPENAI_API_KEY",
+      "OPENAI_BASE_URL",
+      "OPENAI_ORG_ID",
+      "OPENAI_PROJECT_ID",
+      "MOAT_MODEL",
+      "MOAT_BASE_URL",
+      "MOAT_API_KEY_ENV",
+    ]),
+  ];
+}
+
+async function openEngine(
+  setup: RunSetup,
+  prompter: Prompter | undefined,
+  reporter: Reporter,
+): Promise<{ ok: true; engine: Engine; contextWarnings: string[] } | { ok: false; error: string }> {
+  const { settings } = setup;
+  const request: SandboxRequest = {
+    cwd: setup.workspace,
+    grants: setup.grants,
+    sandbox: settings.sandbox,
+    env: setup.env,
+    secretEnvNames: secretEnvNames(settings),
+    noPrompt: settings.noPrompt || prompter === undefined,
+    onDecision: (decision) => reporter.permission?.(decision),
+  };
+  if (settings.tools !== undefined) request.tools = settings.tools;
+  if (settings.bashTimeout !== undefined) request.bashTimeoutSec = settings.bashTimeout;
+  if (prompter !== undefined && !settings.noPrompt) request.prompter = prompter;
+  const opened = await setup.deps.openSandbox(request);
+  if (!opened.ok) return opened;
+  const sandbox = opened.sandbox;
+  const tools = sandbox.tools;
+  const context = settings.contextFiles
+    ? await loadContextFiles(setup.fs, {
+      workspace: setup.workspace,
+      ...(userConfigDir(setup.env) === undefined
+        ? {}
+        : { userConfigDir: userConfigDir(setup.env) as string }),
+    })
+    : { files: [], warnings: [] };
+  const modelOptions: OpenAiClientOptions = {
+    baseURL: setup.baseUrl,
+    apiKey: setup.apiKey,
+    model: settings.model,
+    apiKeyHint: `set ${settings.apiKeyEnv} (or name another variable with --api-key-env)`,
+  };
+  if (settings.headers !== undefined) modelOptions.headers = settings.headers;
+  const engine: Engine = {
+    model: setup.deps.createModel(modelOptions),
+    tools,
+    sandbox,
+    system: () => {
+      const options: Parameters<typeof buildSystemPrompt>[0] = {
+        date: setup.now(),
+        workspace: setup.workspace,
+        tools: tools.map((t) => t.name),
+        grants: formatGrants(sandbox.grants),
+        contextFiles: context.files,
+      };
+      if (settings.systemPrompt !== undefined) options.override = settings.systemPrompt;
+      if (settings.appendSystemPrompt !== undefined) options.append = settings.appendSystemPrompt;
+      return buildSystemPrompt(options);
+    },
+  };
+  return { ok: true, engine, contextWarnings: context.warnings };
+}
+
+function modelErrorOf(e: unknown): RunError | undefined {
+  if (!(e instanceof ModelError)) return undefined;
+  const error: RunError = {
+    kind: e.kind,
+    message: `Model request failed (${e.kind}${
+      e.status === undefined ? "" : `, HTTP ${e.status}`
+    }): ${e.message}`,
+  };
+  if (e.status !== undefined) error.status = e.status;
+  return error;
+}
+
+/** One agent run over `history`, reporting events and saving messages; never rejects on a ModelError. */
+async function runOnce(
+  setup: RunSetup,
+  engine: Engine,
+  options: {
+    history: import("../model/types.ts").Message[];
+    prompt: UserMessage;
+    signal: AbortSignal;
+    reporter: Reporter;
+    stats: RunStats;
+    writer: SessionWriter | null;
+    maxTurns: number | undefined;
+    getQueuedMessages?: () => UserMessage[];
+  },
+): Promise<{ result?: AgentRunResult; error?: RunError }> {
+  const agentOptions: Parameters<typeof runAgentLoop>[1] = {
+    model: engine.model,
+    tools: engine.tools,
+    system: engine.system(),
+    signal: options.signal,
+    onToolCall: engine.sandbox.onToolCall,
+    onEvent: (event) => {
+      options.stats.observe(event);
+      if (event.type === "message_saved") options.writer?.append(event.message);
+      options.reporter.event(event);
+    },
+  };
+  if (setup.clock !== undefined) agentOptions.clock = setup.clock;
+  if (options.maxTurns !== undefined) agentOptions.maxIterations = options.maxTurns;
+  if (setup.settings.temperature !== undefined) {
+    agentOptions.temperature = setup.settings.temperature;
+  }
+  if (setup.settings.maxOutputTokens !== undefined) {
+    agentOptions.maxOutputTokens = setup.settings.maxOutputTokens;
+  }
+  if (options.getQueuedMessages !== undefined) {
+    agentOptions.getQueuedMessages = options.getQueuedMessages;
+  }
+  try {
+    const result = await runAgentLoop(
+      { history: options.history, prompt: options.prompt },
+      agentOptions,
+    );
+    return { result };
+  } catch (e) {
+    const error = modelErrorOf(e);
+    if (error === undefined) throw e;
+    return { error };
+  }
+}
+
+function createReporter(setup: RunSetup, interactive: boolean): Reporter {
+  const { terminal } = setup;
+  const output = interactive ? "text" : setup.settings.output;
+  switch (output) {
+    case "jsonl":
+      return createJsonlReporter({
+        writeStdout: (t) => terminal.writeStdout(t),
+        writeStderr: (t) => terminal.writeStderr(t),
+        includeDeltas: setup.flags.includeDeltas,
+        now: setup.now,
+      });
+    case "json":
+      return createJsonReporter({
+        writeStdout: (t) => terminal.writeStdout(t),
+        writeStderr: (t) => terminal.writeStderr(t),
+      });
+    case "text": {
+      const options: Parameters<typeof createTextRenderer>[0] = {
+        writeStdout: (t) => terminal.writeStdout(t),
+        writeStderr: (t) => terminal.writeStderr(t),
+        stdoutIsTty: terminal.isTty("stdout"),
+        stderrIsTty: terminal.isTty("stderr"),
+        color: useColor(terminal.isTty("stderr"), setup.env),
+        cwd: setup.workspace,
+        verbose: setup.flags.verbose,
+        interactive,
+      };
+      if (setup.clock !== undefined) options.clock = setup.clock;
+      return createTextRenderer(options);
+    }
+    default: {
+      const never: never = output;
+      return never;
+    }
+  }
+}
+
+function startInfo(setup: RunSetup, engine: Engine, session: string | null) {
+  const info: import("./report.ts").RunStartInfo = {
+    model: setup.settings.model,
+    cwd: setup.workspace,
+    grants: setup.grants,
+    grantsSummary: formatGrants(setup.grants),
+    sandbox: engine.sandbox.mode,
+    tools: engine.tools.map((t) => t.name),
+    session,
+    moatVersion: VERSION,
+  };
+  if (setup.settings.baseUrl !== undefined) info.baseUrl = setup.settings.baseUrl;
+  return info;
+}
+
+async function printMode(setup: RunSetup): Promise<number> {
+  const { terminal, settings } = setup;
+  const reporter = createReporter(setup, false);
+  const controller = new AbortController();
+  let signalled: CliSignal | undefined;
+  let force: () => void = () => {};
+  const forced = new Promise<"forced">((resolve) => force = () => resolve("forced"));
+  const handler = (signal: CliSignal) => () => {
+    if (signalled === undefined) {
+      signalled = signal;
+      controller.abort();
+    } else {
+      // A second signal: stop waiting for the abort grace period.
+      force();
+    }
+  };
+  const unsubscribe = [
+    terminal.onSignal("SIGINT", handler("SIGINT")),
+    terminal.onSignal("SIGTERM", handler("SIGTERM")),
+  ];
+  let engine: Engine | undefined;
+  let writer: SessionWriter | null = null;
+  try {
+    const prompt = await readPrintPrompt(setup);
+    if (typeof prompt !== "string") {
+      terminal.writeStderr(`moat: ${prompt.error}\nRun 'moat --help' for usage.\n`);
+      return EXIT.usage;
+    }
+    const session = await openSession(setup, (m) => reporter.warning(m));
+    if (!session.ok) {
+      terminal.writeStderr(`moat: ${session.error}\n`);
+      return EXIT.usage;
+    }
+    writer = session.writer;
+    const opened = await openEngine(setup, undefined, reporter);
+    if (!opened.ok) {
+      terminal.writeStderr(`moat: ${opened.error}\n`);
+      return EXIT.usage;
+    }
+    engine = opened.engine;
+    reporter.start(startInfo(setup, engine, writer?.path ?? null));
+    for (const w of [...engine.sandbox.warnings, ...opened.contextWarnings]) reporter.warning(w);
+
+    const stats = createRunStats();
+    const run = runOnce(setup, engine, {
+      history: session.history,
+      prompt: { role: "user", content: prompt },
+      signal: controller.signal,
+      reporter,
+      stats,
+      writer,
+      maxTurns: settings.maxTurns ?? 100,
+    });
+    const outcome = await Promise.race([run, forced]);
+    let stopReason: RunStopReason;
+    let exitCode: number;
+    let error: RunError | undefined;
+    if (signalled !== undefined) {
+      stopReason = signalled === "SIGINT" ? "interrupted" : "terminated";
+      exitCode = signalled === "SIGINT" ? EXIT.sigint : EXIT.sigterm;
+    } else if (outcome === "forced" || outcome.error !== undefined) {
+      stopReason = "error";
+      exitCode = EXIT.modelError;
+      if (outcome !== "forced") error = outcome.error;
+    } else if (outcome.result?.stopReason === "maxIterations") {
+      stopReason = "maxIterations";
+      exitCode = EXIT.maxTurns;
+    } else if (outcome.result?.stopReason === "aborted") {
+      stopReason = "aborted";
+      exitCode = EXIT.sigint;
+    } else {
+      stopReason = "completed";
+      exitCode = settings.failOnDeny && stats.denied > 0 ? EXIT.denied : EXIT.ok;
+    }
+    const summary: import("./report.ts").RunSummary = {
+      stopReason,
+      turns: stats.turns,
+      usage: stats.usage,
+      toolCalls: stats.toolCalls,
+      failed: stats.failed,
+      denied: stats.denied,
+      exitCode,
+      text: stats.lastText,
+    };
+    if (error !== undefined) summary.error = error;
+    // Save and clean up before the final report so "run_end" means everything is settled.
+    await engine.sandbox.close();
+    await writer?.flush();
+    reporter.end(summary);
+    return exitCode;
+  } finally {
+    reporter.dispose();
+    await engine?.sandbox.close();
+    await writer?.flush();
+    for (const off of unsubscribe) off();
+  }
+}
+
+async function interactiveMode(setup: RunSetup): Promise<number> {
+  const { terminal, settings } = setup;
+  const reporter = createReporter(setup, true);
+  const source = createLineSource(terminal.readLines());
+  const color = useColor(terminal.isTty("stdout"), setup.env);
+  const prompter = createReplPrompter(source, (t) => terminal.writeStderr(t));
+  let writerRef: { writer: SessionWriter | null } = { writer: null };
+  let engine: Engine | undefined;
+  try {
+    const session = await openSession(setup, (m) => reporter.warning(m));
+    if (!session.ok) {
+      terminal.writeStderr(`moat: ${session.error}\n`);
+      return EXIT.usage;
+    }
+    writerRef = { writer: session.writer };
+    const history = session.history;
+    const opened = await openEngine(
+      setup,
+      terminal.isTty("stderr") ? prompter : undefined,
+      reporter,
+    );
+    if (!opened.ok) {
+      terminal.writeStderr(`moat: ${opened.error}\n`);
+      return EXIT.usage;
+    }
+    const eng = opened.engine;
+    engine = eng;
+    reporter.start(startInfo(setup, eng, writerRef.writer?.path ?? null));
+    for (const w of [...eng.sandbox.warnings, ...opened.contextWarnings]) reporter.warning(w);
+    let model = settings.model;
+    const banner = `moat ${VERSION} · ${model} · ${setup.workspace}\n` +
+      (history.length > 0 ? `Continuing a session with ${history.length} message(s).\n` : "") +
+      `Type a request; /help lists commands; Ctrl-D exits.\n`;
+    return await runRepl({
+      terminal,
+      source,
+      color,
+      banner,
+      host: {
+        async runPrompt(text, signal, getQueued) {
+          const stats = createRunStats();
+          const outcome = await runOnce(setup, eng, {
+            history,
+            prompt: { role: "user", content: text },
+            signal,
+            reporter,
+            stats,
+            writer: writerRef.writer,
+            maxTurns: settings.maxTurns,
+            getQueuedMessages: () =>
+              getQueued().map((content): UserMessage => ({ role: "user", content })),
+          });
+          await writerRef.writer?.flush();
+          if (outcome.error !== undefined) {
+            terminal.writeStderr(`moat: error: ${outcome.error.message}\n`);
+          } else if (outcome.result?.stopReason === "maxIterations") {
+            terminal.writeStderr(
+              `moat: stopped after ${stats.turns} turn(s): the max-turns limit was reached\n`,
+            );
+          }
+        },
+        model: () => model,
+        setModel(name) {
+          model = name;
+          const options: OpenAiClientOptions = {
+            baseURL: setup.baseUrl,
+            apiKey: setup.apiKey,
+            model: name,
+            apiKeyHint: `set ${settings.apiKeyEnv} (or name another variable with --api-key-env)`,
+          };
+          if (settings.headers !== undefined) options.headers = settings.headers;
+          eng.model = setup.deps.createModel(options);
+          return `Model: ${name}`;
+        },
+        async clear() {
+          await writerRef.writer?.flush();
+          history.length = 0;
+          const { session: _given, ...flags } = setup.flags;
+          const fresh = await openSession(
+            { ...setup, flags: { ...flags, continue: false } },
+            (m) => reporter.warning(m),
+          );
+          writerRef = { writer: fresh.ok ? fresh.writer : null };
+          return `Started a new session${
+            writerRef.writer === null ? "" : ` (${writerRef.writer.path})`
+          }.`;
+        },
+        grants: () => formatGrants(eng.sandbox.grants),
+      },
+    });
+  } finally {
+    reporter.dispose();
+    await engine?.sandbox.close();
+    await writerRef.writer?.flush();
+  }
 }

@@ -7,7 +7,11 @@ import type { Grants } from "./grants.ts";
 
 /** Whether bubblewrap can be used on this machine, and if not, why. */
 export type BwrapProbe =
-  | { usable: true; path: string; /** a nested `bwrap --unshare-pid` works inside */ nested: boolean }
+  | {
+    usable: true;
+    path: string; /** a nested `bwrap --unshare-pid` works inside */
+    nested: boolean;
+  }
   | { usable: false; cause: string };
 
 /** Runtime directories every tool host sees read-only (when they exist). */

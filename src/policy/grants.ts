@@ -127,7 +127,11 @@ export function parseGrantFlags(
       grants.read = readScope;
       grants.explicit.read = true;
     }
-    const writeScope = scopeOf(values["allow-write"], "allow-write", (p) => grantedPath(cwd, p, home));
+    const writeScope = scopeOf(
+      values["allow-write"],
+      "allow-write",
+      (p) => grantedPath(cwd, p, home),
+    );
     if (writeScope !== undefined && !grants.allowAll) {
       grants.write = writeScope;
       grants.explicit.write = true;
@@ -148,7 +152,11 @@ export function parseGrantFlags(
       grants.explicit.env = true;
     }
     grants.denyRead = denyList(values["deny-read"], "deny-read", (p) => deniedPath(cwd, p, home));
-    grants.denyWrite = denyList(values["deny-write"], "deny-write", (p) => deniedPath(cwd, p, home));
+    grants.denyWrite = denyList(
+      values["deny-write"],
+      "deny-write",
+      (p) => deniedPath(cwd, p, home),
+    );
     grants.denyRun = denyList(values["deny-run"], "deny-run", (p) => programName(cwd, p));
   } catch (e) {
     if (e instanceof UsageError) return { ok: false, error: e };

@@ -6,12 +6,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  type BwrapProbe,
-  buildHostArgs,
-  nestedBashPrefix,
-  probeBwrap,
-} from "../policy/bwrap.ts";
+import { buildHostArgs, type BwrapProbe, nestedBashPrefix, probeBwrap } from "../policy/bwrap.ts";
 import {
   createPermissionPolicy,
   type LocationState,
@@ -21,11 +16,7 @@ import {
 } from "../policy/check.ts";
 import type { Prompter } from "../policy/approve.ts";
 import { type Grants, toolEnvironment, UsageError, widenGrants } from "../policy/grants.ts";
-import {
-  type BuiltinToolOptions,
-  createBuiltinTools,
-  selectTools,
-} from "../tools/registry.ts";
+import { type BuiltinToolOptions, createBuiltinTools, selectTools } from "../tools/registry.ts";
 import type { AnyTool, ToolLocation } from "../tools/types.ts";
 import {
   type HostConnection,

@@ -64,5 +64,15 @@ export function createDenoCliFs(): CliFs {
         throw e;
       }
     },
+    async makeTempDir(prefix) {
+      return await Deno.realPath(await Deno.makeTempDir({ prefix }));
+    },
+    async removeTree(path) {
+      try {
+        await Deno.remove(path, { recursive: true });
+      } catch {
+        // Best effort: a leftover temp directory is harmless and must not fail the run.
+      }
+    },
   };
 }

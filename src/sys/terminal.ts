@@ -1,5 +1,6 @@
 /** Deno implementation of the CLI's Terminal: standard streams, TTY state and signals. */
 import type { CliSignal, Terminal } from "../cli/io.ts";
+import type { ToolHostIo } from "../sandbox/host.ts";
 
 function writeAll(file: { writeSync(p: Uint8Array): number }, text: string): void {
   let bytes = new TextEncoder().encode(text);
@@ -101,5 +102,14 @@ export function createDenoTerminal(): Terminal {
         return 80;
       }
     },
+  };
+}
+
+/** The tool host's standard streams (`moat __tool-host`). */
+export function createDenoToolHostIo(): ToolHostIo {
+  return {
+    stdin: Deno.stdin.readable,
+    stdout: Deno.stdout.writable,
+    stderr: (text) => writeAll(Deno.stderr, text),
   };
 }

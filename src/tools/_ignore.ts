@@ -142,7 +142,7 @@ export function ancestorsBetween(top: string, root: string): string[] {
   const rel = relative(top, root);
   if (rel === "" || rel.startsWith("..") || rel.startsWith(sep)) return [];
   const dirs: string[] = [];
-  for (let d = dirname(root); ; d = dirname(d)) {
+  for (let d = dirname(root);; d = dirname(d)) {
     dirs.unshift(d);
     if (d === top || dirname(d) === d) break;
   }

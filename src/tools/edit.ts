@@ -186,7 +186,9 @@ export function createEditTool(options: EditToolOptions): Tool<typeof EditParams
       const oldText = edit.oldText.replace(/\r\n/g, "\n");
       const newText = edit.newText.replace(/\r\n/g, "\n");
       if (oldText === "") {
-        return fail(`Cannot edit "${shown}": ${label}oldText is empty; give the exact text to replace`);
+        return fail(
+          `Cannot edit "${shown}": ${label}oldText is empty; give the exact text to replace`,
+        );
       }
       if (oldText === newText) {
         return fail(
@@ -196,7 +198,9 @@ export function createEditTool(options: EditToolOptions): Tool<typeof EditParams
       const hits = findAll(norm, oldText);
       if (hits.length === 0) {
         return fail(
-          `Cannot edit "${shown}": ${label}oldText was not found; ${notFoundHint(norm, oldText)}. ` +
+          `Cannot edit "${shown}": ${label}oldText was not found; ${
+            notFoundHint(norm, oldText)
+          }. ` +
             `No edits were applied.`,
         );
       }
@@ -220,7 +224,9 @@ export function createEditTool(options: EditToolOptions): Tool<typeof EditParams
       if (prev && cur && cur.start < prev.end) {
         const [a, b] = [prev.index, cur.index].sort((x, y) => x - y);
         return fail(
-          `Cannot edit "${shown}": edits ${a} and ${b} overlap (line ${lineAt(norm, cur.start)}); ` +
+          `Cannot edit "${shown}": edits ${a} and ${b} overlap (line ${
+            lineAt(norm, cur.start)
+          }); ` +
             `merge them into one edit. No edits were applied.`,
         );
       }

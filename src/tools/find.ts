@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createDenoFsOps } from "../sys/fs.ts";
 import { ancestorsBetween, walkTree } from "./_ignore.ts";
 import { displayPath, fsFailure, PathError, pathResolver, realLocation } from "./_paths.ts";
+import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./_truncate.ts";
 import { FsError, type FsOps } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
 
@@ -32,6 +33,8 @@ export interface FindToolOptions {
   fs?: FsOps;
   /** Default result limit (default 1000). */
   defaultLimit?: number;
+  /** Byte budget of the output (default 51,200). */
+  maxBytes?: number;
 }
 
 /** Creates the find tool. */
@@ -39,6 +42,7 @@ export function createFindTool(options: FindToolOptions): Tool<typeof FindParams
   const fs = options.fs ?? createDenoFsOps();
   const resolve = pathResolver(options.cwd, fs, { home: options.home });
   const defaultLimit = options.defaultLimit ?? 1000;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
 
   async function run(args: FindArgs, signal: AbortSignal): Promise<ToolOutput> {
     const fail = (output: string): ToolOutput => ({ isError: true, output });
@@ -93,12 +97,19 @@ export function createFindTool(options: FindToolOptions): Tool<typeof FindParams
       };
     }
     found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const note = more
-      ? `\n\n[Showing the first ${limit} results. Use limit=${
-        limit * 2
-      } for more, or narrow the pattern or path.]`
-      : "";
-    return { output: found.join("\n") + note, details: { count: found.length, truncated: more } };
+    const kept = truncateHead(found.join("\n"), { maxLines: found.length, maxBytes });
+    let note = "";
+    if (kept.truncated) {
+      note = `\n\n[Output cut at ${formatSize(maxBytes)}: showing ${kept.outputLines} of ` +
+        `${found.length}${more ? "+" : ""} results. Narrow the pattern or path.]`;
+    } else if (more) {
+      note = `\n\n[Showing the first ${limit} results. Use limit=${limit * 2} for more, ` +
+        `or narrow the pattern or path.]`;
+    }
+    return {
+      output: kept.content + note,
+      details: { count: found.length, truncated: more || kept.truncated },
+    };
   }
 
   return {
@@ -112,6 +123,7 @@ export function createFindTool(options: FindToolOptions): Tool<typeof FindParams
     parameters: FindParams,
     kind: "read",
     concurrencySafe: true,
+    maxResultChars: maxBytes + 1000,
     async locations(args) {
       return [{ access: "read", path: await realLocation(fs, resolve(args.path ?? ".")) }];
     },

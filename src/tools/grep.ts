@@ -13,7 +13,9 @@ import type { Tool, ToolOutput } from "./types.ts";
 
 /** Arguments of grep. */
 export const GrepParams = Type.Object({
-  pattern: Type.String({ description: "Regular expression (JavaScript syntax) or, with literal, plain text" }),
+  pattern: Type.String({
+    description: "Regular expression (JavaScript syntax) or, with literal, plain text",
+  }),
   path: Type.Optional(
     Type.String({ description: "File or directory to search (default: the working directory)" }),
   ),
@@ -66,7 +68,9 @@ function escapeRegExp(text: string): string {
 
 function cut(text: string, fullLength: number): string {
   if (fullLength <= GREP_MAX_LINE_CHARS) return text;
-  return `${text.slice(0, GREP_MAX_LINE_CHARS)}… [line truncated, ${fullLength} characters in full]`;
+  return `${
+    text.slice(0, GREP_MAX_LINE_CHARS)
+  }… [line truncated, ${fullLength} characters in full]`;
 }
 
 /** Creates the grep tool. */

@@ -44,7 +44,9 @@ export function sniffImage(head: Uint8Array): string | null {
   const starts = (sig: number[], at = 0) => sig.every((b, i) => head[at + i] === b);
   if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png";
   if (starts([0xff, 0xd8, 0xff])) return "image/jpeg";
-  if (starts([0x47, 0x49, 0x46, 0x38]) && (head[4] === 0x37 || head[4] === 0x39) && head[5] === 0x61) {
+  if (
+    starts([0x47, 0x49, 0x46, 0x38]) && (head[4] === 0x37 || head[4] === 0x39) && head[5] === 0x61
+  ) {
     return "image/gif";
   }
   if (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], 8)) return "image/webp";
@@ -75,7 +77,10 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
       handle = await fs.openFile(abs);
     } catch (e) {
       if (!(e instanceof FsError)) throw e;
-      return { isError: true, output: await fsFailure(fs, e, { cwd: options.cwd, absPath: abs, verb: "read" }) };
+      return {
+        isError: true,
+        output: await fsFailure(fs, e, { cwd: options.cwd, absPath: abs, verb: "read" }),
+      };
     }
     try {
       const size = handle.info.size;
@@ -108,7 +113,9 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
             `bash instead (e.g. "file" or "xxd | head")`,
         };
       }
-      if (head.length === 0) return { output: "(empty file)", details: { path: handle.path, totalLines: 0 } };
+      if (head.length === 0) {
+        return { output: "(empty file)", details: { path: handle.path, totalLines: 0 } };
+      }
 
       const start = args.offset ?? 1;
       const skipped = await reader.skip(start - 1);
@@ -188,8 +195,7 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
   return {
     name: "read",
     label: "Read",
-    description:
-      `Read a file. Text comes back in pages of at most ${maxLines} lines or ` +
+    description: `Read a file. Text comes back in pages of at most ${maxLines} lines or ` +
       `${formatSize(maxBytes)} (whichever is reached first); a note at the end says how to ` +
       `continue with offset. Lines longer than ${MAX_LINE_CHARS} characters are shortened. ` +
       `Images (PNG, JPEG, GIF, WebP) are returned as images. Binary files are refused. ` +

@@ -8,9 +8,9 @@ import {
   parseSession,
   repairHistory,
   SESSION_FORMAT_VERSION,
-  type SessionHeader,
   sessionDirectory,
   sessionFileName,
+  type SessionHeader,
   stateHome,
 } from "../../src/session/store.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
@@ -38,7 +38,12 @@ const conversation: Message[] = [
     role: "toolResult",
     results: [{ toolCallId: "c1", toolName: "read", content: "hello", isError: false }],
   },
-  { role: "assistant", blocks: [{ type: "text", text: "It says hello." }], stopReason: "stop", usage },
+  {
+    role: "assistant",
+    blocks: [{ type: "text", text: "It says hello." }],
+    stopReason: "stop",
+    usage,
+  },
 ];
 
 Deno.test("createSessionWriter() writes a header then one flushed line per message", async () => {
@@ -141,5 +146,8 @@ Deno.test("sessionDirectory() is per workspace under XDG_STATE_HOME", async () =
   const b = await sessionDirectory("/st", "/w/b");
   assert.match(a, /^\/st\/moat\/sessions\/[0-9a-f]{16}$/);
   assert.notEqual(a, b);
-  assert.match(sessionFileName(new Date("2025-01-02T03:04:05.678Z")), /^2025-01-02T03-04-05-678Z\.jsonl$/);
+  assert.match(
+    sessionFileName(new Date("2025-01-02T03:04:05.678Z")),
+    /^2025-01-02T03-04-05-678Z\.jsonl$/,
+  );
 });

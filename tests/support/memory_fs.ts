@@ -1,5 +1,5 @@
 /** An in-memory FsOps for unit tests: files, directories, symlinks, modes and injected faults. */
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import {
   type DirEntry,
   type FileHandle,
@@ -237,14 +237,14 @@ export class MemoryFs implements FsOps {
     } catch (e) {
       if (!(e instanceof FsError) || e.code !== "not_found") throw e;
       let parent = dirname(resolve(path));
-      const missing = [resolve(path).slice(parent.length + 1)];
+      const missing = [basename(resolve(path))];
       for (;;) {
         try {
           parent = this.#resolve(parent, true);
           break;
         } catch (inner) {
           if (!(inner instanceof FsError) || inner.code !== "not_found") throw inner;
-          missing.unshift(parent.slice(dirname(parent).length + 1));
+          missing.unshift(basename(parent));
           parent = dirname(parent);
         }
       }

@@ -11,7 +11,8 @@ function memEdit(files: Record<string, string | Uint8Array>) {
   return { fs, tool: createEditTool({ cwd: "/ws", fs }) };
 }
 
-const APP = "import x from 'x';\n\nfunction a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n";
+const APP =
+  "import x from 'x';\n\nfunction a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n";
 
 Deno.test("edit() applies several edits against the original and reports briefly", async () => {
   const { tool, fs } = memEdit({ "/ws/src/app.ts": APP });
@@ -24,9 +25,12 @@ Deno.test("edit() applies several edits against the original and reports briefly
   });
   assert.equal(r.isError, undefined);
   assert.equal(r.output, "Edited src/app.ts: 2 edits applied.");
-  assert.equal(fs.text("/ws/src/app.ts"), APP.replace("return 1;", "return 10;").replace("return 2;", "return 20;"));
-  assert.match(r.display ?? "", /^-  return 1;$/m);
-  assert.match(r.display ?? "", /^\+  return 10;$/m);
+  assert.equal(
+    fs.text("/ws/src/app.ts"),
+    APP.replace("return 1;", "return 10;").replace("return 2;", "return 20;"),
+  );
+  assert.match(r.display ?? "", /^- {2}return 1;$/m);
+  assert.match(r.display ?? "", /^\+ {2}return 10;$/m);
   assert.ok(!r.output.includes("@@"));
 });
 
@@ -40,7 +44,10 @@ Deno.test("edit() refuses a missing oldText with a whitespace hint and changes n
     ],
   });
   assert.equal(r.isError, true);
-  assert.match(r.output, /edit 2: oldText was not found; it matches at line 7 if whitespace is ignored/);
+  assert.match(
+    r.output,
+    /edit 2: oldText was not found; it matches at line 7 if whitespace is ignored/,
+  );
   assert.match(r.output, /No edits were applied\.$/);
   assert.equal(fs.text("/ws/a.ts"), APP);
 });
@@ -91,7 +98,10 @@ Deno.test("edit() refuses binary files, empty and no-op edits", async () => {
   assert.equal(bin.output, 'Cannot edit "b.bin": it is a binary file; edit only text files');
   const empty = await call(tool, { path: "a.ts", edits: [{ oldText: "", newText: "b" }] });
   assert.match(empty.output, /oldText is empty/);
-  const same = await call(tool, { path: "a.ts", edits: [{ oldText: "import", newText: "import" }] });
+  const same = await call(tool, {
+    path: "a.ts",
+    edits: [{ oldText: "import", newText: "import" }],
+  });
   assert.match(same.output, /oldText and newText are identical/);
 });
 
@@ -130,11 +140,17 @@ Deno.test("edit() on a real CRLF+BOM file round-trips bytes and keeps the mode",
   await using ws = await createTempWorkspace({ "w.txt": original });
   await Deno.chmod(ws.path("w.txt"), 0o640);
   const tool = createEditTool({ cwd: ws.dir, fs: createDenoFsOps() });
-  const r = await call(tool, { path: "w.txt", edits: [{ oldText: "beta", newText: "BETA\nextra" }] });
+  const r = await call(tool, {
+    path: "w.txt",
+    edits: [{ oldText: "beta", newText: "BETA\nextra" }],
+  });
   assert.equal(r.output, "Edited w.txt: 1 edit applied.");
   const bytes = await Deno.readFile(ws.path("w.txt"));
   assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
-  assert.equal(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes), "\uFEFFalpha\r\nBETA\r\nextra\r\ngamma\r\n");
+  assert.equal(
+    new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes),
+    "\uFEFFalpha\r\nBETA\r\nextra\r\ngamma\r\n",
+  );
   assert.equal((await Deno.stat(ws.path("w.txt"))).mode! & 0o777, 0o640);
   const leftovers = [];
   for await (const e of Deno.readDir(ws.dir)) leftovers.push(e.name);

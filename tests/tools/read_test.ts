@@ -152,7 +152,10 @@ Deno.test("read() reports a path outside the grants as not granted", async () =>
   const { tool, fs } = memRead({ "/ws/a.txt": "x" });
   fs.faults.push({ op: "openFile", path: "/ws/a.txt", code: "not_granted" });
   const r = await call(tool, { path: "a.txt" });
-  assert.equal(r.output, 'Cannot read "a.txt": access is not granted for this run; ask the user to grant it');
+  assert.equal(
+    r.output,
+    'Cannot read "a.txt": access is not granted for this run; ask the user to grant it',
+  );
 });
 
 Deno.test("read() expands ~ and its locations() are real paths through symlinks", async () => {
@@ -197,5 +200,8 @@ Deno.test("read() of a real file over 16 MiB shows page one with the file size",
   const tool = createReadTool({ cwd: ws.dir });
   const r = await call(tool, { path: "big.txt" });
   assert.ok(r.output.startsWith("row 1\nrow 2\n"));
-  assert.match(r.output, /\n\n\[Showing lines 1-2000 of a 1\d\.\d MB file\. Use offset=2001 to continue\.\]$/);
+  assert.match(
+    r.output,
+    /\n\n\[Showing lines 1-2000 of a 1\d\.\d MB file\. Use offset=2001 to continue\.\]$/,
+  );
 });

@@ -1,0 +1,98 @@
+/**
+ * Spawns the real moat CLI exactly as `deno task start` runs it: the runtime flags are read from
+ * the `start` task in deno.json (never duplicated here), plus `--config` so the project's import
+ * map applies while the process runs in a temp workspace.
+ */
+import { join } from "node:path";
+import { readStartTask } from "../../scripts/compile.ts";
+
+const root = new URL("../..", import.meta.url).pathname;
+
+/** Absolute path of the project root. */
+export const PROJECT_ROOT: string = root.replace(/\/$/, "");
+
+/** The argv (after the deno executable) that runs moat like `deno task start -- …args`. */
+export async function startArgv(args: readonly string[]): Promise<string[]> {
+  const run = await readStartTask(join(PROJECT_ROOT, "deno.json"));
+  return [
+    "run",
+    ...run.flags,
+    "--config",
+    join(PROJECT_ROOT, "deno.json"),
+    join(PROJECT_ROOT, run.entry),
+    ...args,
+  ];
+}
+
+/** A minimal environment for a CLI run: its own HOME/XDG dirs, the fake server, no real keys. */
+export function cliEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {
+    HOME: home,
+    XDG_STATE_HOME: join(home, "state"),
+    XDG_CONFIG_HOME: join(home, "config"),
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    NO_COLOR: "1",
+  };
+  // The child gets its own HOME, so point it at this Deno's module cache (and certificates).
+  env.DENO_DIR = denoDir();
+  for (const name of ["TMPDIR", "LANG", "DENO_CERT", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** This Deno's cache directory (DENO_DIR, else the platform default under the user's HOME). */
+export function denoDir(): string {
+  const given = Deno.env.get("DENO_DIR");
+  if (given !== undefined && given !== "") return given;
+  const cache = Deno.env.get("XDG_CACHE_HOME") ?? join(Deno.env.get("HOME") ?? "/root", ".cache");
+  return join(cache, "deno");
+}
+
+/** What a finished CLI run printed. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of runMoat. */
+export interface RunMoatOptions {
+  cwd: string;
+  env: Record<string, string>;
+  /** Text piped to stdin (stdin is /dev/null otherwise). */
+  stdin?: string;
+}
+
+/** Runs moat to completion and collects its output. */
+export async function runMoat(args: readonly string[], options: RunMoatOptions): Promise<CliResult> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: await startArgv(args),
+    cwd: options.cwd,
+    env: options.env,
+    clearEnv: true,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const out = await child.output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}
+
+/** Parses every stdout line as JSON (throws naming the first line that is not). */
+export function jsonLines(stdout: string): Array<Record<string, unknown>> {
+  return stdout.split("\n").filter((l) => l !== "").map((line, i) => {
+    try {
+      return JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      throw new Error(`stdout line ${i + 1} is not JSON: ${line}`);
+    }
+  });
+}

@@ -1,0 +1,164 @@
+import assert from "node:assert/strict";
+import { buildHostArgs, nestedBashPrefix, probeBwrap } from "../../src/policy/bwrap.ts";
+import { defaultGrants, type Grants } from "../../src/policy/grants.ts";
+import { createTempWorkspace } from "../support/workspace.ts";
+
+function spec(grants: Grants, extra: Partial<Parameters<typeof buildHostArgs>[0]> = {}) {
+  return {
+    bwrapPath: "/usr/bin/bwrap",
+    grants,
+    cwd: "/w",
+    env: { PATH: "/usr/bin:/bin", HOME: "/home/u" },
+    command: ["/opt/moat", "__tool-host"],
+    ...extra,
+  };
+}
+
+/** Pairs `--flag a b` in argv, in order. */
+function binds(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--ro-bind" || a === "--bind") out.push(`${a} ${args[i + 1]}`), i += 2;
+    else if (a === "--tmpfs" || a === "--remount-ro") out.push(`${a} ${args[i + 1]}`), i += 1;
+    else if (a === "--") break;
+  }
+  return out;
+}
+
+Deno.test("buildHostArgs() isolates the host: namespaces, clearenv, private /tmp, net off", async () => {
+  await using ws = await createTempWorkspace();
+  const args = buildHostArgs(spec(defaultGrants(ws.dir), { cwd: ws.dir }));
+  for (
+    const flag of [
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-uts",
+      "--unshare-net",
+      "--new-session",
+      "--die-with-parent",
+      "--clearenv",
+    ]
+  ) assert.ok(args.includes(flag), flag);
+  const b = binds(args);
+  assert.ok(b.includes("--tmpfs /tmp"));
+  assert.ok(b.includes(`--bind ${ws.dir}`));
+  assert.ok(b.includes("--ro-bind /usr"));
+  assert.ok(b.includes("--ro-bind /etc"));
+  assert.ok(!b.some((x) => x.includes("/root") || x.includes("/home")), "no $HOME");
+  // the workspace comes after /tmp's tmpfs, or it would be hidden
+  assert.ok(b.indexOf(`--bind ${ws.dir}`) > b.indexOf("--tmpfs /tmp"));
+  const dashes = args.indexOf("--");
+  assert.deepEqual(args.slice(dashes - 2), ["--chdir", ws.dir, "--", "/opt/moat", "__tool-host"]);
+  assert.deepEqual(args.slice(args.indexOf("--clearenv") + 1, args.indexOf("--clearenv") + 7), [
+    "--setenv",
+    "PATH",
+    "/usr/bin:/bin",
+    "--setenv",
+    "HOME",
+    "/home/u",
+  ]);
+});
+
+Deno.test("buildHostArgs() mounts read grants ro, write grants rw, nested by depth", async () => {
+  await using ws = await createTempWorkspace({ "src/x": "", "docs/y": "" });
+  const g: Grants = {
+    ...defaultGrants(ws.dir),
+    read: [ws.dir],
+    write: [ws.path("src")],
+    net: ["example.com"],
+  };
+  const b = binds(buildHostArgs(spec(g, { spillDir: ws.path("docs") })));
+  assert.ok(b.indexOf(`--ro-bind ${ws.dir}`) < b.indexOf(`--bind ${ws.path("src")}`));
+  assert.ok(b.includes(`--bind ${ws.path("docs")}`), "spill dir is writable");
+  assert.ok(!buildHostArgs(spec(g)).includes("--unshare-net"), "net granted → shared network");
+});
+
+Deno.test("buildHostArgs() drops ro mounts covered by rw ones and never maps /proc or /dev", () => {
+  const g: Grants = { ...defaultGrants("/"), read: ["/proc", "/usr/share"], write: ["/usr"] };
+  const b = binds(buildHostArgs(spec(g)));
+  assert.ok(b.includes("--bind /usr"));
+  assert.ok(!b.includes("--ro-bind /usr"));
+  assert.ok(!b.includes("--ro-bind /usr/share"));
+  assert.ok(!b.some((x) => x.endsWith(" /proc")));
+});
+
+Deno.test("buildHostArgs() masks deny lists after the grants", async () => {
+  await using ws = await createTempWorkspace({ "secret/k": "x", "ro.txt": "y", "f.txt": "z" });
+  const g: Grants = {
+    ...defaultGrants(ws.dir),
+    denyRead: [ws.path("secret"), ws.path("f.txt")],
+    denyWrite: [ws.path("ro.txt")],
+  };
+  const args = buildHostArgs(spec(g));
+  const b = binds(args);
+  const wsAt = b.indexOf(`--bind ${ws.dir}`);
+  assert.ok(b.indexOf(`--tmpfs ${ws.path("secret")}`) > wsAt);
+  assert.ok(b.indexOf(`--ro-bind ${ws.path("ro.txt")}`) > wsAt);
+  const i = args.indexOf(ws.path("f.txt"));
+  assert.deepEqual(args.slice(i - 2, i + 1), ["--ro-bind", "/dev/null", ws.path("f.txt")]);
+});
+
+Deno.test("buildHostArgs() under a scoped --allow-run masks PATH dirs but keeps bash and grants", async () => {
+  await using ws = await createTempWorkspace();
+  const g: Grants = {
+    ...defaultGrants(ws.dir),
+    run: ["git", "true"],
+    explicit: { ...defaultGrants(ws.dir).explicit, run: true },
+  };
+  const b = binds(buildHostArgs(spec(g)));
+  const mask = b.indexOf("--tmpfs /usr/bin");
+  assert.ok(mask > b.indexOf("--ro-bind /usr"));
+  assert.ok(b.indexOf("--ro-bind /usr/bin/bash") > mask);
+  assert.ok(b.indexOf("--ro-bind /usr/bin/true") > mask);
+  assert.ok(!b.includes("--ro-bind /usr/bin/env"));
+  assert.ok(b.indexOf("--remount-ro /usr/bin") > b.indexOf("--ro-bind /usr/bin/bash"));
+  const unscoped = binds(buildHostArgs(spec(defaultGrants(ws.dir))));
+  assert.ok(!unscoped.includes("--tmpfs /usr/bin"), "default run: nothing masked");
+});
+
+Deno.test("nestedBashPrefix() gives each bash call its own pid namespace", () => {
+  assert.deepEqual(nestedBashPrefix("/usr/bin/bwrap", ["/opt/deno"]), [
+    "/usr/bin/bwrap",
+    "--unshare-pid",
+    "--die-with-parent",
+    "--bind",
+    "/",
+    "/",
+    "--dev-bind",
+    "/dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--ro-bind",
+    "/dev/null",
+    "/opt/deno",
+    "--",
+  ]);
+});
+
+Deno.test("probeBwrap() reports a missing bwrap with the cause", async () => {
+  const p = await probeBwrap({ env: { PATH: "/nonexistent" } });
+  assert.deepEqual(p.usable, false);
+  assert.ok(!p.usable && /not installed/.test(p.cause));
+  const q = await probeBwrap({ path: "/bin/false" });
+  assert.ok(!q.usable && /cannot create namespaces/.test(q.cause));
+});
+
+Deno.test({
+  name: "probeBwrap() finds a working bwrap with nested pid namespaces",
+  ignore: !hasBwrap(),
+  fn: async () => {
+    const p = await probeBwrap();
+    assert.ok(p.usable, JSON.stringify(p));
+    assert.equal(p.nested, true);
+  },
+});
+
+function hasBwrap(): boolean {
+  try {
+    return Deno.statSync("/usr/bin/bwrap").isFile;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import { Type } from "@sinclair/typebox";
+import {
+  approvalQuestion,
+  createLinePrompter,
+  parseApprovalAnswer,
+  type Prompter,
+} from "../../src/policy/approve.ts";
+import {
+  createPermissionPolicy,
+  type LocationState,
+  notGrantedReason,
+  type PermissionDecision,
+} from "../../src/policy/check.ts";
+import type { AnyTool, ToolLocation } from "../../src/tools/types.ts";
+
+function tool(locations: (args: unknown) => ToolLocation[] | Promise<ToolLocation[]>): AnyTool {
+  return {
+    name: "edit",
+    description: "test",
+    parameters: Type.Object({}),
+    kind: "write",
+    locations,
+    execute: () => Promise.resolve({ output: "ok" }),
+  };
+}
+
+const hosts: ToolLocation = { access: "write", path: "/etc/hosts" };
+
+function call(t: AnyTool) {
+  return {
+    toolCallId: "c1",
+    name: "edit",
+    args: {},
+    tool: t,
+    signal: new AbortController().signal,
+  };
+}
+
+function engine(states: Record<string, LocationState>) {
+  const asked: ToolLocation[][] = [];
+  return {
+    asked,
+    query(locations: ToolLocation[]) {
+      asked.push(locations);
+      return Promise.resolve(
+        locations.map((l) => states["path" in l ? l.path : "program" in l ? l.program : l.host]!),
+      );
+    },
+  };
+}
+
+Deno.test("policy denies an ungranted write with the exact text when nobody can be asked", async () => {
+  const decisions: PermissionDecision[] = [];
+  const policy = createPermissionPolicy({
+    engine: engine({ "/etc/hosts": "prompt" }),
+    onDecision: (d) => decisions.push(d),
+  });
+  const result = await policy(call(tool(() => [hosts])));
+  assert.deepEqual(result, {
+    block: true,
+    source: "permissions",
+    reason: 'write access to "/etc/hosts" is not granted (add --allow-write=/etc/hosts)',
+  });
+  assert.deepEqual(decisions.map((d) => [d.outcome, d.by, d.target]), [
+    ["denied", "no_prompt", "/etc/hosts"],
+  ]);
+});
+
+Deno.test("policy allows granted locations and records them", async () => {
+  const decisions: PermissionDecision[] = [];
+  const e = engine({ "/w/a": "granted", bash: "granted" });
+  const policy = createPermissionPolicy({ engine: e, onDecision: (d) => decisions.push(d) });
+  const t = tool(() => [{ access: "read", path: "/w/a" }, { access: "read", path: "/w/a" }, {
+    access: "run",
+    program: "bash",
+  }]);
+  assert.equal(await policy(call(t)), undefined);
+  assert.equal(e.asked[0]?.length, 2, "duplicates asked once");
+  assert.deepEqual(decisions.map((d) => d.outcome), ["granted", "granted"]);
+});
+
+Deno.test("policy with noPrompt denies even when a prompter exists; deny lists never ask", async () => {
+  let asked = 0;
+  const prompter: Prompter = {
+    ask: () => (asked++, Promise.resolve("always")),
+  };
+  const noPrompt = createPermissionPolicy({
+    engine: engine({ "/etc/hosts": "prompt" }),
+    prompter,
+    noPrompt: true,
+  });
+  assert.equal((await noPrompt(call(tool(() => [hosts]))))?.block, true);
+  const denyList = createPermissionPolicy({ engine: engine({ "/etc/hosts": "denied" }), prompter });
+  const r = await denyList(call(tool(() => [hosts])));
+  assert.equal(r?.reason, 'write access to "/etc/hosts" is denied by --deny-write');
+  assert.equal(asked, 0);
+});
+
+Deno.test("policy asks the prompter on a TTY: once, always and no", async () => {
+  for (
+    const [answer, expected] of [
+      ["y", "approved_once"],
+      ["a", "approved_always"],
+      ["n", "denied"],
+    ] as const
+  ) {
+    const written: string[] = [];
+    const approvals: unknown[] = [];
+    const decisions: PermissionDecision[] = [];
+    const policy = createPermissionPolicy({
+      engine: engine({ "/etc/hosts": "prompt" }),
+      prompter: createLinePrompter({
+        write: (t) => written.push(t),
+        readLine: () => Promise.resolve(answer),
+      }),
+      onDecision: (d) => decisions.push(d),
+      onApproved: (a) => void approvals.push(a),
+    });
+    const r = await policy(call(tool(() => [hosts])));
+    assert.equal(
+      written[0],
+      "moat wants to write /etc/hosts (edit). Allow? [y]es once / [a]lways this run / [n]o ",
+    );
+    assert.equal(decisions[0]?.outcome, expected);
+    if (expected === "denied") {
+      assert.match(r?.reason ?? "", /declined by the user/);
+      assert.equal(approvals.length, 0);
+    } else {
+      assert.equal(r, undefined);
+      assert.deepEqual(approvals, [{
+        toolCallId: "c1",
+        location: hosts,
+        scope: expected === "approved_once" ? "once" : "always",
+      }]);
+    }
+  }
+});
+
+Deno.test("policy blocks a call whose locations cannot be resolved", async () => {
+  const policy = createPermissionPolicy({ engine: engine({}) });
+  const r = await policy(call(tool(() => Promise.reject(new Error("loop")))));
+  assert.equal(r?.block, true);
+  assert.match(r?.reason ?? "", /cannot resolve what this call touches: loop/);
+});
+
+Deno.test("approval answers and questions are parsed and phrased per access kind", async () => {
+  assert.equal(parseApprovalAnswer(" Y "), "once");
+  assert.equal(parseApprovalAnswer("always"), "always");
+  assert.equal(parseApprovalAnswer(""), "deny");
+  assert.equal(parseApprovalAnswer("maybe"), undefined);
+  assert.equal(
+    approvalQuestion("bash", { access: "net", host: "example.com" }),
+    "moat wants to connect to example.com (bash). Allow? [y]es once / [a]lways this run / [n]o",
+  );
+  assert.equal(
+    notGrantedReason({ access: "run", program: "git" }),
+    'run access to "git" is not granted (add --allow-run=git)',
+  );
+  const lines = ["maybe", "", null];
+  const p = createLinePrompter({
+    write: () => {},
+    readLine: () => Promise.resolve(lines.shift() ?? null),
+  });
+  assert.equal(await p.ask({ toolName: "x", location: hosts, question: "?" }), "deny");
+  const closed = createLinePrompter({ write: () => {}, readLine: () => Promise.resolve(null) });
+  assert.equal(await closed.ask({ toolName: "x", location: hosts, question: "?" }), "deny");
+});

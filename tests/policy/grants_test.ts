@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import {
+  defaultGrants,
+  formatGrants,
+  parseGrantFlags,
+  toolEnvironment,
+  UsageError,
+  widenGrants,
+} from "../../src/policy/grants.ts";
+import { createTempWorkspace } from "../support/workspace.ts";
+
+Deno.test("defaultGrants() reads and writes the workspace and grants nothing else", async () => {
+  await using ws = await createTempWorkspace();
+  const g = defaultGrants(ws.dir);
+  assert.deepEqual([g.read, g.write, g.run, g.net, g.env], [[ws.dir], [ws.dir], [], [], []]);
+  assert.equal(g.allowAll, false);
+  assert.match(formatGrants(g), /run: bash in the OS sandbox · net: none · env: safe list/);
+});
+
+Deno.test("parseGrantFlags() resolves comma lists relative to cwd to real paths", async () => {
+  await using ws = await createTempWorkspace({ "src/a.ts": "", "tests/b.ts": "" });
+  await Deno.symlink(ws.path("src"), ws.path("alias"));
+  const r = parseGrantFlags({
+    "allow-read": ["."],
+    "allow-write": ["src,tests", "alias"],
+    "allow-run": ["git,deno"],
+    "allow-net": ["127.0.0.1:8000"],
+    "allow-env": ["FOO,AWS_*"],
+  }, { cwd: ws.dir });
+  assert.ok(r.ok);
+  assert.deepEqual(r.grants.read, [ws.dir]);
+  assert.deepEqual(r.grants.write, [ws.path("src"), ws.path("tests")]);
+  assert.deepEqual(r.grants.run, ["git", "deno"]);
+  assert.deepEqual(r.grants.net, ["127.0.0.1:8000"]);
+  assert.deepEqual(r.grants.env, ["FOO", "AWS_*"]);
+  assert.deepEqual(r.grants.explicit, { read: true, write: true, run: true, net: true, env: true });
+});
+
+Deno.test("parseGrantFlags() keeps defaults for kinds without a flag; bare flags mean all", async () => {
+  await using ws = await createTempWorkspace({ "src/a.ts": "" });
+  const r = parseGrantFlags({ "allow-write": ["src"], "allow-net": true }, { cwd: ws.dir });
+  assert.ok(r.ok);
+  assert.deepEqual(r.grants.read, [ws.dir]);
+  assert.deepEqual(r.grants.write, [ws.path("src")]);
+  assert.equal(r.grants.net, true);
+  assert.deepEqual(r.grants.run, []);
+  assert.equal(r.grants.explicit.run, false);
+});
+
+Deno.test("parseGrantFlags() returns a UsageError for a granted path that does not exist", async () => {
+  await using ws = await createTempWorkspace();
+  const r = parseGrantFlags({ "allow-write": ["src2"] }, { cwd: ws.dir });
+  assert.ok(!r.ok);
+  assert.ok(r.error instanceof UsageError);
+  assert.match(r.error.message, /granted path "src2" does not exist/);
+  assert.ok(r.error.message.includes(ws.path("src2")));
+});
+
+Deno.test("parseGrantFlags() rejects empty list items and deny flags without a value", async () => {
+  await using ws = await createTempWorkspace();
+  const a = parseGrantFlags({ "allow-read": [".,,"] }, { cwd: ws.dir });
+  assert.ok(!a.ok);
+  assert.match(a.error.message, /empty item/);
+  const b = parseGrantFlags({ "deny-read": true }, { cwd: ws.dir });
+  assert.ok(!b.ok);
+  assert.match(b.error.message, /--deny-read needs a value/);
+});
+
+Deno.test("parseGrantFlags() -A grants everything and deny lists resolve missing paths", async () => {
+  await using ws = await createTempWorkspace({ "secret/k": "x" });
+  const r = parseGrantFlags({ "allow-all": true, "deny-read": ["secret,later/x"] }, {
+    cwd: ws.dir,
+  });
+  assert.ok(r.ok);
+  assert.equal(r.grants.allowAll, true);
+  assert.equal(r.grants.read, true);
+  assert.equal(r.grants.env, true);
+  assert.deepEqual(r.grants.denyRead, [ws.path("secret"), ws.path("later/x")]);
+  assert.match(formatGrants(r.grants), /all permissions \(-A\) · deny-read:/);
+});
+
+Deno.test("toolEnvironment() passes the safe list and additions, never the secrets", () => {
+  const source = {
+    PATH: "/usr/bin",
+    HOME: "/home/u",
+    LC_ALL: "C",
+    OPENAI_API_KEY: "sk-1",
+    MY_KEY: "k",
+    FOO: "foo",
+    AWS_REGION: "eu",
+    LD_PRELOAD: "/x.so",
+  };
+  const secrets = ["OPENAI_API_KEY", "MY_KEY"];
+  const g = defaultGrants("/");
+  assert.deepEqual(toolEnvironment(g, source, secrets), {
+    PATH: "/usr/bin",
+    HOME: "/home/u",
+    LC_ALL: "C",
+  });
+  const withEnv = { ...g, env: ["FOO", "AWS_*", "MY_KEY"] };
+  assert.deepEqual(Object.keys(toolEnvironment(withEnv, source, secrets)).sort(), [
+    "AWS_REGION",
+    "FOO",
+    "HOME",
+    "LC_ALL",
+    "PATH",
+  ]);
+  const all = toolEnvironment({ ...g, env: true }, source, secrets);
+  assert.equal(all["OPENAI_API_KEY"], undefined);
+  assert.equal(all["MY_KEY"], undefined);
+  assert.equal(all["FOO"], "foo");
+});
+
+Deno.test("widenGrants() adds one location without touching the original", () => {
+  const g = defaultGrants("/");
+  const w = widenGrants(g, { access: "write", path: "/etc/hosts" });
+  assert.deepEqual(w.write, ["/", "/etc/hosts"]);
+  assert.deepEqual(g.write, ["/"]);
+  assert.deepEqual(widenGrants(g, { access: "run", program: "git" }).run, ["git"]);
+  assert.equal(widenGrants({ ...g, net: true }, { access: "net", host: "x" }).net, true);
+});
