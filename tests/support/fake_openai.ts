@@ -878,6 +878,8 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
     const httpServer = Deno.serve({
       hostname: "127.0.0.1",
       port: 0,
+      // Faults end response streams with an error on purpose; Deno would log each one.
+      onError: () => new Response(null, { status: 500 }),
       onListen: (addr) => {
         const url = `http://127.0.0.1:${addr.port}`;
         let closed: Promise<void> | undefined;
