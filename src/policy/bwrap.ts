@@ -208,7 +208,8 @@ export function buildHostArgs(spec: HostViewSpec): string[] {
     for (const s of symlinks) args.push("--symlink", s.target, s.path);
   }
   args.push("--dev", "/dev", "--proc", "/proc");
-  if (!tmpGranted) args.push("--tmpfs", "/tmp");
+  // /tmp is private unless granted (a grant of "/" includes it, as in Deno).
+  if (!tmpGranted && !rootMounted) args.push("--tmpfs", "/tmp");
   for (const m of ordered.filter((m) => m.path !== "/")) args.push(...bindArgs(m));
 
   const visible = (p: string) => effective.some((m) => isWithin(p, m.path));

@@ -10,6 +10,22 @@ export class PathError extends Error {
   }
 }
 
+/**
+ * Wraps a tool body so an unresolvable path argument becomes an error result instead of a throw.
+ */
+export function pathErrorsAsResults<P extends unknown[], R>(
+  run: (...params: P) => Promise<R>,
+): (...params: P) => Promise<R | { isError: true; output: string }> {
+  return async (...params) => {
+    try {
+      return await run(...params);
+    } catch (e) {
+      if (e instanceof PathError) return { isError: true, output: e.message };
+      throw e;
+    }
+  };
+}
+
 /** Resolves a tool path argument against `cwd`, expanding a leading `~` with `home`. */
 export function resolvePath(cwd: string, p: string, options: { home?: string } = {}): string {
   if (p === "~" || p.startsWith("~/")) {

@@ -42,53 +42,28 @@ function splitLines(text: string): string[] {
 
 /** Keeps whole lines from the start within both limits. */
 export function truncateHead(text: string, limits: TruncateLimits = {}): TruncationResult {
-  const maxLines = limits.maxLines ?? DEFAULT_MAX_LINES;
-  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
-  const lines = splitLines(text);
-  const totalBytes = byteLength(text);
-  const kept: string[] = [];
-  let bytes = 0;
-  let truncatedBy: TruncationResult["truncatedBy"] = null;
-  for (const line of lines) {
-    if (kept.length >= maxLines) {
-      truncatedBy = "lines";
-      break;
-    }
-    const size = byteLength(line) + (kept.length > 0 ? 1 : 0);
-    if (bytes + size > maxBytes) {
-      truncatedBy = "bytes";
-      break;
-    }
-    kept.push(line);
-    bytes += size;
-  }
-  const content = kept.join("\n");
-  return {
-    content,
-    truncated: truncatedBy !== null,
-    truncatedBy,
-    totalLines: lines.length,
-    totalBytes,
-    outputLines: kept.length,
-    outputBytes: byteLength(content),
-  };
+  return keepLines(text, limits, "head");
 }
 
 /** Keeps whole lines from the end within both limits. */
 export function truncateTail(text: string, limits: TruncateLimits = {}): TruncationResult {
+  return keepLines(text, limits, "tail");
+}
+
+function keepLines(text: string, limits: TruncateLimits, from: "head" | "tail"): TruncationResult {
   const maxLines = limits.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
   const lines = splitLines(text);
-  const totalBytes = byteLength(text);
+  // Walk from the kept end so the budget always favours the lines nearest to it.
+  const ordered = from === "head" ? lines : [...lines].reverse();
   const kept: string[] = [];
   let bytes = 0;
   let truncatedBy: TruncationResult["truncatedBy"] = null;
-  for (let i = lines.length - 1; i >= 0; i--) {
+  for (const line of ordered) {
     if (kept.length >= maxLines) {
       truncatedBy = "lines";
       break;
     }
-    const line = lines[i] as string;
     const size = byteLength(line) + (kept.length > 0 ? 1 : 0);
     if (bytes + size > maxBytes) {
       truncatedBy = "bytes";
@@ -97,14 +72,14 @@ export function truncateTail(text: string, limits: TruncateLimits = {}): Truncat
     kept.push(line);
     bytes += size;
   }
-  kept.reverse();
+  if (from === "tail") kept.reverse();
   const content = kept.join("\n");
   return {
     content,
     truncated: truncatedBy !== null,
     truncatedBy,
     totalLines: lines.length,
-    totalBytes,
+    totalBytes: byteLength(text),
     outputLines: kept.length,
     outputBytes: byteLength(content),
   };

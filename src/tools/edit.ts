@@ -3,7 +3,13 @@ import { type Static, Type } from "@sinclair/typebox";
 import { createTwoFilesPatch } from "diff";
 import { createDenoFsOps } from "../sys/fs.ts";
 import { looksBinary } from "./_lines.ts";
-import { displayPath, fsFailure, PathError, pathResolver, realLocation } from "./_paths.ts";
+import {
+  displayPath,
+  fsFailure,
+  pathErrorsAsResults,
+  pathResolver,
+  realLocation,
+} from "./_paths.ts";
 import { formatSize } from "./_truncate.ts";
 import { FsError, type FsOps } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
@@ -278,13 +284,6 @@ export function createEditTool(options: EditToolOptions): Tool<typeof EditParams
       const path = await realLocation(fs, resolve(args.path));
       return [{ access: "read", path }, { access: "write", path }];
     },
-    async execute(args) {
-      try {
-        return await run(args);
-      } catch (e) {
-        if (e instanceof PathError) return { isError: true, output: e.message };
-        throw e;
-      }
-    },
+    execute: pathErrorsAsResults(run),
   };
 }

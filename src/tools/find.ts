@@ -5,7 +5,13 @@ import picomatch from "picomatch";
 import { join } from "node:path";
 import { createDenoFsOps } from "../sys/fs.ts";
 import { ancestorsBetween, walkTree } from "./_ignore.ts";
-import { displayPath, fsFailure, PathError, pathResolver, realLocation } from "./_paths.ts";
+import {
+  displayPath,
+  fsFailure,
+  pathErrorsAsResults,
+  pathResolver,
+  realLocation,
+} from "./_paths.ts";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./_truncate.ts";
 import { FsError, type FsOps } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
@@ -127,13 +133,6 @@ export function createFindTool(options: FindToolOptions): Tool<typeof FindParams
     async locations(args) {
       return [{ access: "read", path: await realLocation(fs, resolve(args.path ?? ".")) }];
     },
-    async execute(args, signal) {
-      try {
-        return await run(args, signal);
-      } catch (e) {
-        if (e instanceof PathError) return { isError: true, output: e.message };
-        throw e;
-      }
-    },
+    execute: pathErrorsAsResults(run),
   };
 }

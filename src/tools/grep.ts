@@ -6,7 +6,13 @@ import { join } from "node:path";
 import { createDenoFsOps } from "../sys/fs.ts";
 import { ancestorsBetween, walkTree } from "./_ignore.ts";
 import { BINARY_SNIFF_BYTES, LineReader, looksBinary } from "./_lines.ts";
-import { displayPath, fsFailure, PathError, pathResolver, realLocation } from "./_paths.ts";
+import {
+  displayPath,
+  fsFailure,
+  pathErrorsAsResults,
+  pathResolver,
+  realLocation,
+} from "./_paths.ts";
 import { byteLength, DEFAULT_MAX_BYTES, formatSize } from "./_truncate.ts";
 import { FsError, type FsOps } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
@@ -273,13 +279,6 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     async locations(args) {
       return [{ access: "read", path: await realLocation(fs, resolve(args.path ?? ".")) }];
     },
-    async execute(args, signal) {
-      try {
-        return await run(args, signal);
-      } catch (e) {
-        if (e instanceof PathError) return { isError: true, output: e.message };
-        throw e;
-      }
-    },
+    execute: pathErrorsAsResults(run),
   };
 }

@@ -1,7 +1,13 @@
 /** The ls tool: one directory's entries, sorted case-insensitively, bounded. */
 import { type Static, Type } from "@sinclair/typebox";
 import { createDenoFsOps } from "../sys/fs.ts";
-import { displayPath, fsFailure, PathError, pathResolver, realLocation } from "./_paths.ts";
+import {
+  displayPath,
+  fsFailure,
+  pathErrorsAsResults,
+  pathResolver,
+  realLocation,
+} from "./_paths.ts";
 import { FsError, type FsOps } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
 
@@ -91,13 +97,6 @@ export function createLsTool(options: LsToolOptions): Tool<typeof LsParams> {
     async locations(args) {
       return [{ access: "read", path: await realLocation(fs, resolve(args.path ?? ".")) }];
     },
-    async execute(args) {
-      try {
-        return await run(args);
-      } catch (e) {
-        if (e instanceof PathError) return { isError: true, output: e.message };
-        throw e;
-      }
-    },
+    execute: pathErrorsAsResults(run),
   };
 }

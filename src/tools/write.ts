@@ -1,7 +1,13 @@
 /** The write tool: create or replace a whole file atomically, creating parent directories. */
 import { type Static, Type } from "@sinclair/typebox";
 import { createDenoFsOps } from "../sys/fs.ts";
-import { displayPath, fsFailure, PathError, pathResolver, realLocation } from "./_paths.ts";
+import {
+  displayPath,
+  fsFailure,
+  pathErrorsAsResults,
+  pathResolver,
+  realLocation,
+} from "./_paths.ts";
 import { FsError, type FsOps } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
 
@@ -59,13 +65,6 @@ export function createWriteTool(options: WriteToolOptions): Tool<typeof WritePar
     async locations(args) {
       return [{ access: "write", path: await realLocation(fs, resolve(args.path)) }];
     },
-    async execute(args) {
-      try {
-        return await run(args);
-      } catch (e) {
-        if (e instanceof PathError) return { isError: true, output: e.message };
-        throw e;
-      }
-    },
+    execute: pathErrorsAsResults(run),
   };
 }

@@ -66,7 +66,10 @@ export interface RunMoatOptions {
 }
 
 /** Runs moat to completion and collects its output. */
-export async function runMoat(args: readonly string[], options: RunMoatOptions): Promise<CliResult> {
+export async function runMoat(
+  args: readonly string[],
+  options: RunMoatOptions,
+): Promise<CliResult> {
   const child = new Deno.Command(Deno.execPath(), {
     args: await startArgv(args),
     cwd: options.cwd,
@@ -95,4 +98,66 @@ export function jsonLines(stdout: string): Array<Record<string, unknown>> {
       throw new Error(`stdout line ${i + 1} is not JSON: ${line}`);
     }
   });
+}
+
+/** PIDs of processes whose command line contains `needle` (read from /proc). */
+export async function processesMatching(needle: string): Promise<number[]> {
+  const pids: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = (await Deno.readTextFile(`/proc/${entry.name}/cmdline`)).replace(/\0/g, " ");
+      if (cmdline.includes(needle)) pids.push(Number(entry.name));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}
+
+/** Polls `check` every 50 ms until it returns true; throws after `timeoutMs`. */
+export async function waitUntil(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Spawns moat without waiting (for signal tests); stdout/stderr are piped. */
+export async function spawnMoat(
+  args: readonly string[],
+  options: RunMoatOptions,
+): Promise<Deno.ChildProcess> {
+  return new Deno.Command(Deno.execPath(), {
+    args: await startArgv(args),
+    cwd: options.cwd,
+    env: options.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+/** The session files moat wrote under `stateDir` (XDG_STATE_HOME). */
+export async function sessionFiles(stateDir: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string) => {
+    try {
+      for await (const entry of Deno.readDir(dir)) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory) await walk(path);
+        else if (entry.name.endsWith(".jsonl")) out.push(path);
+      }
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+  };
+  await walk(stateDir);
+  return out.sort();
 }

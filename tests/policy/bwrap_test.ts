@@ -162,3 +162,11 @@ function hasBwrap(): boolean {
     return false;
   }
 }
+
+Deno.test("buildHostArgs() with read/write of everything binds / and keeps the real /tmp", () => {
+  const g: Grants = { ...defaultGrants("/"), read: true, write: true };
+  const b = binds(buildHostArgs(spec(g, { cwd: "/tmp", spillDir: "/tmp" })));
+  assert.equal(b[0], "--bind /");
+  assert.ok(!b.includes("--tmpfs /tmp"), "a grant of / includes /tmp");
+  assert.ok(!b.includes("--ro-bind /usr"), "covered by the rw root");
+});

@@ -1,0 +1,13 @@
+import { reply, startFakeOpenAI } from "../tests/support/fake_openai.ts";
+import { cliEnv, startArgv } from "../tests/e2e/_cli.ts";
+import { startPty } from "../tests/e2e/_pty.ts";
+import { createTempWorkspace } from "../tests/support/workspace.ts";
+await using server = await startFakeOpenAI();
+await using ws = await createTempWorkspace({ "README.md": "# Demo\n" });
+await using home = await createTempWorkspace();
+server.script(reply.text("Hi there, human."));
+const pty = startPty([Deno.execPath(), ...(await startArgv([]))], { cwd: ws.dir, env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }) });
+await pty.waitFor(/› /);
+await pty.type(Deno.args[0] === "ctrlc" ? "\x03" : "/exit\r");
+console.log("exit", await pty.exited());
+console.log(JSON.stringify(pty.output));

@@ -1,0 +1,211 @@
+/** End-to-end: the real CLI (deno run with the start task's flags) against the fake OpenAI server. */
+import assert from "node:assert/strict";
+import { fault, repeat, reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { createTempWorkspace } from "../support/workspace.ts";
+import { cliEnv, jsonLines, runMoat } from "./_cli.ts";
+
+const README = "# Demo\nThe answer is 42.\n";
+
+Deno.test("moat answers the README scenario in print mode: stdout holds only the answer, exit 0", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace({ "README.md": README });
+  await using home = await createTempWorkspace();
+  server.script(
+    reply.toolCalls([{ id: "call_1", name: "read", arguments: { path: "README.md" } }]),
+    reply.text("The README says the answer is 42."),
+  );
+  const result = await runMoat(["summarise README.md"], {
+    cwd: ws.dir,
+    env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test-key" }),
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, "The README says the answer is 42.\n");
+  assert.match(result.stderr, /✓ read README\.md \(\d+ ms\)/);
+  assert.equal(server.chatRequests.length, 2);
+  const second = server.chatRequests[1]?.body;
+  const toolMessage = second?.messages.find((m) => m.role === "tool");
+  assert.match(String(toolMessage?.content), /The answer is 42/);
+  // The system prompt states the workspace and the grants.
+  const system = String(second?.messages[0]?.content);
+  assert.ok(system.includes(ws.dir));
+  assert.match(system, /read: /);
+});
+
+Deno.test("moat without a key or base URL explains how to configure an endpoint and exits 2", async () => {
+  await using ws = await createTempWorkspace();
+  const result = await runMoat(["hello"], { cwd: ws.dir, env: cliEnv(ws.dir) });
+  assert.equal(result.code, 2);
+  assert.equal(result.stdout, "");
+  assert.match(result.stderr, /OPENAI_API_KEY/);
+  assert.match(result.stderr, /OPENAI_BASE_URL/);
+  assert.match(result.stderr, /Ollama/);
+  assert.match(result.stderr, /vLLM/);
+  assert.match(result.stderr, /llama\.cpp/);
+  assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+  assert.equal(result.stderr.trim().split("\n").length, 1, "one paragraph");
+});
+
+Deno.test("moat --version prints the version; --help shows examples; a bad flag exits 2", async () => {
+  await using ws = await createTempWorkspace();
+  const env = cliEnv(ws.dir);
+  const version = await runMoat(["--", "--version"], { cwd: ws.dir, env });
+  assert.equal(version.code, 0);
+  assert.match(version.stdout, /^moat \d+\.\d+\.\d+\n$/);
+  const help = await runMoat(["--help"], { cwd: ws.dir, env });
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /Examples:/);
+  const bad = await runMoat(["--frobnicate", "x"], { cwd: ws.dir, env });
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stdout, "");
+  assert.match(bad.stderr, /--frobnicate/);
+  assert.match(bad.stderr, /moat --help/);
+});
+
+Deno.test("moat reports an invalid project config naming file and field, exit 2", async () => {
+  await using ws = await createTempWorkspace({ ".moat/config.json": '{"maxTurns": -1}' });
+  const result = await runMoat(["hi"], {
+    cwd: ws.dir,
+    env: cliEnv(ws.dir, { OPENAI_API_KEY: "k" }),
+  });
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /\.moat\/config\.json/);
+  assert.match(result.stderr, /field "maxTurns"/);
+});
+
+Deno.test("moat --output jsonl emits parseable events for a blocked call, a failed tool and the answer", async () => {
+  await using server = await startFakeOpenAI();
+  await using outside = await createTempWorkspace({ "secret.txt": "top secret" });
+  await using ws = await createTempWorkspace({ "README.md": README });
+  await using home = await createTempWorkspace();
+  server.script(
+    reply.toolCalls([
+      { id: "call_blocked", name: "read", arguments: { path: outside.path("secret.txt") } },
+      { id: "call_failed", name: "read", arguments: { path: "missing.txt" } },
+    ]),
+    reply.text("Done."),
+  );
+  const result = await runMoat(["--output", "jsonl", "look around"], {
+    cwd: ws.dir,
+    env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const events = jsonLines(result.stdout);
+  for (const e of events) {
+    assert.equal(e.version, 1);
+    assert.equal(typeof e.type, "string");
+    assert.equal(typeof e.time, "string");
+  }
+  const types = events.map((e) => e.type);
+  assert.equal(types[0], "run_start");
+  assert.equal(types.at(-1), "run_end");
+  const start = events[0] as Record<string, unknown>;
+  assert.equal(start.cwd, ws.dir);
+  assert.equal(typeof start.model, "string");
+  assert.ok(typeof start.grants === "object" && start.grants !== null);
+
+  const ends = events.filter((e) => e.type === "tool_end");
+  const blocked = ends.find((e) => e.toolCallId === "call_blocked");
+  assert.deepEqual((blocked?.blocked as { source: string })?.source, "permissions");
+  assert.equal(blocked?.isError, true);
+  assert.equal(blocked?.name, "read");
+  assert.equal(typeof blocked?.durationMs, "number");
+  const failed = ends.find((e) => e.toolCallId === "call_failed");
+  assert.equal(failed?.isError, true);
+  assert.equal(failed?.blocked, null);
+  assert.deepEqual(failed?.args, { path: "missing.txt" });
+  assert.ok(events.some((e) => e.type === "tool_start" && e.toolCallId === "call_failed"));
+
+  const messageEnds = events.filter((e) => e.type === "message_end");
+  assert.equal(messageEnds.length, 2);
+  assert.equal(messageEnds[1]?.text, "Done.");
+  assert.equal(typeof (messageEnds[1]?.usage as { totalTokens: number }).totalTokens, "number");
+  assert.ok(!types.includes("text_delta"), "deltas only with --include-deltas");
+
+  const end = events.at(-1) as Record<string, unknown>;
+  assert.equal(end.stopReason, "completed");
+  assert.equal(end.turns, 2);
+  assert.equal(end.denied, 1);
+  assert.equal(end.failed, 1);
+  assert.equal(end.toolCalls, 2);
+  assert.equal(end.exitCode, 0);
+  assert.ok(typeof end.usage === "object");
+  // The model received the denial, and never the secret.
+  const toolMessages = server.chatRequests[1]?.body?.messages.filter((m) => m.role === "tool");
+  assert.match(String(toolMessages?.[0]?.content), /blocked by permissions/);
+  assert.doesNotMatch(JSON.stringify(server.chatRequests[1]?.body), /top secret/);
+});
+
+Deno.test("moat --fail-on-deny exits 4 after a denied call; --output json summarises the run", async () => {
+  await using server = await startFakeOpenAI();
+  await using outside = await createTempWorkspace({ "x.txt": "x" });
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  server.script(
+    reply.toolCalls([{ id: "c1", name: "read", arguments: { path: outside.path("x.txt") } }]),
+    reply.text("I could not read it."),
+  );
+  const result = await runMoat(["--fail-on-deny", "--output", "json", "read it"], {
+    cwd: ws.dir,
+    env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+  });
+  assert.equal(result.code, 4, result.stderr);
+  const [summary, ...rest] = jsonLines(result.stdout);
+  assert.equal(rest.length, 0);
+  assert.equal(summary?.text, "I could not read it.");
+  assert.equal(summary?.stopReason, "completed");
+  assert.equal(summary?.denied, 1);
+  assert.equal(summary?.exitCode, 4);
+});
+
+Deno.test("moat exits 3 when the model keeps calling tools past --max-turns", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace({ "a.txt": "a" });
+  await using home = await createTempWorkspace();
+  let n = 0;
+  server.script(
+    repeat(() => reply.toolCalls([{ id: `c${++n}`, name: "read", arguments: { path: "a.txt" } }])),
+  );
+  const result = await runMoat(["--max-turns", "3", "loop"], {
+    cwd: ws.dir,
+    env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+  });
+  assert.equal(result.code, 3, result.stderr);
+  assert.equal(server.chatRequests.length, 3);
+  assert.match(result.stderr, /max-turns/);
+});
+
+Deno.test("moat exits 1 naming the cause when the server keeps answering 500", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  server.script(repeat(fault.status(500, { message: "the fake server is down" })));
+  const result = await runMoat(["--output", "jsonl", "hello"], {
+    cwd: ws.dir,
+    env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+  });
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /500/);
+  assert.match(result.stderr, /server/);
+  assert.doesNotMatch(result.stderr, /\n\s+at /);
+  const events = jsonLines(result.stdout);
+  const end = events.at(-1);
+  assert.equal(end?.type, "run_end");
+  assert.equal(end?.stopReason, "error");
+  assert.equal(end?.exitCode, 1);
+  assert.ok(events.some((e) => e.type === "error" && e.status === 500));
+});
+
+Deno.test("moat attaches piped stdin after the prompt", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  server.script(reply.text("Looks fine."));
+  const result = await runMoat(["-p", "review this diff", "--no-session"], {
+    cwd: ws.dir,
+    env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+    stdin: "+added line\n",
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const user = server.chatRequests[0]?.body?.messages.find((m) => m.role === "user");
+  assert.match(String(user?.content), /^review this diff\n\n<stdin>\n\+added line\n<\/stdin>$/);
+});

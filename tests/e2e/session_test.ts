@@ -1,0 +1,64 @@
+/** End-to-end: sessions are written per message, continued with --continue / --session, and survive a torn line. */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { createTempWorkspace } from "../support/workspace.ts";
+import { cliEnv, runMoat, sessionFiles } from "./_cli.ts";
+
+function userTexts(messages: Array<{ role: string; content?: unknown }> | undefined): string[] {
+  return (messages ?? []).filter((m) => m.role === "user").map((m) => String(m.content));
+}
+
+Deno.test("moat --continue resumes the newest session and the model receives the earlier messages", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  server.script(reply.text("Noted: 7."), reply.text("It was 7."), reply.text("Still 7."));
+
+  const first = await runMoat(["remember the number 7"], { cwd: ws.dir, env });
+  assert.equal(first.code, 0, first.stderr);
+  const files = await sessionFiles(join(home.dir, "state"));
+  assert.equal(files.length, 1);
+  const file = files[0] as string;
+  const lines = (await Deno.readTextFile(file)).trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.equal(lines[0].type, "session");
+  assert.equal(lines[0].cwd, ws.dir);
+  assert.ok(lines[0].grants);
+  assert.equal(typeof lines[0].moatVersion, "string");
+  assert.deepEqual(lines.slice(1).map((l) => l.message.role), ["user", "assistant"]);
+
+  const second = await runMoat(["--continue", "which number?"], { cwd: ws.dir, env });
+  assert.equal(second.code, 0, second.stderr);
+  assert.equal(second.stdout, "It was 7.\n");
+  const sent = server.chatRequests[1]?.body?.messages;
+  assert.deepEqual(userTexts(sent), ["remember the number 7", "which number?"]);
+  assert.ok(sent?.some((m) => m.role === "assistant" && String(m.content).includes("Noted: 7.")));
+  // Appended to the same file, not a new one.
+  assert.deepEqual(await sessionFiles(join(home.dir, "state")), files);
+
+  // A crash mid-write leaves a torn last line: the next --continue skips it with a warning.
+  const text = await Deno.readTextFile(file);
+  await Deno.writeTextFile(file, text.slice(0, text.length - 12));
+  const third = await runMoat(["-c", "and now?"], { cwd: ws.dir, env });
+  assert.equal(third.code, 0, third.stderr);
+  assert.match(third.stderr, /torn last line/);
+  const resent = server.chatRequests[2]?.body?.messages;
+  assert.deepEqual(userTexts(resent), ["remember the number 7", "which number?", "and now?"]);
+  assert.ok(!resent?.some((m) => String(m.content).includes("It was 7.")), "torn reply dropped");
+});
+
+Deno.test("moat --session FILE writes there and a later --session FILE continues it; --no-session writes nothing", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  server.script(reply.text("one"), reply.text("two"), reply.text("three"));
+  assert.equal((await runMoat(["--session", "s.jsonl", "first"], { cwd: ws.dir, env })).code, 0);
+  assert.equal((await runMoat(["--session", "s.jsonl", "second"], { cwd: ws.dir, env })).code, 0);
+  assert.deepEqual(userTexts(server.chatRequests[1]?.body?.messages), ["first", "second"]);
+  const lines = (await Deno.readTextFile(ws.path("s.jsonl"))).trimEnd().split("\n");
+  assert.equal(lines.length, 5);
+  assert.equal((await runMoat(["--no-session", "third"], { cwd: ws.dir, env })).code, 0);
+  assert.deepEqual(await sessionFiles(join(home.dir, "state")), []);
+});
