@@ -86,6 +86,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
   let frame = 0;
   let atLineStart = true;
   let disposed = false;
+  let held = false;
 
   const clearSpinner = () => {
     if (spinnerShown) {
@@ -94,14 +95,14 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
     }
   };
   const drawSpinner = () => {
-    if (spinnerLabel === null || disposed) return;
+    if (spinnerLabel === null || disposed || held) return;
     const glyph = SPINNER_FRAMES[frame++ % SPINNER_FRAMES.length];
     options.writeStderr(`\r\x1b[K${c("36", glyph ?? "")} ${c("2", spinnerLabel)}`);
     spinnerShown = true;
   };
   const tick = () => {
     spinnerTimer = undefined;
-    if (spinnerLabel === null || disposed) return;
+    if (spinnerLabel === null || disposed || held) return;
     drawSpinner();
     spinnerTimer = options.clock?.setTimeout(tick, 80);
   };
@@ -115,7 +116,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
       return;
     }
     // Text streaming to the same terminal must not be interleaved with the spinner.
-    if (!atLineStart) return;
+    if (!atLineStart || held) return;
     if (spinnerTimer === undefined) tick();
   };
   const stderrLine = (line: string) => {
@@ -260,6 +261,17 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
             `${summary.turns} turn(s) · ${summary.toolCalls} tool call(s), ${summary.failed} failed, ${summary.denied} denied · ${summary.usage.totalTokens} tokens`,
           ),
         );
+      }
+    },
+    hold(value: boolean) {
+      if (value === held) return;
+      held = value;
+      if (held) {
+        if (spinnerTimer !== undefined) options.clock?.clearTimeout(spinnerTimer);
+        spinnerTimer = undefined;
+        clearSpinner();
+      } else if (spinnerLabel !== null) {
+        setSpinner(spinnerLabel);
       }
     },
     dispose() {

@@ -57,16 +57,20 @@ export function createLineSource(lines: AsyncIterable<string>): LineSource {
 export function createReplPrompter(
   source: LineSource,
   write: (text: string) => void,
-  onAsk?: () => void,
+  hold?: (held: boolean) => void,
 ): Prompter {
   const inner = createLinePrompter({ write, readLine: () => source.next({ fresh: true }) });
   // Questions from parallel calls are asked one at a time.
   let chain: Promise<unknown> = Promise.resolve();
   return {
     ask(request: ApprovalRequest): Promise<Approval> {
-      const answer = chain.then(() => {
-        onAsk?.();
-        return inner.ask(request);
+      const answer = chain.then(async () => {
+        hold?.(true);
+        try {
+          return await inner.ask(request);
+        } finally {
+          hold?.(false);
+        }
       });
       chain = answer.catch(() => {});
       return answer;

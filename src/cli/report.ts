@@ -59,6 +59,8 @@ export interface Reporter {
   /** A permission decision of the policy (allowed, approved or denied). */
   permission?(decision: PermissionDecision): void;
   end(summary: RunSummary): void;
+  /** Holds (true) or resumes (false) live output such as the spinner, e.g. while a question is asked. */
+  hold?(held: boolean): void;
   /** Stops timers (spinner); safe to call twice. */
   dispose(): void;
 }

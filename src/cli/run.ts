@@ -647,7 +647,11 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
   const reporter = createReporter(setup, true);
   const source = createLineSource(terminal.readLines());
   const color = useColor(terminal.isTty("stdout"), setup.env);
-  const prompter = createReplPrompter(source, (t) => terminal.writeStderr(t));
+  const prompter = createReplPrompter(
+    source,
+    (t) => terminal.writeStderr(t),
+    (held) => reporter.hold?.(held),
+  );
   let writerRef: { writer: SessionWriter | null } = { writer: null };
   let engine: Engine | undefined;
   try {

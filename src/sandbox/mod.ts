@@ -113,7 +113,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (requested !== "off") {
     probe = await (options.probe ?? (() => probeBwrap({ env: options.env })))();
     if (!probe.usable) {
-      if (requested === "require") throw new SandboxUnavailableError(probe.cause);
+      if (requested === "require") {
+        await launchPromise.catch(() => {});
+        throw new SandboxUnavailableError(probe.cause);
+      }
       warnings.push(
         `OS sandbox unavailable (${probe.cause}): tools run with Deno's permissions only; ` +
           "bash needs --allow-run and is not OS-sandboxed",
@@ -126,12 +129,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     );
   }
   const bwrap = probe?.usable ? probe : undefined;
-  const launch = bwrap ? await launchPromise : undefined;
-  if (!bwrap) void launchPromise.catch(() => {});
+  // Found in parallel with the probe; awaited either way so no lookup outlives this call.
+  const launch = await launchPromise;
 
   const env = toolEnvironment(options.grants, options.env, options.secretEnvNames);
   if (bwrap) env["TMPDIR"] = "/tmp";
-  const hidePaths = launch && options.grants.explicit.run && options.grants.run !== true
+  const hidePaths = bwrap && options.grants.explicit.run && options.grants.run !== true
     ? [launch.executable]
     : [];
   const toolOptions: WireToolOptions = {
@@ -155,7 +158,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       }),
       toolOptions,
     };
-    if (!bwrap || !launch) return startWorkerHost(config);
+    if (!bwrap) return startWorkerHost(config);
     const hostEnv: Record<string, string> = {
       ...env,
       DENO_NO_UPDATE_CHECK: "1",

@@ -40,7 +40,8 @@ export function startPty(
   options: { cwd: string; env: Record<string, string> },
 ): PtySession {
   const child = new Deno.Command("script", {
-    args: ["-qefc", command.map(shellQuote).join(" "), "/dev/null"],
+    // `exec`: no shell stays in between to catch the terminal's signals or change the exit code.
+    args: ["-qefc", `exec ${command.map(shellQuote).join(" ")}`, "/dev/null"],
     cwd: options.cwd,
     env: { TERM: "xterm", ...options.env },
     clearEnv: true,
@@ -78,7 +79,7 @@ export function startPty(
         if (remaining <= 0) {
           throw new Error(`timed out waiting for ${pattern}; terminal showed:\n${output}`);
         }
-        let timer: number | undefined;
+        let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([
           new Promise<void>((resolve) => changed = resolve),
           new Promise<void>((resolve) => timer = setTimeout(resolve, Math.min(remaining, 200))),

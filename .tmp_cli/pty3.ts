@@ -1,0 +1,14 @@
+import { reply, startFakeOpenAI } from "../tests/support/fake_openai.ts";
+import { cliEnv, startArgv } from "../tests/e2e/_cli.ts";
+import { startPty } from "../tests/e2e/_pty.ts";
+import { createTempWorkspace } from "../tests/support/workspace.ts";
+await using server = await startFakeOpenAI();
+await using ws = await createTempWorkspace({ "README.md": "# Demo\n" });
+await using home = await createTempWorkspace();
+server.script(reply.text("Hi there, human."));
+const argv = [Deno.execPath(), ...(await startArgv(Deno.args))];
+const pty = startPty(["sh", "-c", argv.map((a) => `'${a}'`).join(" ") + "; echo EXIT=$?"], { cwd: ws.dir, env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }) });
+await pty.waitFor(/› /);
+await pty.type("\x03");
+console.log("exit", await pty.exited());
+console.log(JSON.stringify(pty.output));

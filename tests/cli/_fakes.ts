@@ -1,0 +1,94 @@
+/** Test doubles for the CLI's Terminal and Clock. */
+import type { Clock } from "../../src/agent/mod.ts";
+import type { CliSignal, Terminal } from "../../src/cli/io.ts";
+
+/** A Terminal that records output, replays scripted stdin and lets tests raise signals. */
+export interface FakeTerminal extends Terminal {
+  stdout: string;
+  stderr: string;
+  raise(signal: CliSignal): void;
+  /** Feeds a typed line to readLines(). */
+  typeLine(line: string): void;
+  /** Ends readLines(). */
+  endInput(): void;
+}
+
+/** Creates a fake terminal; `tty` sets which streams are terminals. */
+export function createFakeTerminal(
+  options: { tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean }; stdin?: string } = {},
+): FakeTerminal {
+  const handlers = new Map<CliSignal, Set<() => void>>();
+  const lines: string[] = [];
+  let ended = false;
+  let wake: () => void = () => {};
+  const term: FakeTerminal = {
+    stdout: "",
+    stderr: "",
+    isTty: (s) => options.tty?.[s] ?? false,
+    writeStdout(t) {
+      term.stdout += t;
+    },
+    writeStderr(t) {
+      term.stderr += t;
+    },
+    readStdin: () => Promise.resolve(options.stdin ?? ""),
+    async *readLines() {
+      for (;;) {
+        const line = lines.shift();
+        if (line !== undefined) {
+          yield line;
+          continue;
+        }
+        if (ended) return;
+        await new Promise<void>((resolve) => wake = resolve);
+      }
+    },
+    onSignal(signal, handler) {
+      const set = handlers.get(signal) ?? new Set();
+      set.add(handler);
+      handlers.set(signal, set);
+      return () => set.delete(handler);
+    },
+    columns: () => 80,
+    raise(signal) {
+      for (const h of handlers.get(signal) ?? []) h();
+    },
+    typeLine(line) {
+      lines.push(line);
+      wake();
+    },
+    endInput() {
+      ended = true;
+      wake();
+    },
+  };
+  return term;
+}
+
+/** A clock whose timers fire only when `tick` is called. */
+export function createManualClock(): Clock & { tick(ms: number): void; pending(): number } {
+  let now = 0;
+  const timers = new Map<number, { at: number; fn: () => void }>();
+  let next = 1;
+  return {
+    now: () => now,
+    setTimeout(fn, ms) {
+      const id = next++;
+      timers.set(id, { at: now + ms, fn });
+      return id;
+    },
+    clearTimeout(handle) {
+      timers.delete(handle as number);
+    },
+    tick(ms) {
+      now += ms;
+      for (const [id, t] of [...timers]) {
+        if (t.at <= now) {
+          timers.delete(id);
+          t.fn();
+        }
+      }
+    },
+    pending: () => timers.size,
+  };
+}

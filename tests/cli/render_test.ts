@@ -1,0 +1,166 @@
+import assert from "node:assert/strict";
+import type { AgentEvent } from "../../src/agent/mod.ts";
+import {
+  createTextRenderer,
+  describeCall,
+  formatDuration,
+  useColor,
+} from "../../src/cli/render.ts";
+import type { RunSummary } from "../../src/cli/report.ts";
+import { emptyUsage } from "../../src/model/types.ts";
+import { createManualClock } from "./_fakes.ts";
+
+const usage = emptyUsage();
+const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
+  stopReason: "completed",
+  turns: 1,
+  usage,
+  toolCalls: 0,
+  failed: 0,
+  denied: 0,
+  exitCode: 0,
+  text: "Final answer.",
+  ...over,
+});
+
+function sinks() {
+  const out = { stdout: "", stderr: "" };
+  return {
+    out,
+    writeStdout: (t: string) => void (out.stdout += t),
+    writeStderr: (t: string) => void (out.stderr += t),
+  };
+}
+
+const toolEnd = (over: Partial<Extract<AgentEvent, { type: "tool_end" }>>): AgentEvent => ({
+  type: "tool_end",
+  toolCallId: "c1",
+  name: "read",
+  args: { path: "/w/src/main.ts" },
+  result: { toolCallId: "c1", toolName: "read", content: "ok", isError: false },
+  durationMs: 3,
+  ...over,
+});
+
+Deno.test("createTextRenderer() off a TTY prints only the final text on stdout and one line per tool on stderr", () => {
+  const s = sinks();
+  const r = createTextRenderer({
+    ...s,
+    stdoutIsTty: false,
+    stderrIsTty: false,
+    color: false,
+    cwd: "/w",
+  });
+  r.event({ type: "turn_start", turn: 1 });
+  r.event({ type: "text_delta", delta: "thinking aloud" });
+  r.event(toolEnd({}));
+  r.event(
+    toolEnd({
+      name: "edit",
+      args: { path: "/etc/hosts" },
+      blocked: { source: "permissions", reason: 'write access to "/etc/hosts" is not granted' },
+      result: { toolCallId: "c1", toolName: "edit", content: "blocked", isError: true },
+    }),
+  );
+  r.event(
+    toolEnd({
+      name: "bash",
+      args: { command: "npm test\necho done" },
+      durationMs: 1500,
+      result: { toolCallId: "c1", toolName: "bash", content: "Exit code 1", isError: true },
+    }),
+  );
+  r.end(summary());
+  r.dispose();
+  assert.equal(s.out.stdout, "Final answer.\n");
+  assert.deepEqual(s.out.stderr.trimEnd().split("\n"), [
+    "✓ read src/main.ts (3 ms)",
+    '✗ edit /etc/hosts blocked by permissions: write access to "/etc/hosts" is not granted',
+    "✗ bash npm test … (1.5 s): Exit code 1",
+  ]);
+  assert.doesNotMatch(s.out.stderr, /\x1b\[/, "no colour off a TTY");
+});
+
+Deno.test("createTextRenderer() streams text on a TTY and colours stderr only when allowed", () => {
+  const s = sinks();
+  const r = createTextRenderer({
+    ...s,
+    stdoutIsTty: true,
+    stderrIsTty: false,
+    color: true,
+    cwd: "/w",
+  });
+  r.event({ type: "text_delta", delta: "Hel" });
+  r.event({ type: "text_delta", delta: "lo" });
+  r.event(toolEnd({}));
+  r.end(summary({ text: "Hello" }));
+  assert.equal(s.out.stdout, "Hello\n");
+  assert.match(s.out.stderr, /\x1b\[32m✓/);
+  assert.equal(useColor(true, { NO_COLOR: "1" }), false);
+  assert.equal(useColor(true, {}), true);
+  assert.equal(useColor(false, {}), false);
+});
+
+Deno.test("createTextRenderer() shows a spinner only on a stderr TTY and stops it on dispose", () => {
+  const clock = createManualClock();
+  const s = sinks();
+  const r = createTextRenderer({
+    ...s,
+    stdoutIsTty: false,
+    stderrIsTty: true,
+    color: false,
+    cwd: "/w",
+    clock,
+  });
+  r.event({ type: "turn_start", turn: 1 });
+  clock.tick(80);
+  assert.match(s.out.stderr, /⠙ thinking…/);
+  r.hold?.(true);
+  assert.equal(clock.pending(), 0, "held while a question is asked");
+  r.hold?.(false);
+  r.dispose();
+  assert.equal(clock.pending(), 0);
+
+  const plain = sinks();
+  const noTty = createTextRenderer({
+    ...plain,
+    stdoutIsTty: false,
+    stderrIsTty: false,
+    color: false,
+    cwd: "/w",
+    clock,
+  });
+  noTty.event({ type: "turn_start", turn: 1 });
+  assert.equal(clock.pending(), 0);
+  assert.equal(plain.out.stderr, "");
+  noTty.dispose();
+});
+
+Deno.test("createTextRenderer() explains non-completed runs on stderr", () => {
+  const s = sinks();
+  const r = createTextRenderer({
+    ...s,
+    stdoutIsTty: false,
+    stderrIsTty: false,
+    color: false,
+    cwd: "/w",
+  });
+  r.end(summary({ stopReason: "maxIterations", exitCode: 3, turns: 4 }));
+  r.end(
+    summary({ stopReason: "error", exitCode: 1, error: { kind: "server", message: "HTTP 500" } }),
+  );
+  r.end(summary({ denied: 2, exitCode: 4 }));
+  assert.match(s.out.stderr, /stopped after 4 turn\(s\).*--max-turns/);
+  assert.match(s.out.stderr, /moat: error: HTTP 500/);
+  assert.match(s.out.stderr, /2 tool call\(s\) were denied.*--fail-on-deny/);
+});
+
+Deno.test("describeCall() and formatDuration() keep lines short and paths relative", () => {
+  assert.equal(describeCall("read", { path: "/w/a/b.ts" }, "/w"), "a/b.ts");
+  assert.equal(describeCall("read", { path: "/elsewhere/x" }, "/w"), "/elsewhere/x");
+  assert.equal(describeCall("grep", { pattern: "TODO", path: "src" }, "/w"), '"TODO" src');
+  assert.equal(describeCall("bash", { command: "x".repeat(200) }, "/w").length, 80);
+  assert.equal(formatDuration(3.2), "3 ms");
+  assert.equal(formatDuration(1234), "1.2 s");
+  assert.equal(formatDuration(125_000), "2 min 5 s");
+});
