@@ -236,7 +236,8 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
           stderrLine(`${c("33", "moat:")} interrupted; the session was saved`);
           break;
         case "aborted":
-          stderrLine(`${c("33", "moat:")} aborted`);
+          // Interactive mode says so at the prompt.
+          if (options.interactive !== true) stderrLine(`${c("33", "moat:")} aborted`);
           break;
         case "terminated":
           stderrLine(`${c("33", "moat:")} terminated; the session was saved`);

@@ -143,22 +143,16 @@ export async function runRepl(options: ReplOptions): Promise<number> {
     terminal.writeStdout(options.banner);
     for (;;) {
       if (terminated) return 143;
-      let line: string | null;
-      const buffered = source.drain();
-      if (buffered.length > 0) {
-        // Typed while the last run was finishing: handle them as the next prompt.
-        line = buffered.join("\n");
-      } else {
-        terminal.writeStdout(c("1;36", "› "));
-        const idle = new Promise<CliSignal>((resolve) => wakeIdle = resolve);
-        const next = await Promise.race([source.next(), idle]);
-        wakeIdle = undefined;
-        if (next === "SIGINT" || next === "SIGTERM") {
-          terminal.writeStdout("\n");
-          return next === "SIGTERM" ? 143 : 0;
-        }
-        line = next;
+      // Lines typed after the last run's final reply are waiting in the buffer: next() returns them.
+      terminal.writeStdout(c("1;36", "› "));
+      const idle = new Promise<CliSignal>((resolve) => wakeIdle = resolve);
+      const next = await Promise.race([source.next(), idle]);
+      wakeIdle = undefined;
+      if (next === "SIGINT" || next === "SIGTERM") {
+        terminal.writeStdout("\n");
+        return next === "SIGTERM" ? 143 : 0;
       }
+      const line = next;
       if (line === null) {
         terminal.writeStdout("\n");
         return 0;

@@ -39,6 +39,7 @@ import {
   type RunError,
   type RunStats,
   type RunStopReason,
+  type RunSummary,
 } from "./report.ts";
 import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
 
@@ -618,7 +619,7 @@ async function printMode(setup: RunSetup): Promise<number> {
       stopReason = "completed";
       exitCode = settings.failOnDeny && stats.denied > 0 ? EXIT.denied : EXIT.ok;
     }
-    const summary: import("./report.ts").RunSummary = {
+    const summary: RunSummary = {
       stopReason,
       turns: stats.turns,
       usage: stats.usage,
@@ -630,7 +631,9 @@ async function printMode(setup: RunSetup): Promise<number> {
     };
     if (error !== undefined) summary.error = error;
     // Save and clean up before the final report so "run_end" means everything is settled.
-    await engine.sandbox.close();
+    const sandbox = engine.sandbox;
+    engine = undefined;
+    await sandbox.close();
     await writer?.flush();
     reporter.end(summary);
     return exitCode;
@@ -699,13 +702,26 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
               getQueued().map((content): UserMessage => ({ role: "user", content })),
           });
           await writerRef.writer?.flush();
-          if (outcome.error !== undefined) {
-            terminal.writeStderr(`moat: error: ${outcome.error.message}\n`);
-          } else if (outcome.result?.stopReason === "maxIterations") {
-            terminal.writeStderr(
-              `moat: stopped after ${stats.turns} turn(s): the max-turns limit was reached\n`,
-            );
-          }
+          const stopReason: RunStopReason = outcome.error !== undefined
+            ? "error"
+            : signal.aborted
+            ? "aborted"
+            : outcome.result?.stopReason === "maxIterations"
+            ? "maxIterations"
+            : "completed";
+          const summary: RunSummary = {
+            stopReason,
+            turns: stats.turns,
+            usage: stats.usage,
+            toolCalls: stats.toolCalls,
+            failed: stats.failed,
+            denied: stats.denied,
+            exitCode: 0,
+            text: stats.lastText,
+          };
+          if (outcome.error !== undefined) summary.error = outcome.error;
+          // Stops the spinner and explains errors and limits; the text was already streamed.
+          reporter.end(summary);
         },
         model: () => model,
         setModel(name) {

@@ -115,6 +115,10 @@ Deno.test("moat --output jsonl emits parseable events for a blocked call, a fail
   assert.deepEqual(failed?.args, { path: "missing.txt" });
   assert.ok(events.some((e) => e.type === "tool_start" && e.toolCallId === "call_failed"));
 
+  const denial = events.find((e) => e.type === "permission" && e.outcome === "denied");
+  assert.equal(denial?.toolCallId, "call_blocked");
+  assert.equal(denial?.access, "read");
+
   const messageEnds = events.filter((e) => e.type === "message_end");
   assert.equal(messageEnds.length, 2);
   assert.equal(messageEnds[1]?.text, "Done.");
@@ -208,4 +212,23 @@ Deno.test("moat attaches piped stdin after the prompt", async () => {
   assert.equal(result.code, 0, result.stderr);
   const user = server.chatRequests[0]?.body?.messages.find((m) => m.role === "user");
   assert.match(String(user?.content), /^review this diff\n\n<stdin>\n\+added line\n<\/stdin>$/);
+});
+
+Deno.test("moat --sandbox=require exits 2 naming the cause when bubblewrap cannot be used", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  const result = await runMoat(["--sandbox=require", "hello"], {
+    cwd: ws.dir,
+    // No bwrap on this PATH.
+    env: cliEnv(home.dir, {
+      OPENAI_BASE_URL: server.baseURL,
+      OPENAI_API_KEY: "k",
+      PATH: home.path("empty-bin"),
+    }),
+  });
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, /--sandbox=require/);
+  assert.match(result.stderr, /bwrap|bubblewrap/);
+  assert.equal(server.chatRequests.length, 0, "nothing was sent to the model");
 });
