@@ -69,7 +69,31 @@ export const ConfigFileSchema = Type.Object({
   headers: Type.Optional(
     Type.Record(Type.String(), Type.String(), { description: "Extra HTTP headers." }),
   ),
+  compat: Type.Optional(
+    Type.Object({
+      streamOptions: Type.Optional(
+        Type.Boolean({ description: "Send stream_options.include_usage (default true)." }),
+      ),
+      maxTokensField: Type.Optional(
+        Type.Union([Type.Literal("max_completion_tokens"), Type.Literal("max_tokens")], {
+          description: "Request field for the output-token limit.",
+        }),
+      ),
+      parallelToolCalls: Type.Optional(
+        Type.Boolean({ description: "Send parallel_tool_calls with this value." }),
+      ),
+      vision: Type.Optional(
+        Type.Boolean({ description: "The model accepts images (default true)." }),
+      ),
+    }, {
+      additionalProperties: false,
+      description: "Switches for OpenAI-compatible servers that differ from OpenAI.",
+    }),
+  ),
 }, { additionalProperties: false });
+
+/** Server compatibility switches from the config files. */
+export type CompatSettings = NonNullable<Static<typeof ConfigFileSchema>["compat"]>;
 
 /** A parsed, valid config file. */
 export type ConfigFile = Static<typeof ConfigFileSchema>;
@@ -93,6 +117,7 @@ export interface Settings {
   temperature?: number;
   maxOutputTokens?: number;
   headers?: Record<string, string>;
+  compat?: CompatSettings;
   /** Config files that were found and applied, most specific last. */
   configFiles: string[];
 }
@@ -288,5 +313,8 @@ export async function resolveSettings(
   if (merged.temperature !== undefined) settings.temperature = merged.temperature;
   if (merged.maxOutputTokens !== undefined) settings.maxOutputTokens = merged.maxOutputTokens;
   if (merged.headers !== undefined) settings.headers = merged.headers;
+  // Compatibility switches merge field by field, so a project can override one of the user's.
+  const compatLayers = layers.map((layer) => layer.compat).filter((c) => c !== undefined);
+  if (compatLayers.length > 0) settings.compat = Object.assign({}, ...compatLayers);
   return { ok: true, settings };
 }

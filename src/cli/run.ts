@@ -410,6 +410,13 @@ async function openEngine(
     apiKeyHint: `set ${settings.apiKeyEnv} (or name another variable with --api-key-env)`,
   };
   if (settings.headers !== undefined) modelOptions.headers = settings.headers;
+  const compat = settings.compat ?? {};
+  if (compat.streamOptions !== undefined) modelOptions.streamOptions = compat.streamOptions;
+  if (compat.maxTokensField !== undefined) modelOptions.maxTokensField = compat.maxTokensField;
+  if (compat.parallelToolCalls !== undefined) {
+    modelOptions.parallelToolCalls = compat.parallelToolCalls;
+  }
+  if (compat.vision !== undefined) modelOptions.vision = compat.vision;
   const engine: Engine = {
     model: setup.deps.createModel(modelOptions),
     tools,

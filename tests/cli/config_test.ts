@@ -92,3 +92,30 @@ Deno.test("userConfigPath() prefers XDG_CONFIG_HOME and falls back to HOME/.conf
   assert.equal(userConfigPath({ HOME: "/h" }), "/h/.config/moat/config.json");
   assert.equal(userConfigPath({}), undefined);
 });
+
+Deno.test("resolveSettings() merges server compatibility switches field by field", async () => {
+  await using home = await createTempWorkspace({
+    "cfg/moat/config.json": JSON.stringify({
+      compat: { streamOptions: false, maxTokensField: "max_tokens" },
+    }),
+  });
+  await using ws = await createTempWorkspace({
+    ".moat/config.json": JSON.stringify({ compat: { vision: false, streamOptions: true } }),
+  });
+  const result = await resolveSettings(flags([]), {
+    env: { XDG_CONFIG_HOME: home.path("cfg") },
+    workspace: ws.dir,
+    fs: createDenoCliFs(),
+  });
+  assert.ok(result.ok);
+  assert.deepEqual(result.settings.compat, {
+    streamOptions: true,
+    maxTokensField: "max_tokens",
+    vision: false,
+  });
+  const bad = parseConfigFile(
+    "/x/config.json",
+    JSON.stringify({ compat: { maxTokensField: "n" } }),
+  );
+  assert.equal(bad.ok, false);
+});

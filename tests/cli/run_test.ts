@@ -3,6 +3,7 @@ import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/run.t
 import { noEndpointMessage, runCli } from "../../src/cli/run.ts";
 import type { AssistantMessage, ModelClient } from "../../src/model/types.ts";
 import { emptyUsage } from "../../src/model/types.ts";
+import type { OpenAiClientOptions } from "../../src/model/openai.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { createFakeTerminal } from "./_fakes.ts";
@@ -156,4 +157,31 @@ Deno.test("runCli() dispatches the hidden __tool-host sub-command", async () => 
   });
   assert.equal(code, 7);
   assert.deepEqual(seen, ["x"]);
+});
+
+Deno.test("runCli() passes the config's compatibility switches to the model client", async () => {
+  await using ws = await createTempWorkspace({
+    ".moat/config.json": JSON.stringify({
+      compat: { streamOptions: false, maxTokensField: "max_tokens", vision: false },
+    }),
+  });
+  const terminal = createFakeTerminal();
+  const seen: OpenAiClientOptions[] = [];
+  const { deps } = fakeDeps({ stream: () => Promise.resolve(textReply("ok")) }, {
+    createModel: (options) => {
+      seen.push(options);
+      return { stream: () => Promise.resolve(textReply("ok")) };
+    },
+  });
+  const code = await runCli(["--no-session", "hi"], {
+    env: { HOME: ws.dir, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+  });
+  assert.equal(code, 0, terminal.stderr);
+  assert.equal(seen[0]?.streamOptions, false);
+  assert.equal(seen[0]?.maxTokensField, "max_tokens");
+  assert.equal(seen[0]?.vision, false);
+  assert.equal(seen[0]?.parallelToolCalls, undefined);
 });
