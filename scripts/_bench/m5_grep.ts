@@ -87,7 +87,7 @@ export const grep: Measure = {
       const b = base.length > 0 ? summarize(base) : undefined;
       rows.push({
         id: 5,
-        measure: `grep: ${c.label} (${count.toLocaleString("en")} matches)`,
+        measure: `grep: ${c.label} (${count.toLocaleString("en")} match${count === 1 ? "" : "es"})`,
         moat: { stat: t, unit: "ms" },
         ...(b === undefined
           ? { baselineLabel: "rg not installed" }

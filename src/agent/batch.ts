@@ -10,6 +10,7 @@ import type { AgentEvent } from "./events.ts";
 import { createAbortGrace } from "./grace.ts";
 import {
   type CallRecord,
+  errorMessage,
   errorResult,
   executePreparedCall,
   persistableResult,
@@ -183,6 +184,16 @@ export async function executeToolBatch(
     if (unsettled === 0) allSettled();
   }
 
+  // Only a bug gets here; the call still gets a result so the batch (and history) completes.
+  const internalFailure = (i: number, e: unknown) =>
+    settle(i, {
+      result: errorResult(
+        calls[i] as ToolCallBlock,
+        `Error: internal scheduler failure: ${errorMessage(e)}`,
+      ),
+      executed: false,
+    });
+
   const interrupt = (i: number) =>
     settle(i, {
       result: errorResult(calls[i] as ToolCallBlock, INTERRUPTED_TEXT),
@@ -255,7 +266,7 @@ export async function executeToolBatch(
             continue;
           }
           active++;
-          run(i, prepared).finally(() => {
+          run(i, prepared).catch((e) => internalFailure(i, e)).finally(() => {
             active--;
             pump();
           });
@@ -283,13 +294,7 @@ export async function executeToolBatch(
   if (n === 0) allSettled();
   // The driver may stay blocked on an abandoned execution forever; `done` does not wait for it.
   drive().catch((e) => {
-    // Only a bug in the scheduler gets here; still give every call a result.
-    for (let i = 0; i < n; i++) {
-      settle(i, {
-        result: errorResult(calls[i] as ToolCallBlock, `Error: internal scheduler failure: ${e}`),
-        executed: false,
-      });
-    }
+    for (let i = 0; i < n; i++) internalFailure(i, e);
   });
   await done;
   grace.dispose();

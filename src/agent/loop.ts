@@ -149,7 +149,10 @@ export async function runAgentLoop(
 
     const calls = toolCallsOf(message);
     if (calls.length === 0) {
-      const queued = signal.aborted ? [] : (options.getQueuedMessages?.() ?? []);
+      // Queued messages stay queued (for the next run) once the turn limit is reached.
+      const queued = signal.aborted || turns >= maxIterations
+        ? []
+        : (options.getQueuedMessages?.() ?? []);
       if (queued.length > 0) {
         for (const user of queued) save(user);
         continue;

@@ -50,10 +50,14 @@ export type PreparedCall =
   }
   | { kind: "done"; record: CallRecord };
 
-/** The message of anything thrown. */
+/** The message of anything thrown; never throws itself (tools may throw odd values). */
 export function errorMessage(e: unknown): string {
-  if (e instanceof Error) return e.message;
-  return String(e);
+  try {
+    return e instanceof Error ? String(e.message) : String(e);
+  } catch {
+    // e.g. `throw Object.create(null)`, or a `message` getter that throws.
+    return "a value that cannot be printed";
+  }
 }
 
 /** An error result for a call. */
@@ -114,8 +118,8 @@ export async function prepareToolCall(
       : raw;
     return notExecuted(
       call,
-      `Error: the arguments of tool "${call.name}" are not valid JSON (${call.invalidJson}). ` +
-        `Received: ${JSON.stringify(prefix)}. Send the arguments as one complete JSON object.`,
+      `Error: tool "${call.name}" arguments are not valid JSON: ${JSON.stringify(prefix)} ` +
+        `(${call.invalidJson}). Send the arguments as one complete JSON object.`,
     );
   }
   if (!isPlainObject(call.arguments)) {

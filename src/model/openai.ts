@@ -323,6 +323,8 @@ function orphanResults(results: readonly ToolResult[], vision: boolean): WireMes
 interface PartialCall {
   index: number;
   id: string | undefined;
+  /** The id was made up here because the server had not sent one when the call started. */
+  idGenerated: boolean;
   name: string;
   args: string;
   argsObject: unknown;
@@ -371,14 +373,19 @@ class ReplyAssembler {
     const id = typeof tc.id === "string" && tc.id !== "" ? tc.id : undefined;
     const slotIndex = typeof tc.index === "number" ? tc.index : undefined;
     let call = slotIndex === undefined ? this.#calls.at(-1) : this.#bySlot.get(slotIndex);
-    // A new id at a known index (some servers put every call at index 0) is a new call.
-    if (call !== undefined && id !== undefined && call.id !== undefined && call.id !== id) {
+    // A new id at a known index (some servers put every call at index 0) is a new call; a server
+    // id arriving after we generated one still belongs to this call.
+    if (
+      call !== undefined && id !== undefined && call.id !== undefined && !call.idGenerated &&
+      call.id !== id
+    ) {
       call = undefined;
     }
     if (call === undefined) {
       call = {
         index: this.#calls.length,
         id,
+        idGenerated: false,
         name: "",
         args: "",
         argsObject: undefined,
@@ -395,7 +402,10 @@ class ReplyAssembler {
     }
     if (!call.started && call.name !== "") {
       call.started = true;
-      call.id ??= this.#generatedId(call.index);
+      if (call.id === undefined) {
+        call.id = this.#generatedId(call.index);
+        call.idGenerated = true;
+      }
       this.emit({ type: "toolcall_start", index: call.index, id: call.id, name: call.name });
       for (const piece of call.pendingDeltas.splice(0)) {
         this.emit({ type: "toolcall_delta", index: call.index, delta: piece });
@@ -502,8 +512,11 @@ function toUsage(u: OpenAI.CompletionUsage): Usage {
 // ---------------------------------------------------------------------------------------------
 // Errors
 
+// OpenAI, OpenRouter, DeepSeek, vLLM, Groq, Mistral, Gemini, LM Studio ("context length",
+// "maximum context", "reduce the length"), llama.cpp ("exceeds the available context size"),
+// DashScope ("Range of input length should be …").
 const CONTEXT_OVERFLOW =
-  /context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long|input is too long|exceeds? the (model'?s? )?(maximum|max|context)|reduce the length|maximum input length|token limit/i;
+  /context[ _-]?(length|window|size)|maximum context|too many tokens|prompt is too long|input is too long|exceeds? the (model'?s? )?(maximum|max|context)|reduce the length|maximum input length|range of input length|token limit/i;
 
 function serverMessage(error: InstanceType<typeof OpenAI.APIError>): string {
   const body = error.error as { message?: unknown } | undefined;

@@ -3,7 +3,10 @@
  * (a filesystem view made from the grants) and of the nested per-bash-call pid namespace.
  */
 import { dirname, join } from "node:path";
+import { createDenoCommandOps } from "../sys/command.ts";
+import { createDenoPathOps } from "../sys/paths.ts";
 import type { Grants } from "./grants.ts";
+import type { CommandOps, PathOps } from "./ops.ts";
 
 /** Whether bubblewrap can be used on this machine, and if not, why. */
 export type BwrapProbe =
@@ -39,14 +42,26 @@ export const STANDARD_BIN_DIRS: readonly string[] = [
 /** Programs a scoped `--allow-run` keeps executable besides the granted ones. */
 export const ALWAYS_KEPT_PROGRAMS: readonly string[] = ["bash", "bwrap"];
 
+/** Options of `probeBwrap`. */
+export interface ProbeOptions {
+  /** The bwrap executable (default: found on `env.PATH`). */
+  path?: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  /** Default: Deno's (src/sys/paths.ts). */
+  paths?: PathOps;
+  /** Default: Deno's (src/sys/command.ts). */
+  commands?: CommandOps;
+}
+
 /**
  * Checks once whether bwrap is installed and can create the namespaces the tool host uses
  * (including a nested pid namespace). Never throws.
  */
-export async function probeBwrap(
-  options: { path?: string; env?: Record<string, string>; timeoutMs?: number } = {},
-): Promise<BwrapProbe> {
-  const path = options.path ?? findProgram("bwrap", options.env?.["PATH"]);
+export async function probeBwrap(options: ProbeOptions = {}): Promise<BwrapProbe> {
+  const paths = options.paths ?? createDenoPathOps();
+  const commands = options.commands ?? createDenoCommandOps();
+  const path = options.path ?? findProgram("bwrap", options.env?.["PATH"], { paths });
   if (path === undefined) {
     return {
       usable: false,
@@ -71,7 +86,8 @@ export async function probeBwrap(
     "/tmp",
     "--",
   ];
-  const outer = await runQuietly(path, [...base, path, "--version"], options.timeoutMs ?? 5000);
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const outer = await runQuietly(commands, [path, ...base, path, "--version"], timeoutMs);
   if (!outer.ok) {
     return {
       usable: false,
@@ -81,63 +97,49 @@ export async function probeBwrap(
     };
   }
   const nested = await runQuietly(
-    path,
-    [...base, ...nestedBashPrefix(path), path, "--version"],
-    options.timeoutMs ?? 5000,
+    commands,
+    [path, ...base, ...nestedBashPrefix(path), path, "--version"],
+    timeoutMs,
   );
   return { usable: true, path, nested: nested.ok };
 }
 
 async function runQuietly(
-  cmd: string,
-  args: string[],
+  commands: CommandOps,
+  command: string[],
   timeoutMs: number,
 ): Promise<{ ok: boolean; detail: string }> {
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(cmd, { args, stdin: "null", stdout: "null", stderr: "piped" })
-      .spawn();
-  } catch (e) {
-    return { ok: false, detail: e instanceof Error ? e.message : String(e) };
-  }
-  const timer = setTimeout(() => {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already exited */ }
-  }, timeoutMs);
-  try {
-    const [status, stderr] = await Promise.all([
-      child.status,
-      new Response(child.stderr).text(),
-    ]);
-    const firstLine = stderr.trim().split("\n")[0] ?? "";
-    return {
-      ok: status.success,
-      detail: status.success ? "" : firstLine || `exit code ${status.code}`,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  const [program, ...args] = command as [string, ...string[]];
+  const out = await commands.output(program, args, { timeoutMs });
+  if (!out.ok) return { ok: false, detail: out.message };
+  const firstLine = out.stderr.trim().split("\n")[0] ?? "";
+  return {
+    ok: out.success,
+    detail: out.success
+      ? ""
+      : firstLine || (out.signal ? `killed by ${out.signal}` : `exit code ${out.code}`),
+  };
 }
 
 /** Absolute path of `name` on `pathVar` (colon-separated), or undefined. */
-export function findProgram(name: string, pathVar: string | undefined): string | undefined {
-  if (name.includes("/")) return isExecutableFile(name) ? name : undefined;
+export function findProgram(
+  name: string,
+  pathVar: string | undefined,
+  options: { paths?: PathOps } = {},
+): string | undefined {
+  const paths = options.paths ?? createDenoPathOps();
+  if (name.includes("/")) return isExecutableFile(paths, name) ? name : undefined;
   const dirs = (pathVar ?? "/usr/local/bin:/usr/bin:/bin").split(":").filter((d) => d !== "");
   for (const dir of dirs) {
     const candidate = join(dir, name);
-    if (isExecutableFile(candidate)) return candidate;
+    if (isExecutableFile(paths, candidate)) return candidate;
   }
   return undefined;
 }
 
-function isExecutableFile(p: string): boolean {
-  try {
-    const st = Deno.statSync(p);
-    return st.isFile && ((st.mode ?? 0o111) & 0o111) !== 0;
-  } catch {
-    return false;
-  }
+function isExecutableFile(paths: PathOps, p: string): boolean {
+  const st = paths.stat(p);
+  return st !== undefined && st.kind === "file" && ((st.mode ?? 0o111) & 0o111) !== 0;
 }
 
 /** What the tool host's view is built from. */
@@ -156,6 +158,8 @@ export interface HostViewSpec {
   toolPath?: string;
   /** The command run inside the sandbox. */
   command: string[];
+  /** Look-ups of the host's paths (default: Deno's, src/sys/paths.ts). */
+  paths?: PathOps;
 }
 
 interface Mount {
@@ -170,6 +174,8 @@ interface Mount {
  */
 export function buildHostArgs(spec: HostViewSpec): string[] {
   const { grants } = spec;
+  const paths = spec.paths ?? createDenoPathOps();
+  const lstatKind = (p: string) => paths.lstat(p) ?? { kind: "missing" as const };
   const args: string[] = [
     "--die-with-parent",
     "--new-session",
@@ -197,7 +203,7 @@ export function buildHostArgs(spec: HostViewSpec): string[] {
   // A granted path that does not exist yet (an approved new file) is reachable through its
   // nearest existing directory; Deno's permissions still hold the exact path.
   const effective = effectiveMounts(
-    mounts.map((m) => ({ path: existingAncestor(m.path), mode: m.mode })),
+    mounts.map((m) => ({ path: existingAncestor(paths, m.path), mode: m.mode })),
   );
   const rootMounted = effective.some((m) => m.path === "/");
   const ordered = [...effective].sort((a, b) => depth(a.path) - depth(b.path));
@@ -227,7 +233,7 @@ export function buildHostArgs(spec: HostViewSpec): string[] {
     else args.push("--ro-bind", "/dev/null", p);
   }
 
-  args.push(...programMaskArgs(spec, ordered, visible));
+  args.push(...programMaskArgs(spec, paths, { ordered, visible }));
 
   args.push("--clearenv");
   for (const [k, v] of Object.entries(spec.env)) args.push("--setenv", k, v);
@@ -237,12 +243,13 @@ export function buildHostArgs(spec: HostViewSpec): string[] {
 
 function programMaskArgs(
   spec: HostViewSpec,
-  ordered: Mount[],
-  visible: (p: string) => boolean,
+  paths: PathOps,
+  view: { ordered: Mount[]; visible: (p: string) => boolean },
 ): string[] {
   const { grants } = spec;
+  const { ordered, visible } = view;
   const args: string[] = [];
-  const dirs = binDirs(spec.toolPath).filter(visible);
+  const dirs = binDirs(spec.toolPath, { paths }).filter(visible);
   const scoped = grants.run !== true && grants.explicit.run;
   if (scoped) {
     const keep = [...ALWAYS_KEPT_PROGRAMS, ...(grants.run as string[])].filter((p) =>
@@ -252,7 +259,7 @@ function programMaskArgs(
       args.push("--tmpfs", dir);
       for (const name of keep) {
         const candidate = name.includes("/") ? name : join(dir, name);
-        if (dirname(candidate) !== dir || !isExecutableFile(candidate)) continue;
+        if (dirname(candidate) !== dir || !isExecutableFile(paths, candidate)) continue;
         args.push("--ro-bind", candidate, candidate);
       }
       // Granted paths that live inside a masked directory (e.g. the moat binary) come back.
@@ -267,7 +274,7 @@ function programMaskArgs(
     for (const dir of dirs) {
       const candidate = name.includes("/") ? name : join(dir, name);
       if (name.includes("/") && dirname(candidate) !== dir) continue;
-      if (isExecutableFile(candidate)) args.push("--ro-bind", "/dev/null", candidate);
+      if (isExecutableFile(paths, candidate)) args.push("--ro-bind", "/dev/null", candidate);
     }
   }
   return args;
@@ -298,19 +305,15 @@ export function nestedBashPrefix(bwrapPath: string, hidePaths: readonly string[]
 }
 
 /** Real, existing, de-duplicated directories of `toolPath` plus the standard bin dirs. */
-export function binDirs(toolPath: string | undefined): string[] {
+export function binDirs(toolPath: string | undefined, options: { paths?: PathOps } = {}): string[] {
+  const paths = options.paths ?? createDenoPathOps();
   const out: string[] = [];
   const candidates = [...(toolPath ?? "").split(":"), ...STANDARD_BIN_DIRS];
   for (const dir of candidates) {
     if (!dir.startsWith("/")) continue;
-    let real: string;
-    try {
-      real = Deno.realPathSync(dir);
-      if (!Deno.statSync(real).isDirectory) continue;
-    } catch {
-      continue;
-    }
-    if (!out.includes(real)) out.push(real);
+    const real = paths.realPath(dir);
+    if (!real.ok || paths.stat(real.path)?.kind !== "dir") continue;
+    if (!out.includes(real.path)) out.push(real.path);
   }
   return out;
 }
@@ -327,9 +330,9 @@ function effectiveMounts(mounts: Mount[]): Mount[] {
   });
 }
 
-function existingAncestor(p: string): string {
+function existingAncestor(paths: PathOps, p: string): string {
   let current = p;
-  while (lstatKind(current).kind === "missing") {
+  while (paths.lstat(current) === undefined) {
     const parent = dirname(current);
     if (parent === current) break;
     current = parent;
@@ -349,20 +352,4 @@ export function isWithin(p: string, base: string): boolean {
 
 function depth(p: string): number {
   return p === "/" ? 0 : p.split("/").length - 1;
-}
-
-function lstatKind(
-  p: string,
-):
-  | { kind: "dir" }
-  | { kind: "file" }
-  | { kind: "symlink"; target: string }
-  | { kind: "missing" } {
-  try {
-    const st = Deno.lstatSync(p);
-    if (st.isSymlink) return { kind: "symlink", target: Deno.readLinkSync(p) };
-    return st.isDirectory ? { kind: "dir" } : { kind: "file" };
-  } catch {
-    return { kind: "missing" };
-  }
 }

@@ -4,6 +4,8 @@
  * filesystem view and the tools' environment.
  */
 import { basename, isAbsolute, join, resolve } from "node:path";
+import { createDenoPathOps } from "../sys/paths.ts";
+import type { PathOps } from "./ops.ts";
 
 /** Everything (`true`, the flag without a value) or a list (possibly empty = nothing). */
 export type Scope = true | string[];
@@ -84,8 +86,8 @@ export const SAFE_ENV_NAMES: readonly string[] = [
 ];
 
 /** The grants used when no permission flag is given: read and write the workspace, nothing else. */
-export function defaultGrants(cwd: string): Grants {
-  const dir = realOrSelf(cwd);
+export function defaultGrants(cwd: string, options: { paths?: PathOps } = {}): Grants {
+  const dir = realOrSelf(options.paths ?? createDenoPathOps(), cwd);
   return {
     read: [dir],
     write: [dir],
@@ -102,16 +104,18 @@ export function defaultGrants(cwd: string): Grants {
 
 /**
  * Parses permission flag values into Grants. Paths are relative to `cwd` and resolved to real
- * paths; a granted path that does not exist is a usage error. Kinds without a flag keep the
- * defaults of `defaultGrants` (a flag for a kind replaces its default).
+ * paths; a granted path that does not exist is a usage error, and so is a list flag with an empty
+ * value (`--allow-write=`: everything needs the bare flag). Kinds without a flag keep the defaults
+ * of `defaultGrants` (a flag for a kind replaces its default). `paths` defaults to Deno's.
  */
 export function parseGrantFlags(
   values: GrantFlagValues,
-  options: { cwd: string; home?: string },
+  options: { cwd: string; home?: string; paths?: PathOps },
 ): GrantsResult {
-  const cwd = realOrSelf(options.cwd);
+  const paths = options.paths ?? createDenoPathOps();
+  const cwd = realOrSelf(paths, options.cwd);
   const home = options.home;
-  const grants = defaultGrants(cwd);
+  const grants = defaultGrants(cwd, { paths });
   try {
     if (flagEntries(values["allow-all"]).some((v) => v !== false)) {
       grants.allowAll = true;
@@ -122,7 +126,11 @@ export function parseGrantFlags(
       grants.env = true;
       grants.explicit = { read: true, write: true, run: true, net: true, env: true };
     }
-    const readScope = scopeOf(values["allow-read"], "allow-read", (p) => grantedPath(cwd, p, home));
+    const readScope = scopeOf(
+      values["allow-read"],
+      "allow-read",
+      (p) => grantedPath(paths, cwd, p, home),
+    );
     if (readScope !== undefined && !grants.allowAll) {
       grants.read = readScope;
       grants.explicit.read = true;
@@ -130,13 +138,13 @@ export function parseGrantFlags(
     const writeScope = scopeOf(
       values["allow-write"],
       "allow-write",
-      (p) => grantedPath(cwd, p, home),
+      (p) => grantedPath(paths, cwd, p, home),
     );
     if (writeScope !== undefined && !grants.allowAll) {
       grants.write = writeScope;
       grants.explicit.write = true;
     }
-    const runScope = scopeOf(values["allow-run"], "allow-run", (p) => programName(cwd, p));
+    const runScope = scopeOf(values["allow-run"], "allow-run", (p) => programName(paths, cwd, p));
     if (runScope !== undefined && !grants.allowAll) {
       grants.run = runScope;
       grants.explicit.run = true;
@@ -151,13 +159,17 @@ export function parseGrantFlags(
       grants.env = envScope;
       grants.explicit.env = true;
     }
-    grants.denyRead = denyList(values["deny-read"], "deny-read", (p) => deniedPath(cwd, p, home));
+    grants.denyRead = denyList(
+      values["deny-read"],
+      "deny-read",
+      (p) => deniedPath(paths, cwd, p, home),
+    );
     grants.denyWrite = denyList(
       values["deny-write"],
       "deny-write",
-      (p) => deniedPath(cwd, p, home),
+      (p) => deniedPath(paths, cwd, p, home),
     );
-    grants.denyRun = denyList(values["deny-run"], "deny-run", (p) => programName(cwd, p));
+    grants.denyRun = denyList(values["deny-run"], "deny-run", (p) => programName(paths, cwd, p));
   } catch (e) {
     if (e instanceof UsageError) return { ok: false, error: e };
     throw e;
@@ -266,10 +278,15 @@ function scopeOf(
   if (entries.some((v) => v === true)) return true;
   const items: string[] = [];
   for (const entry of entries as string[]) {
-    const parts = splitList(entry, flag);
-    // `--allow-read=` with an empty value means "everything", as in Deno.
-    if (parts.length === 0) return true;
-    for (const item of parts) {
+    // Unlike Deno, an empty value is not "everything": `--allow-write=$UNSET` must not grant the
+    // whole file system.
+    if (entry.trim() === "") {
+      throw new UsageError(
+        `--${flag}= has an empty value: to allow everything pass the bare flag --${flag} ` +
+          `(without "="), otherwise list items: --${flag}=ITEM[,ITEM…]`,
+      );
+    }
+    for (const item of splitList(entry, flag)) {
       const converted = convert(item);
       if (!items.includes(converted)) items.push(converted);
     }
@@ -309,56 +326,57 @@ function expandHome(p: string, home: string | undefined): string {
   return p;
 }
 
-function grantedPath(cwd: string, raw: string, home: string | undefined): string {
+function grantedPath(paths: PathOps, cwd: string, raw: string, home: string | undefined): string {
   const abs = resolve(cwd, expandHome(raw, home));
-  try {
-    return Deno.realPathSync(abs);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) {
-      throw new UsageError(
-        `granted path "${raw}" does not exist (resolved to "${abs}"): create it first or fix the flag`,
-      );
-    }
-    throw new UsageError(`granted path "${raw}" cannot be resolved: ${errorMessage(e)}`);
+  const real = paths.realPath(abs);
+  if (real.ok) return real.path;
+  if (real.reason === "not_found") {
+    throw new UsageError(
+      `granted path "${raw}" does not exist (resolved to "${abs}"): create it first or fix the flag`,
+    );
   }
+  throw new UsageError(`granted path "${raw}" cannot be resolved: ${real.message}`);
 }
 
-function deniedPath(cwd: string, raw: string, home: string | undefined): string {
-  return realLocationSync(resolve(cwd, expandHome(raw, home)));
+function deniedPath(paths: PathOps, cwd: string, raw: string, home: string | undefined): string {
+  const abs = resolve(cwd, expandHome(raw, home));
+  const real = realLocationSync(abs, { paths });
+  if (real === undefined) {
+    throw new UsageError(`denied path "${raw}" cannot be resolved (resolved to "${abs}")`);
+  }
+  return real;
 }
 
-function programName(cwd: string, raw: string): string {
+function programName(paths: PathOps, cwd: string, raw: string): string {
   // Program names stay names (Deno resolves them on PATH); explicit paths become absolute.
   if (!raw.includes("/")) return raw;
   const abs = isAbsolute(raw) ? raw : resolve(cwd, raw);
-  return realOrSelf(abs);
+  return realOrSelf(paths, abs);
 }
 
-/** Real path of `abs`, or of its nearest existing parent plus the missing segments. */
-export function realLocationSync(abs: string): string {
+/**
+ * Real path of `abs`, or of its nearest existing parent plus the missing segments; undefined when
+ * a look-up fails for another reason than a missing path. `paths` defaults to Deno's.
+ */
+export function realLocationSync(
+  abs: string,
+  options: { paths?: PathOps } = {},
+): string | undefined {
+  const paths = options.paths ?? createDenoPathOps();
   const missing: string[] = [];
   let current = abs;
   for (;;) {
-    try {
-      return join(Deno.realPathSync(current), ...missing.reverse());
-    } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) throw e;
-      const parent = resolve(current, "..");
-      if (parent === current) return abs;
-      missing.push(basename(current));
-      current = parent;
-    }
+    const real = paths.realPath(current);
+    if (real.ok) return join(real.path, ...missing.reverse());
+    if (real.reason !== "not_found") return undefined;
+    const parent = resolve(current, "..");
+    if (parent === current) return abs;
+    missing.push(basename(current));
+    current = parent;
   }
 }
 
-function realOrSelf(p: string): string {
-  try {
-    return Deno.realPathSync(p);
-  } catch {
-    return p;
-  }
-}
-
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+function realOrSelf(paths: PathOps, p: string): string {
+  const real = paths.realPath(p);
+  return real.ok ? real.path : p;
 }

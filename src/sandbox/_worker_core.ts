@@ -12,6 +12,8 @@ import type { HostToMain, MainToHost, PermissionStateName, WireToolOptions } fro
 export interface WorkerPort {
   onmessage: ((e: MessageEvent) => void) | null;
   postMessage(message: unknown): void;
+  /** The scope's `error` / `unhandledrejection` events (a Worker's `self` has them). */
+  addEventListener?(type: "error" | "unhandledrejection", listener: (e: Event) => void): void;
 }
 
 /** Builds the tools inside the Worker. */
@@ -89,6 +91,29 @@ export function serveToolWorker(port: WorkerPort, createTools: WorkerToolFactory
   port.onmessage = (e: MessageEvent) => {
     void handle(e.data as MainToHost);
   };
+
+  // A tool that throws outside its promise (a timer, a stray rejection) would crash the Worker and
+  // Deno would print "Uncaught (in worker)" with a stack to the user's terminal. Handle it here
+  // instead: cancel the default report, stop what the tools started, and tell the host, which
+  // turns it into error results for the pending calls and starts a new Worker.
+  let crashed = false;
+  const onCrash = (e: Event, reason: unknown) => {
+    e.preventDefault();
+    if (crashed) return;
+    crashed = true;
+    for (const controller of running.values()) controller.abort();
+    void registry.killAll().catch(() => {}).then(() =>
+      post({ type: "fatal", message: `the tool worker crashed: ${messageOf(reason)}` })
+    );
+  };
+  port.addEventListener?.(
+    "error",
+    (e) => onCrash(e, (e as ErrorEvent).error ?? (e as ErrorEvent).message),
+  );
+  port.addEventListener?.(
+    "unhandledrejection",
+    (e) => onCrash(e, (e as PromiseRejectionEvent).reason),
+  );
 }
 
 async function queryState(descriptor: Deno.PermissionDescriptor): Promise<PermissionStateName> {

@@ -4,6 +4,7 @@
  * fails pending calls when the host dies and starts a new host for the next request.
  */
 import type { ToolOutput, ToolUpdate } from "../tools/types.ts";
+import type { HostProcessOps } from "./ops.ts";
 import {
   type HostConfig,
   type HostToMain,
@@ -27,18 +28,18 @@ export interface HostConnection {
 const CLOSE_GRACE_MS = 2000;
 
 /**
- * Starts the tool host as a subprocess (`command[0]` with the rest as args, e.g. bwrap …) and
- * sends it `config`. stderr's tail is kept for error messages.
+ * Starts the tool host as a subprocess (`command[0]` with the rest as args, e.g. bwrap …) through
+ * `options.processes` (in its own session, away from the terminal's Ctrl-C) and sends it
+ * `config`. stderr's tail is kept for error messages.
  */
-export function startProcessHost(command: string[], config: HostConfig): HostConnection {
+export function startProcessHost(
+  command: string[],
+  config: HostConfig,
+  options: { processes: HostProcessOps },
+): HostConnection {
   const [program, ...args] = command;
   if (program === undefined) throw new Error("startProcessHost needs a command");
-  const child = new Deno.Command(program, {
-    args,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = options.processes.spawn(program, args);
   const writer = child.stdin.getWriter();
   const encoder = new TextEncoder();
   let stdinOpen = true;
@@ -66,11 +67,7 @@ export function startProcessHost(command: string[], config: HostConfig): HostCon
         new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), CLOSE_GRACE_MS)),
       ]);
       clearTimeout(timer);
-      if (!exited) {
-        try {
-          child.kill("SIGKILL");
-        } catch { /* exited meanwhile */ }
-      }
+      if (!exited) child.kill();
       await connection.closed;
     },
   };

@@ -7,6 +7,7 @@
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildHostArgs, type BwrapProbe, nestedBashPrefix, probeBwrap } from "../policy/bwrap.ts";
+import type { CommandOps, PathOps } from "../policy/ops.ts";
 import {
   createPermissionPolicy,
   type LocationState,
@@ -18,13 +19,19 @@ import type { Prompter } from "../policy/approve.ts";
 import { type Grants, toolEnvironment, UsageError, widenGrants } from "../policy/grants.ts";
 import { type BuiltinToolOptions, createBuiltinTools, selectTools } from "../tools/registry.ts";
 import type { AnyTool, ToolLocation } from "../tools/types.ts";
+import { createDenoCommandOps } from "../sys/command.ts";
+import { createDenoHostProcessOps } from "../sys/host_process.ts";
+import { createDenoPathOps } from "../sys/paths.ts";
+import { createDenoRuntimeOps } from "../sys/runtime.ts";
 import {
   type HostConnection,
   startProcessHost,
   startWorkerHost,
   ToolHostClient,
 } from "./client.ts";
+import type { HostProcessOps, RuntimeOps } from "./ops.ts";
 import type { HostConfig, WireToolOptions } from "./protocol.ts";
+import { workerModuleUrl } from "./worker_modules.ts";
 
 export { runToolHost, type ToolHostIo } from "./host.ts";
 
@@ -50,6 +57,27 @@ export class SandboxUnavailableError extends UsageError {
     this.name = "SandboxUnavailableError";
     this.reason = reason;
   }
+}
+
+/** The effects a sandbox uses; the Deno implementations live in src/sys/. */
+export interface SandboxSys {
+  /** Spawns the tool host process (bwrap mode). */
+  processes: HostProcessOps;
+  /** The moat executable, main module and Deno's cache directory. */
+  runtime: RuntimeOps;
+  /** Path look-ups for the bwrap view and the project root. */
+  paths: PathOps;
+  /** Runs the bubblewrap probe commands. */
+  commands: CommandOps;
+}
+
+function denoSandboxSys(): SandboxSys {
+  return {
+    processes: createDenoHostProcessOps(),
+    runtime: createDenoRuntimeOps(),
+    paths: createDenoPathOps(),
+    commands: createDenoCommandOps(),
+  };
 }
 
 /** Options of `createSandbox`. */
@@ -86,6 +114,8 @@ export interface SandboxOptions {
    * main module). Tests pass their own entry script.
    */
   hostScript?: string;
+  /** Effects (src/cli/deps.ts passes them); each one missing defaults to its src/sys/ version. */
+  sys?: Partial<SandboxSys>;
 }
 
 /** The tools and policy of one run. */
@@ -108,10 +138,13 @@ export interface Sandbox {
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const requested = options.sandbox ?? "auto";
   const warnings: string[] = [];
-  const launchPromise = hostLaunch(options.hostScript, options.env);
+  const sys: SandboxSys = { ...denoSandboxSys(), ...options.sys };
+  const launchPromise = hostLaunch(sys, { script: options.hostScript, env: options.env });
   let probe: BwrapProbe | undefined;
   if (requested !== "off") {
-    probe = await (options.probe ?? (() => probeBwrap({ env: options.env })))();
+    const defaultProbe = () =>
+      probeBwrap({ env: options.env, paths: sys.paths, commands: sys.commands });
+    probe = await (options.probe ?? defaultProbe)();
     if (!probe.usable) {
       if (requested === "require") {
         await launchPromise.catch(() => {});
@@ -147,7 +180,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       : { bashMaxTimeoutSec: options.bashMaxTimeoutSec }),
     ...(bwrap?.nested ? { bashCommandPrefix: nestedBashPrefix(bwrap.path, hidePaths) } : {}),
   };
-  const workerUrl = options.workerUrl ?? new URL("./worker.ts", import.meta.url).href;
+  const workerUrl = options.workerUrl ?? workerModuleUrl("tools");
 
   const startHost = (grants: Grants): HostConnection => {
     const config: HostConfig = {
@@ -174,8 +207,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       env: hostEnv,
       ...(env["PATH"] === undefined ? {} : { toolPath: env["PATH"] }),
       command: launch.command,
+      paths: sys.paths,
     });
-    return startProcessHost([bwrap.path, ...args], config);
+    return startProcessHost([bwrap.path, ...args], config, { processes: sys.processes });
   };
 
   let grants = options.grants;
@@ -197,7 +231,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const denyClient = hasDenyLists(options.grants)
     ? new ToolHostClient(() =>
       startWorkerHost({
-        workerUrl: new URL("./query_worker.ts", import.meta.url).href,
+        workerUrl: workerModuleUrl("query"),
         permissions: denyPermissions(options.grants),
         toolOptions: { cwd: options.cwd, spillDir: options.spillDir },
       })
@@ -329,18 +363,18 @@ interface HostLaunch {
 }
 
 async function hostLaunch(
-  script: string | undefined,
-  env: Record<string, string>,
+  sys: SandboxSys,
+  options: { script: string | undefined; env: Record<string, string> },
 ): Promise<HostLaunch> {
-  const executable = Deno.execPath();
+  const executable = sys.runtime.execPath();
   const underDeno = /^deno(\.exe)?$/.test(basename(executable));
   if (!underDeno) {
     return { command: [executable, TOOL_HOST_COMMAND], executable, readOnlyPaths: [executable] };
   }
-  const entry = script ?? fileURLToPath(Deno.mainModule);
-  const config = findUp(dirname(entry), "deno.json");
+  const entry = options.script ?? fileURLToPath(sys.runtime.mainModule());
+  const config = findUp(sys.paths, dirname(entry), "deno.json");
   const project = config === undefined ? dirname(entry) : dirname(config);
-  const denoDir = env["DENO_DIR"] ?? await denoDirOf(executable);
+  const denoDir = options.env["DENO_DIR"] ?? await sys.runtime.denoDir(executable);
   return {
     command: [
       executable,
@@ -356,31 +390,13 @@ async function hostLaunch(
   };
 }
 
-function findUp(start: string, name: string): string | undefined {
+function findUp(paths: PathOps, start: string, name: string): string | undefined {
   let dir = start;
   for (;;) {
     const candidate = join(dir, name);
-    try {
-      if (Deno.statSync(candidate).isFile) return candidate;
-    } catch { /* keep looking */ }
+    if (paths.stat(candidate)?.kind === "file") return candidate;
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
-  }
-}
-
-async function denoDirOf(executable: string): Promise<string | undefined> {
-  try {
-    const out = await new Deno.Command(executable, {
-      args: ["info", "--json"],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-    }).output();
-    if (!out.success) return undefined;
-    const info = JSON.parse(new TextDecoder().decode(out.stdout)) as { denoDir?: unknown };
-    return typeof info.denoDir === "string" ? Deno.realPathSync(info.denoDir) : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -3,7 +3,7 @@
  * .ignore files (nested too, and those of parent directories up to the workspace), skipping .git.
  */
 import ignore from "ignore";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { FsError, type FsOps } from "./ops.ts";
 
 /** One entry found by the walk. */
@@ -55,12 +55,17 @@ async function loadLevel(fs: FsOps, dir: string, names: Set<string>): Promise<Le
   return ig === null ? null : { dir, ig };
 }
 
+/** True when a posix relative path leaves its base ("..", "../x"); a name like "..env" does not. */
+function isOutside(rel: string): boolean {
+  return rel === ".." || rel.startsWith("../") || rel.startsWith("/");
+}
+
 /** True when the rules of `levels` (outermost first) ignore `path`; deeper rules win. */
 function isIgnored(levels: Level[], path: string, isDir: boolean): boolean {
   let ignored = false;
   for (const level of levels) {
     const rel = toPosix(relative(level.dir, path));
-    if (rel === "" || rel.startsWith("..")) continue;
+    if (rel === "" || isOutside(rel)) continue;
     const result = level.ig.test(isDir ? `${rel}/` : rel);
     if (result.ignored) ignored = true;
     else if (result.unignored) ignored = false;
@@ -139,8 +144,8 @@ async function* walkDir(
 
 /** Directories from `top` (inclusive) down to the parent of `root`, when root is inside top. */
 export function ancestorsBetween(top: string, root: string): string[] {
-  const rel = relative(top, root);
-  if (rel === "" || rel.startsWith("..") || rel.startsWith(sep)) return [];
+  const rel = toPosix(relative(top, root));
+  if (rel === "" || isOutside(rel) || isAbsolute(rel)) return [];
   const dirs: string[] = [];
   for (let d = dirname(root);; d = dirname(d)) {
     dirs.unshift(d);

@@ -108,6 +108,9 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
     parameters: BashParams,
     kind: "execute",
     concurrencySafe: false,
+    // The output is already bounded by its own budget; room for the notes keeps the generic
+    // cap from cutting a second hole into the middle of it.
+    maxResultChars: DEFAULT_MAX_BYTES + 4_000,
     locations() {
       return [{ access: "run", program: "bash" }];
     },
@@ -256,10 +259,15 @@ class CallRun {
 
   #scheduleUpdate(): void {
     if (this.#finished || this.#updateTimer !== undefined) return;
-    const wait = Math.max(0, this.#lastUpdate + UPDATE_INTERVAL_MS - performance.now());
+    // Rounded up: timers take whole milliseconds, and an update must never come early.
+    const wait = Math.max(0, Math.ceil(this.#lastUpdate + UPDATE_INTERVAL_MS - performance.now()));
     this.#updateTimer = setTimeout(() => {
       this.#updateTimer = undefined;
       if (this.#finished) return;
+      if (performance.now() - this.#lastUpdate < UPDATE_INTERVAL_MS) {
+        this.#scheduleUpdate();
+        return;
+      }
       this.#lastUpdate = performance.now();
       const fitted = fitTails(
         this.#collectors.stdout.tail.view(),

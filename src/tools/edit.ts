@@ -48,7 +48,19 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Repairs `edits` sent as a JSON string or a single object, and a top-level oldText/newText. */
+const PAIR_KEYS = ["oldText", "newText", "old_string", "new_string", "old_text", "new_text"];
+
+/** The oldText/newText of an object using any of the spellings models send, or null. */
+function pairOf(v: Record<string, unknown>): { oldText: unknown; newText: unknown } | null {
+  const oldText = v.oldText ?? v.old_string ?? v.old_text;
+  const newText = v.newText ?? v.new_string ?? v.new_text;
+  return oldText === undefined || newText === undefined ? null : { oldText, newText };
+}
+
+/**
+ * Repairs `edits` sent as a JSON string or a single object, items spelled old_string/new_string,
+ * and a top-level oldText/newText pair (added to `edits` when both are given, never dropped).
+ */
 export function prepareEditArguments(raw: unknown): unknown {
   if (!isRecord(raw)) return raw;
   const out: Record<string, unknown> = { ...raw };
@@ -60,15 +72,18 @@ export function prepareEditArguments(raw: unknown): unknown {
     }
   }
   if (isRecord(out.edits)) out.edits = [out.edits];
-  const oldText = out.oldText ?? out.old_string ?? out.old_text;
-  const newText = out.newText ?? out.new_string ?? out.new_text;
-  if (out.edits === undefined && oldText !== undefined && newText !== undefined) {
-    out.edits = [{ oldText, newText }];
+  if (Array.isArray(out.edits)) {
+    out.edits = out.edits.map((item) => {
+      if (!isRecord(item) || (item.oldText !== undefined && item.newText !== undefined)) {
+        return item;
+      }
+      return pairOf(item) ?? item;
+    });
   }
-  if (out.edits !== undefined) {
-    for (const key of ["oldText", "newText", "old_string", "new_string", "old_text", "new_text"]) {
-      delete out[key];
-    }
+  const pair = pairOf(out);
+  if (pair !== null && (out.edits === undefined || Array.isArray(out.edits))) {
+    out.edits = [...((out.edits as unknown[] | undefined) ?? []), pair];
+    for (const key of PAIR_KEYS) delete out[key];
   }
   return out;
 }
@@ -91,11 +106,13 @@ function findAll(haystack: string, needle: string): number[] {
 
 /** Why an oldText was not found, with the most useful hint we can compute. */
 function notFoundHint(text: string, oldText: string): string {
-  // Whitespace-insensitive: strip all whitespace, remembering each kept char's line.
+  // Whitespace-insensitive: strip all whitespace, remembering each kept UTF-16 unit's line
+  // (units, not code points, so indexOf positions in the joined text map back correctly).
   const kept: string[] = [];
   const lines: number[] = [];
   let line = 1;
-  for (const ch of text) {
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
     if (ch === "\n") line++;
     if (/\s/.test(ch)) continue;
     kept.push(ch);
@@ -264,7 +281,7 @@ export function createEditTool(options: EditToolOptions): Tool<typeof EditParams
     return {
       output: `Edited ${shown}: ${count} ${count === 1 ? "edit" : "edits"} applied.`,
       display: diff,
-      details: { path: written.path, edits: count, diff },
+      details: { path: written.path, edits: count },
     };
   }
 

@@ -52,6 +52,9 @@ export function createFindTool(options: FindToolOptions): Tool<typeof FindParams
 
   async function run(args: FindArgs, signal: AbortSignal): Promise<ToolOutput> {
     const fail = (output: string): ToolOutput => ({ isError: true, output });
+    if (args.pattern === "") {
+      return fail("The pattern is empty; give a glob such as '*.ts' (or '*' for every file)");
+    }
     const limit = args.limit ?? defaultLimit;
     const abs = resolve(args.path ?? ".");
     const shownRoot = displayPath(options.cwd, abs);
@@ -97,8 +100,14 @@ export function createFindTool(options: FindToolOptions): Tool<typeof FindParams
     }
     if (signal.aborted) return fail("Search aborted");
     if (found.length === 0) {
+      // A pattern with "/" is matched against paths relative to the search directory; say so,
+      // since models often write it relative to the working directory or as an absolute path.
+      const hint = args.pattern.includes("/")
+        ? ` (a pattern containing "/" is matched against paths relative to "${shownRoot}", ` +
+          `e.g. "src/**/*.ts"; use a pattern without "/" to match names at any depth)`
+        : "";
       return {
-        output: `No files matching "${args.pattern}" in "${shownRoot}"`,
+        output: `No files matching "${args.pattern}" in "${shownRoot}"${hint}`,
         details: { count: 0 },
       };
     }

@@ -94,7 +94,7 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     context: number,
     cap: number,
     signal: AbortSignal,
-  ): Promise<FileResult | null> {
+  ): Promise<FileResult | "binary" | null> {
     let handle;
     try {
       handle = await fs.openFile(realPath);
@@ -104,7 +104,7 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     }
     try {
       const reader = new LineReader(handle, { maxChars: SCAN_LINE_CHARS });
-      if (looksBinary(await reader.prefix(BINARY_SNIFF_BYTES))) return null;
+      if (looksBinary(await reader.prefix(BINARY_SNIFF_BYTES))) return "binary";
       const rows: Row[] = [];
       const before: Array<{ line: number; text: string }> = [];
       let matches = 0;
@@ -146,6 +146,12 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
 
   async function run(args: GrepArgs, outerSignal: AbortSignal): Promise<ToolOutput> {
     const fail = (output: string): ToolOutput => ({ isError: true, output });
+    if (args.pattern === "") {
+      return fail(
+        "The pattern is empty, which would match every line; give the text or regular " +
+          "expression to search for (use find to list files)",
+      );
+    }
     let regex: RegExp;
     try {
       regex = new RegExp(
@@ -178,15 +184,15 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     }
     const controller = new AbortController();
     const signal = AbortSignal.any([outerSignal, controller.signal]);
-    const pending: Array<Promise<FileResult | null>> = [];
+    const pending: Array<Promise<FileResult | "binary" | null>> = [];
     const out: string[] = [];
     let bytes = 0;
     let total = 0;
     let files = 0;
     let stop: "limit" | "bytes" | null = null;
 
-    const consume = (result: FileResult | null): void => {
-      if (result === null || stop !== null) return;
+    const consume = (result: FileResult | "binary" | null): void => {
+      if (result === null || result === "binary" || stop !== null) return;
       files++;
       if (context > 0 && out.length > 0) out.push("--");
       let taken = 0;
@@ -230,17 +236,26 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
         const shown = displayPath(options.cwd, join(abs, entry.rel));
         pending.push(scanFile(entry.path, shown, regex, context, limit, signal));
         while (pending.length >= concurrency && stop === null) {
-          consume(await (pending.shift() as Promise<FileResult | null>));
+          consume(await (pending.shift() as Promise<FileResult | "binary" | null>));
         }
         if (stop !== null) break;
       }
       while (pending.length > 0 && stop === null) {
-        consume(await (pending.shift() as Promise<FileResult | null>));
+        consume(await (pending.shift() as Promise<FileResult | "binary" | null>));
       }
       controller.abort();
       await Promise.all(pending); // let aborted scans close their handles
     } else {
-      consume(await scanFile(root, displayPath(options.cwd, abs), regex, context, limit, signal));
+      const shown = displayPath(options.cwd, abs);
+      const result = await scanFile(root, shown, regex, context, limit, signal);
+      if (result === "binary") {
+        return {
+          output: `No matches: "${shown}" is a binary file, which grep skips; inspect it with ` +
+            `bash instead (e.g. "strings" or "xxd")`,
+          details: { matches: 0, binary: true },
+        };
+      }
+      consume(result);
     }
     if (outerSignal.aborted) return fail("Search aborted");
     if (total === 0) {

@@ -62,6 +62,13 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** Repairs `offset: 0` (a 0-based "from the start") to 1; other bad values fail validation. */
+export function prepareReadArguments(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
+  const args = raw as Record<string, unknown>;
+  return args.offset === 0 ? { ...args, offset: 1 } : raw;
+}
+
 /** Creates the read tool. */
 export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams> {
   const fs = options.fs ?? createDenoFsOps();
@@ -70,6 +77,13 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
   const resolve = pathResolver(options.cwd, fs, { home: options.home });
 
   async function run(args: ReadArgs): Promise<ToolOutput> {
+    // The schema forbids these; guard anyway so a direct call cannot print "lines 0-1999".
+    if (args.offset !== undefined && args.offset < 1) {
+      return { isError: true, output: `Offset ${args.offset} is invalid: lines start at 1` };
+    }
+    if (args.limit !== undefined && args.limit < 1) {
+      return { isError: true, output: `Limit ${args.limit} is invalid: give at least 1 line` };
+    }
     const abs = resolve(args.path);
     const shown = displayPath(options.cwd, abs);
     let handle;
@@ -170,7 +184,9 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
         if (stop === "limit") {
           note = total === null
             ? `[More lines in file (${formatSize(size)}). Use offset=${next} to continue.]`
-            : `[${total - end} more lines in file. Use offset=${next} to continue.]`;
+            : `[${total - end} more ${
+              total - end === 1 ? "line" : "lines"
+            } in file. Use offset=${next} to continue.]`;
         } else {
           const of = total === null ? `a ${formatSize(size)} file` : `${total}`;
           const why = stop === "bytes" ? ` (${formatSize(maxBytes)} limit)` : "";
@@ -204,6 +220,7 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
     kind: "read",
     concurrencySafe: true,
     maxResultChars: maxBytes + 1000,
+    prepareArguments: prepareReadArguments,
     async locations(args) {
       return [{ access: "read", path: await realLocation(fs, resolve(args.path)) }];
     },

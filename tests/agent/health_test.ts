@@ -124,3 +124,22 @@ Deno.test("runAgentLoop() ignores edit failures older than the window", async ()
   });
   assert.equal(log.of("health").length, 0);
 });
+
+Deno.test("runAgentLoop() honours custom failing_edits thresholds and window", async () => {
+  const clock = new ManualClock();
+  const run = async (stepMs: number) => {
+    const model = new ScriptedModelClient([...editTurns(2, clock, stepMs), scripted.text("ok")]);
+    const log = eventLog();
+    await runAgentLoop({ history: [], prompt: user("go") }, {
+      model,
+      tools: [failingEdit([false, false])],
+      system: "",
+      clock,
+      onEvent: log.onEvent,
+      health: { failingEdits: 2, failingEditsWindowMs: 1_000 },
+    });
+    return log.of("health").map((e) => [e.signal, e.count]);
+  };
+  assert.deepEqual(await run(600), [["failing_edits", 2]]);
+  assert.deepEqual(await run(1_500), []);
+});

@@ -93,7 +93,7 @@ Deno.test("runAgentLoop() over the fake server answers invalid JSON arguments wi
   assert.equal(server.chatRequests.length, 2);
   const [res] = (history[2] as ToolResultMessage).results;
   assert.equal(res?.isError, true);
-  assert.match(String(res?.content), /^Error: the arguments of tool "read" are not valid JSON/);
+  assert.match(String(res?.content), /^Error: tool "read" arguments are not valid JSON: /);
   assert.match(String(res?.content), /\{\\"path\\": \\"READ/);
   assertHistoryAcceptable(history);
 });

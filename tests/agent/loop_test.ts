@@ -92,7 +92,7 @@ const pipelineFailures: Array<{
       invalidJson: "Unterminated string in JSON at position 14",
     },
     expected:
-      /^Error: the arguments of tool "read" are not valid JSON \(Unterminated string in JSON at position 14\)\. Received: "\{\\"path\\": \\"READ"\./,
+      /^Error: tool "read" arguments are not valid JSON: "\{\\"path\\": \\"READ" \(Unterminated string in JSON at position 14\)\. Send the arguments as one complete JSON object\.$/,
   },
   {
     name: "arguments that are an array",
@@ -490,4 +490,70 @@ Deno.test("runAgentLoop() passes output limit and temperature to the model", asy
   });
   assert.equal(model.requests[0]?.maxOutputTokens, 1234);
   assert.equal(model.requests[0]?.temperature, 0.2);
+});
+
+Deno.test("runAgentLoop() quotes only a short prefix of long invalid JSON arguments", async () => {
+  const raw = `{"path": "${"a".repeat(500)}`;
+  const model = new ScriptedModelClient([
+    scripted.toolCalls([{ name: "read", args: raw, invalidJson: "Unterminated string" }]),
+    scripted.text("ok"),
+  ]);
+  const history: Message[] = [];
+  await runAgentLoop({ history, prompt: user("go") }, baseOptions(model));
+  const text = String(resultsOf(history[2])[0]?.content);
+  assert.ok(text.includes(JSON.stringify(`${raw.slice(0, 120)}…`)), text);
+  assert.ok(text.length < 300, `quoted ${text.length} characters`);
+});
+
+Deno.test("runAgentLoop() turns thrown values that cannot be printed into error results", async () => {
+  // `String(Object.create(null))` throws: formatting the error must not throw in turn.
+  const odd = controlledTool("odd", { run: () => Promise.reject(Object.create(null)) });
+  const oddPrepare: AnyTool = {
+    ...memoryReadTool({}),
+    prepareArguments() {
+      throw Object.create(null);
+    },
+  };
+  const model = new ScriptedModelClient([
+    scripted.toolCalls([
+      { id: "a", name: "odd", args: {} },
+      { id: "b", name: "read", args: { path: "x" } },
+    ]),
+    scripted.text("ok"),
+  ]);
+  const history: Message[] = [];
+  const result = await runAgentLoop({ history, prompt: user("go") }, {
+    model,
+    tools: [odd, oddPrepare],
+    system: "",
+  });
+  assert.equal(result.stopReason, "completed");
+  assert.deepEqual(resultsOf(history[2]).map((r) => [r.isError, r.content]), [
+    [true, "Error: tool odd threw: a value that cannot be printed"],
+    [
+      true,
+      'Error: could not prepare the arguments of tool "read": a value that cannot be printed. ' +
+      "Fix the arguments and retry.",
+    ],
+  ]);
+  assertHistoryAcceptable(history);
+});
+
+Deno.test("runAgentLoop() leaves queued messages queued once the turn limit is reached", async () => {
+  let consulted = 0;
+  const model = new ScriptedModelClient([scripted.text("first answer"), scripted.text("never")]);
+  const history: Message[] = [];
+  const result = await runAgentLoop({ history, prompt: user("go") }, {
+    ...baseOptions(model),
+    maxIterations: 1,
+    getQueuedMessages: () => {
+      consulted++;
+      return [user("typed while busy")];
+    },
+  });
+  assert.equal(result.stopReason, "completed");
+  assert.equal(result.turns, 1);
+  assert.equal(model.requests.length, 1);
+  assert.equal(consulted, 0);
+  assert.deepEqual(history.map((m) => m.role), ["user", "assistant"]);
 });

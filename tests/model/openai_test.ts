@@ -111,12 +111,13 @@ Deno.test("stream() maps finish_reason length with a tool call to maxTokens and 
   ]);
 });
 
-Deno.test("stream() maps stop, content_filter and stop-with-calls finish reasons", async () => {
+Deno.test("stream() maps stop, content_filter, stop-with-calls and function_call finish reasons", async () => {
   await using server = await startFakeOpenAI();
   server.script(
     reply.text("done"),
     reply.text("filtered", { finishReason: "content_filter" }),
     reply.toolCalls([{ id: "c1", name: "ls", arguments: {} }], { finishReason: "stop" }),
+    reply.toolCalls([{ id: "c2", name: "ls", arguments: {} }], { finishReason: "function_call" }),
   );
   const c = client(server);
   assert.equal((await c.stream(request(), {}))?.stopReason, "stop");
@@ -124,6 +125,9 @@ Deno.test("stream() maps stop, content_filter and stop-with-calls finish reasons
   assert.equal(filtered?.stopReason, "error");
   assert.equal(filtered?.rawStopReason, "content_filter");
   assert.equal((await c.stream(request(), {}))?.stopReason, "toolUse");
+  const legacy = await c.stream(request(), {});
+  assert.equal(legacy?.stopReason, "toolUse");
+  assert.equal(legacy?.rawStopReason, undefined);
 });
 
 Deno.test("stream() keeps invalid JSON arguments raw and marks the call instead of throwing", async () => {
@@ -540,4 +544,86 @@ Deno.test("stream() answers calls without a recorded result and moves stray resu
   assert.match(String(m[3]?.content), /No result was recorded/);
   assert.equal(m[4]?.content, "bad args");
   assert.match(String(m[5]?.content), /"zz".*\nstray/);
+});
+
+Deno.test("stream() keeps one call when the server sends its id after the name", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(
+    reply.deltas([
+      { tool_calls: [{ index: 0, type: "function", function: { name: "ls" } }] },
+      { tool_calls: [{ index: 0, id: "late_1", function: { arguments: '{"path":' } }] },
+      { tool_calls: [{ index: 0, id: "late_1", function: { arguments: '"a"}' } }] },
+    ], { finishReason: "tool_calls" }),
+  );
+  const started: string[] = [];
+  const message = await client(server).stream(request(), {
+    onEvent: (e) => e.type === "toolcall_start" && started.push(e.id),
+  });
+  assert.equal(message?.blocks.length, 1);
+  const call = message?.blocks[0];
+  assert.equal(call?.type, "toolCall");
+  if (call?.type !== "toolCall") return;
+  assert.equal(call.name, "ls");
+  assert.deepEqual(call.arguments, { path: "a" });
+  assert.deepEqual(started, [call.id], "the announced id is the one in the message");
+});
+
+Deno.test("stream() recognises llama.cpp and DashScope context overflow messages", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(
+    fault.status(400, {
+      message: "the request exceeds the available context size, try increasing it",
+      type: "exceed_context_size_error",
+      code: null,
+    }),
+    fault.status(400, {
+      message: "<400> InternalError.Algo.InvalidParameter: Range of input length should be " +
+        "[1, 129024]",
+      code: null,
+    }),
+  );
+  const c = client(server);
+  assert.equal((await modelError(c.stream(request(), {}))).kind, "context_overflow");
+  assert.equal((await modelError(c.stream(request(), {}))).kind, "context_overflow");
+});
+
+Deno.test("stream() returns null promptly when aborted during a retry-after wait", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(fault.status(429, { retryAfter: 30 }), reply.text("never requested"));
+  const controller = new AbortController();
+  const pending = client(server).stream(request(), { signal: controller.signal });
+  await server.waitForRequest(1);
+  // Let the SDK read the 429 and start waiting the 30 s it asked for.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const abortedAt = performance.now();
+  controller.abort();
+  const result = await pending;
+  const elapsed = performance.now() - abortedAt;
+  assert.equal(result, null);
+  assert.ok(elapsed <= 100, `abort took ${elapsed.toFixed(1)} ms`);
+  assert.equal(server.chatRequests.length, 1, "no retry after the abort");
+});
+
+Deno.test("stream() assembles calls sent without an index, as Gemini does", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(
+    reply.deltas([
+      { tool_calls: [{ id: "fc-1", type: "function", function: { name: "read" } }] },
+      { tool_calls: [{ function: { arguments: '{"path":' } }] },
+      { tool_calls: [{ function: { arguments: '"a"}' } }] },
+      {
+        tool_calls: [{
+          id: "fc-2",
+          type: "function",
+          function: { name: "read", arguments: '{"path":"b"}' },
+        }],
+      },
+    ], { finishReason: "stop" }),
+  );
+  const message = await client(server).stream(request(), {});
+  assert.equal(message?.stopReason, "toolUse");
+  assert.deepEqual(message?.blocks, [
+    { type: "toolCall", id: "fc-1", name: "read", arguments: { path: "a" } },
+    { type: "toolCall", id: "fc-2", name: "read", arguments: { path: "b" } },
+  ]);
 });

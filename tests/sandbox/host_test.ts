@@ -3,9 +3,18 @@ import { defaultGrants } from "../../src/policy/grants.ts";
 import { RemoteToolError } from "../../src/sandbox/client.ts";
 import { createSandbox, SandboxUnavailableError } from "../../src/sandbox/mod.ts";
 import { UsageError } from "../../src/policy/grants.ts";
+import { createDenoHostProcessOps } from "../../src/sys/host_process.ts";
 import type { ToolUpdate } from "../../src/tools/types.ts";
 import { fakeTools } from "./_fake_tools.ts";
-import { callTool, createLayout, HOST_SCRIPT, MODES, openSandbox, textOf } from "./_helpers.ts";
+import {
+  BWRAP,
+  callTool,
+  createLayout,
+  HOST_SCRIPT,
+  MODES,
+  openSandbox,
+  textOf,
+} from "./_helpers.ts";
 
 const FAKE_WORKER = new URL("./_fake_worker.ts", import.meta.url).href;
 
@@ -101,3 +110,137 @@ Deno.test("--sandbox=auto without bubblewrap falls back to the Worker with a war
     await sb.close();
   }
 });
+
+/** Runs tests/sandbox/_signal_entry.ts as its own process group leader. */
+function spawnEntry(mode: "bwrap" | "worker", layout: { ws: string; spill: string }, step: string) {
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--unstable-worker-options",
+      "--config",
+      new URL("../../deno.json", import.meta.url).pathname,
+      new URL("./_signal_entry.ts", import.meta.url).pathname,
+      mode,
+      layout.ws,
+      layout.spill,
+      step,
+    ],
+    // Its own process group, like moat started from a shell on a terminal.
+    detached: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+/** Reads JSON lines from `stream`, handing each to `onLine`; resolves at the end. */
+async function readJsonLines(
+  stream: ReadableStream<Uint8Array>,
+  onLine: (value: Record<string, string>) => void,
+): Promise<void> {
+  let buffered = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffered += chunk;
+    let nl: number;
+    while ((nl = buffered.indexOf("\n")) !== -1) {
+      onLine(JSON.parse(buffered.slice(0, nl)));
+      buffered = buffered.slice(nl + 1);
+    }
+  }
+}
+
+/** The process group and session of `pid` (fields 5 and 6 of /proc/PID/stat). */
+function groupOf(pid: number | "self"): { pgrp: number; session: number } {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { pgrp: Number(fields[2]), session: Number(fields[3]) };
+}
+
+Deno.test({
+  name: "[bwrap] the tool host runs in its own session, away from moat's process group",
+  ignore: !BWRAP,
+  fn: async () => {
+    const layout = await createLayout();
+    await using _ = layout.root;
+    const pids: number[] = [];
+    const processes = createDenoHostProcessOps();
+    const sb = await openSandbox(layout, "bwrap", defaultGrants(layout.ws), {
+      createTools: fakeTools,
+      workerUrl: FAKE_WORKER,
+      sys: {
+        processes: {
+          spawn(program, args) {
+            const child = processes.spawn(program, args);
+            pids.push(child.pid);
+            return child;
+          },
+        },
+      },
+    });
+    try {
+      assert.match(textOf(await callTool(sb, "echo", { text: "up" })), /echo: up/);
+      assert.equal(pids.length, 1);
+      const host = groupOf(pids[0]!);
+      const self = groupOf("self");
+      assert.notEqual(host.pgrp, self.pgrp);
+      assert.notEqual(host.session, self.session);
+      assert.equal(host.pgrp, pids[0], "the host leads its own process group");
+    } finally {
+      await sb.close();
+    }
+    assert.throws(() => groupOf(pids[0]!), "close() ends the host");
+  },
+});
+
+Deno.test({
+  name: "[bwrap] SIGINT to moat's process group aborts the call cleanly; the host survives it",
+  ignore: !BWRAP,
+  fn: async () => {
+    const layout = await createLayout();
+    await using _ = layout.root;
+    const child = spawnEntry("bwrap", layout, "sigint");
+    const lines: Record<string, string>[] = [];
+    let ready: () => void = () => {};
+    const isReady = new Promise<void>((resolve) => ready = resolve);
+    const stdout = readJsonLines(child.stdout, (line) => {
+      lines.push(line);
+      if ("ready" in line) ready();
+    });
+    const stderr = new Response(child.stderr).text();
+    try {
+      await Promise.race([isReady, child.status]);
+      assert.deepEqual(lines, [{ ready: "echo: up" }], await stderr);
+      // What a Ctrl-C on the terminal does: SIGINT to every process in the foreground group.
+      Deno.kill(-child.pid, "SIGINT");
+      const status = await child.status;
+      await stdout;
+      assert.equal(status.code, 0, await stderr);
+      assert.deepEqual(lines[1], { result: "wait aborted" });
+    } finally {
+      try {
+        Deno.kill(-child.pid, "SIGKILL");
+      } catch { /* already gone */ }
+      await child.status;
+      await stdout.catch(() => {});
+      await stderr;
+    }
+  },
+});
+
+for (const mode of MODES) {
+  Deno.test(`[${mode}] a crashed tool worker becomes an error result without printing a stack`, async () => {
+    const layout = await createLayout();
+    await using _ = layout.root;
+    const child = spawnEntry(mode, layout, "crash");
+    const [status, stdout, stderr] = await Promise.all([
+      child.status,
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ]);
+    assert.equal(status.code, 0, stderr);
+    const result = JSON.parse(stdout).result as string;
+    assert.match(result, /tool host stopped .*the tool worker crashed: boom.*before "crash"/s);
+    assert.doesNotMatch(stderr, /Uncaught|boom/);
+  });
+}

@@ -168,3 +168,51 @@ Deno.test("edit() on a real file refuses overlapping edits and leaves the file a
   assert.match(r.output, /overlap/);
   assert.equal(await Deno.readTextFile(ws.path("a.ts")), APP);
 });
+
+Deno.test("edit() whitespace hint gives the right line after emoji (astral characters)", async () => {
+  const text = `const a = '${"😀".repeat(30)}';\nconst b = 2;\nfunction  c() {\n  return 3;\n}\n` +
+    "const d = 4;\n".repeat(20);
+  const { tool, fs } = memEdit({ "/ws/a.ts": text });
+  const r = await call(tool, {
+    path: "a.ts",
+    edits: [{ oldText: "function c() { return 3; }", newText: "x" }],
+  });
+  assert.equal(r.isError, true);
+  assert.match(r.output, /it matches at line 3 if whitespace is ignored/);
+  assert.equal(fs.text("/ws/a.ts"), text);
+});
+
+Deno.test("prepareArguments() keeps a top-level pair sent alongside edits and maps old_string items", () => {
+  const both = prepareEditArguments({
+    path: "a",
+    edits: [{ oldText: "x", newText: "y" }],
+    oldText: "p",
+    newText: "q",
+  });
+  assert.deepEqual(both, {
+    path: "a",
+    edits: [{ oldText: "x", newText: "y" }, { oldText: "p", newText: "q" }],
+  });
+  const snake = prepareEditArguments({
+    path: "a",
+    edits: [{ old_string: "x", new_string: "y" }, { old_text: "p", new_text: "q" }],
+  });
+  assert.deepEqual(snake, {
+    path: "a",
+    edits: [{ oldText: "x", newText: "y" }, { oldText: "p", newText: "q" }],
+  });
+  assert.ok(Value.Check(EditParams, both));
+  assert.ok(Value.Check(EditParams, snake));
+});
+
+Deno.test("edit() puts the diff only in display, not in the result or details", async () => {
+  const { tool } = memEdit({ "/ws/a.ts": APP });
+  const r = await call(tool, {
+    path: "a.ts",
+    edits: [{ oldText: "return 1;", newText: "return 9;" }],
+  });
+  assert.equal(r.output, "Edited a.ts: 1 edit applied.");
+  assert.equal(r.content, undefined);
+  assert.match(r.display ?? "", /^\+ {2}return 9;$/m);
+  assert.ok(!JSON.stringify(r.details).includes("return 9"), JSON.stringify(r.details));
+});

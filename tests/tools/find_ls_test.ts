@@ -112,3 +112,24 @@ Deno.test("find() cuts output at its byte budget with a note", async () => {
   assert.equal(body?.split("\n").length, 9);
   assert.equal(note, "[Output cut at 450 B: showing 9 of 50 results. Narrow the pattern or path.]");
 });
+
+Deno.test("find() refuses an empty pattern with an error result instead of throwing", async () => {
+  const tool = createFindTool({ cwd: "/ws", fs: new MemoryFs({ "/ws/a.ts": "" }) });
+  const r = await call(tool, { pattern: "" });
+  assert.equal(r.isError, true);
+  assert.match(r.output, /^The pattern is empty; give a glob such as '\*\.ts'/);
+});
+
+Deno.test("find() matches '*.ts' and '**/*.ts' alike and explains patterns with '/' on no match", async () => {
+  const fs = new MemoryFs({ "/ws/src/a.ts": "", "/ws/src/sub/b.ts": "", "/ws/top.ts": "" });
+  const tool = createFindTool({ cwd: "/ws", fs });
+  const all = "src/a.ts\nsrc/sub/b.ts\ntop.ts";
+  assert.equal((await call(tool, { pattern: "*.ts" })).output, all);
+  assert.equal((await call(tool, { pattern: "**/*.ts" })).output, all);
+  assert.equal((await call(tool, { pattern: "src/**/*.ts" })).output, "src/a.ts\nsrc/sub/b.ts");
+  const miss = await call(tool, { pattern: "src/*.ts", path: "src" });
+  assert.match(
+    miss.output,
+    /^No files matching "src\/\*\.ts" in "src" \(a pattern containing "\/" is matched against paths relative to "src"/,
+  );
+});

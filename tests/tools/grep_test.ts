@@ -135,3 +135,37 @@ Deno.test("grep() on a real tree honours .gitignore and searches a single file",
     { access: "read", path: ws.dir },
   ]);
 });
+
+Deno.test("grep() refuses an empty pattern instead of matching every line", async () => {
+  const { tool } = memGrep({ "/ws/a.ts": "one\ntwo\n" });
+  const r = await call(tool, { pattern: "" });
+  assert.equal(r.isError, true);
+  assert.match(r.output, /^The pattern is empty, which would match every line; /);
+});
+
+Deno.test("grep() on a single binary file says it was skipped as binary", async () => {
+  const { tool } = memGrep({ "/ws/blob.bin": new Uint8Array([110, 101, 101, 100, 0, 1]) });
+  const r = await call(tool, { pattern: "need", path: "blob.bin" });
+  assert.equal(r.isError, undefined);
+  assert.match(r.output, /^No matches: "blob\.bin" is a binary file, which grep skips; /);
+});
+
+Deno.test("grep() applies ignore rules to names starting with two dots", async () => {
+  const { tool } = memGrep({
+    "/ws/.gitignore": "..cache\n",
+    "/ws/..cache/c.ts": "needle\n",
+    "/ws/..src/.gitignore": "gen.ts\n",
+    "/ws/..src/gen.ts": "needle\n",
+    "/ws/..src/ok.ts": "needle\n",
+  });
+  assert.equal((await call(tool, { pattern: "needle" })).output, "..src/ok.ts:1: needle");
+  const scoped = memGrep({ "/ws/.gitignore": "*.gen\n", "/ws/..x/a.gen": "needle\n" });
+  const r = await call(scoped.tool, { pattern: "needle", path: "..x" });
+  assert.equal(r.output, 'No matches for "needle" in "..x"');
+});
+
+Deno.test("grep() strips CR from CRLF lines in matches and context", async () => {
+  const { tool } = memGrep({ "/ws/w.txt": "before\r\nneedle\r\nafter\r\n" });
+  const r = await call(tool, { pattern: "needle$", context: 1 });
+  assert.equal(r.output, "w.txt-1- before\nw.txt:2: needle\nw.txt-3- after");
+});

@@ -205,3 +205,57 @@ Deno.test("read() of a real file over 16 MiB shows page one with the file size",
     /\n\n\[Showing lines 1-2000 of a 1\d\.\d MB file\. Use offset=2001 to continue\.\]$/,
   );
 });
+
+Deno.test("read() says '1 more line' in the singular", async () => {
+  const { tool } = memRead({ "/ws/a.txt": numberedLines(3) });
+  const r = await call(tool, { path: "a.txt", limit: 2 });
+  assert.equal(r.output, "line 1\nline 2\n\n[1 more line in file. Use offset=3 to continue.]");
+});
+
+Deno.test("read() repairs offset 0 to the first line and refuses offsets or limits below 1", async () => {
+  const { tool } = memRead({ "/ws/a.txt": numberedLines(3) });
+  const repaired = tool.prepareArguments?.({ path: "a.txt", offset: 0, limit: 1 });
+  assert.deepEqual(repaired, { path: "a.txt", offset: 1, limit: 1 });
+  assert.equal(
+    (await call(tool, repaired)).output,
+    "line 1\n\n[2 more lines in file. Use offset=2 to continue.]",
+  );
+  assert.deepEqual(tool.prepareArguments?.({ path: "a.txt", offset: -5 }), {
+    path: "a.txt",
+    offset: -5,
+  });
+  const negative = await call(tool, { path: "a.txt", offset: -5 });
+  assert.equal(negative.isError, true);
+  assert.equal(negative.output, "Offset -5 is invalid: lines start at 1");
+  const zeroLimit = await call(tool, { path: "a.txt", limit: 0 });
+  assert.equal(zeroLimit.isError, true);
+  assert.equal(zeroLimit.output, "Limit 0 is invalid: give at least 1 line");
+});
+
+Deno.test("read() pages a 1 MB file with no newline without keeping the line", async () => {
+  const { tool, fs } = memRead({ "/ws/one.txt": "a".repeat(1_000_000) });
+  const r = await call(tool, { path: "one.txt" });
+  assert.equal(r.output, `${"a".repeat(2000)}… [line truncated, 1000000 characters in full]`);
+  assert.ok(fs.maxReadChunk <= 64 * 1024, `read chunk ${fs.maxReadChunk}`);
+});
+
+Deno.test("read() recognises GIF, WebP and JPEG by magic bytes, not by name", async () => {
+  const enc = (s: string) => [...new TextEncoder().encode(s)];
+  const { tool } = memRead({
+    "/ws/a.txt": new Uint8Array([...enc("GIF89a"), 1, 0, 1, 0, 0, 0, 0]),
+    "/ws/b.png": new Uint8Array([...enc("RIFF"), 8, 0, 0, 0, ...enc("WEBPVP8 "), 0, 0]),
+    "/ws/c": new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]),
+    "/ws/d.webp": new Uint8Array([...enc("RIFF"), 8, 0, 0, 0, ...enc("WAVEfmt "), 0, 0]),
+  });
+  for (
+    const [path, mime] of [["a.txt", "image/gif"], ["b.png", "image/webp"], ["c", "image/jpeg"]]
+  ) {
+    const r = await call(tool, { path });
+    assert.equal(r.output, `Read image file [${mime}]`);
+    assert.equal(r.content?.[1]?.type, "image");
+    assert.equal((r.content?.[1] as { mimeType: string }).mimeType, mime);
+  }
+  const wave = await call(tool, { path: "d.webp" });
+  assert.equal(wave.isError, true);
+  assert.match(wave.output, /binary file/);
+});

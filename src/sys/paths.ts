@@ -1,0 +1,41 @@
+/** Deno implementation of the policy layer's PathOps: synchronous realpath, stat and lstat. */
+import type { PathLink, PathOps, PathStat, RealPathResult } from "../policy/ops.ts";
+
+/** Creates PathOps backed by Deno's synchronous file system calls. */
+export function createDenoPathOps(): PathOps {
+  return {
+    realPath(path: string): RealPathResult {
+      try {
+        return { ok: true, path: Deno.realPathSync(path) };
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        return {
+          ok: false,
+          reason: e instanceof Deno.errors.NotFound ? "not_found" : "failed",
+          message,
+        };
+      }
+    },
+    stat(path: string): PathStat | undefined {
+      try {
+        const st = Deno.statSync(path);
+        return { kind: kindOf(st), mode: st.mode };
+      } catch {
+        return undefined;
+      }
+    },
+    lstat(path: string): PathLink | undefined {
+      try {
+        const st = Deno.lstatSync(path);
+        if (st.isSymlink) return { kind: "symlink", target: Deno.readLinkSync(path) };
+        return { kind: kindOf(st) };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+function kindOf(st: Deno.FileInfo): "file" | "dir" | "other" {
+  return st.isFile ? "file" : st.isDirectory ? "dir" : "other";
+}
