@@ -195,15 +195,20 @@ function assistantWire(message: AssistantMessage): OpenAI.Chat.ChatCompletionAss
     tool_calls: calls.map((c) => ({
       id: c.id,
       type: "function",
-      function: {
-        name: c.name,
-        // Invalid JSON goes back verbatim, so the model sees what it sent.
-        arguments: c.invalidJson !== undefined && typeof c.arguments === "string"
-          ? c.arguments
-          : JSON.stringify(c.arguments ?? {}),
-      },
+      function: { name: c.name, arguments: wireArguments(c) },
     })),
   };
+}
+
+/**
+ * Arguments as the JSON object text servers expect back. Invalid JSON or a non-object is sent as
+ * `{}`: llama.cpp parses replayed arguments and answers HTTP 500 on every later request otherwise,
+ * wedging the session. The call's error result already quotes what the model sent.
+ */
+function wireArguments(call: ToolCallBlock): string {
+  const args = call.arguments;
+  const isObject = typeof args === "object" && args !== null && !Array.isArray(args);
+  return call.invalidJson === undefined && isObject ? JSON.stringify(args) : "{}";
 }
 
 /** The tool message text, and the images that must follow in a user message. */

@@ -539,7 +539,7 @@ Deno.test("stream() answers calls without a recorded result and moves stray resu
   assert.deepEqual(openAiRequestProblems(body), []);
   const m = body?.messages ?? [];
   assert.deepEqual(m.map((x) => x.role), ["system", "user", "assistant", "tool", "tool", "user"]);
-  assert.equal(m[2]?.tool_calls?.[1]?.function.arguments, '{"command": "ls');
+  assert.equal(m[2]?.tool_calls?.[1]?.function.arguments, "{}");
   assert.deepEqual(m.slice(3, 5).map((x) => x.tool_call_id), ["c1", "c2"]);
   assert.match(String(m[3]?.content), /No result was recorded/);
   assert.equal(m[4]?.content, "bad args");
@@ -626,4 +626,41 @@ Deno.test("stream() assembles calls sent without an index, as Gemini does", asyn
     { type: "toolCall", id: "fc-1", name: "read", arguments: { path: "a" } },
     { type: "toolCall", id: "fc-2", name: "read", arguments: { path: "b" } },
   ]);
+});
+
+Deno.test("stream() replays invalid or non-object arguments as {} so strict servers accept them", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(reply.text("ok"));
+  const usage = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, totalTokens: 0 };
+  const history: Message[] = [
+    { role: "user", content: "go" },
+    {
+      role: "assistant",
+      blocks: [
+        { type: "toolCall", id: "c1", name: "edit", arguments: '{"path": "a', invalidJson: "x" },
+        { type: "toolCall", id: "c2", name: "edit", arguments: ["a.ts"] },
+        { type: "toolCall", id: "c3", name: "edit", arguments: { path: "b.ts" } },
+      ],
+      stopReason: "toolUse",
+      usage,
+    },
+    {
+      role: "toolResult",
+      results: ["c1", "c2", "c3"].map((id) => ({
+        toolCallId: id,
+        toolName: "edit",
+        content: `result ${id}`,
+        isError: id !== "c3",
+      })),
+    },
+  ];
+  const before = structuredClone(history);
+  await client(server).stream(request({ messages: history }), {});
+  const body = (await server.waitForRequest(1)).body;
+  assert.deepEqual(openAiRequestProblems(body), []);
+  assert.deepEqual(
+    body?.messages[2]?.tool_calls?.map((c) => c.function.arguments),
+    ["{}", "{}", '{"path":"b.ts"}'],
+  );
+  assert.deepEqual(history, before, "stored history keeps what the model sent");
 });
