@@ -1,7 +1,7 @@
 /**
  * `deno task compile`: builds one self-contained binary per target into dist/ with exactly the
  * runtime flags of the `start` task in deno.json (read from there, so there is one definition),
- * embeds the sandbox Worker module, honours DENORT_BIN, and writes dist/SHA256SUMS.
+ * embeds the sandbox Worker modules, honours DENORT_BIN, and writes dist/SHA256SUMS.
  *
  * Usage: deno task compile [--target TRIPLE]… [--out-dir DIR]
  * With DENORT_BIN set (a local denort, e.g. for offline builds) only the host target is built
@@ -9,6 +9,7 @@
  */
 import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
+import { WORKER_MODULES } from "../src/sandbox/worker_modules.ts";
 
 /** The release targets. */
 export const TARGETS = [
@@ -19,8 +20,13 @@ export const TARGETS = [
   "x86_64-pc-windows-msvc",
 ] as const;
 
-/** Modules loaded dynamically at run time that `deno compile` must embed. */
-export const INCLUDED_MODULES = ["src/sandbox/worker.ts"] as const;
+/**
+ * Modules loaded dynamically at run time that `deno compile` must embed: every sandbox Worker
+ * module, from the one list createSandbox loads them from.
+ */
+export const INCLUDED_MODULES: readonly string[] = Object.values(WORKER_MODULES).map((file) =>
+  `src/sandbox/${file}`
+);
 
 /** The runtime flags and entry module of a `deno run …` task string. */
 export interface RunTask {

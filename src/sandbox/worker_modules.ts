@@ -1,5 +1,5 @@
 /**
- * Every module the sandbox starts with `new Worker(…)`, in one place: createSandbox loads them from
+ * Every module the sandbox starts as a Worker, in one place: createSandbox loads them from
  * here and `deno task compile` (scripts/compile.ts) embeds exactly these, so the two cannot drift.
  */
 

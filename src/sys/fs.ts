@@ -10,6 +10,7 @@ import {
   type FileInfo,
   FsError,
   type FsOps,
+  type SyncFileHandle,
   type WriteResult,
 } from "../tools/ops.ts";
 
@@ -20,6 +21,11 @@ export interface DenoFsOptions {
    * swap the file deterministically. Never set in production.
    */
   afterOpen?: (realPath: string) => void | Promise<void>;
+  /**
+   * Test seam of `openWalkedFileSync`: runs after the path was lstat'ed and before it is opened,
+   * so tests can swap the file deterministically. Never set in production.
+   */
+  beforeWalkedOpen?: (path: string) => void;
 }
 
 const READ_CHUNK = 64 * 1024;
@@ -171,6 +177,50 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
     };
   }
 
+  function openWalkedSync(path: string): SyncFileHandle {
+    // No realpath: the walk produced a symlink-free path. lstat first so that a FIFO or device
+    // is never opened (opening a FIFO blocks), then check the handle is that same file.
+    let before: Deno.FileInfo;
+    try {
+      before = Deno.lstatSync(path);
+    } catch (e) {
+      throw toFsError(e, path);
+    }
+    if (before.isDirectory) throw new FsError("is_a_directory", path, `"${path}" is a directory`);
+    if (!before.isFile) throw new FsError("not_a_file", path, `"${path}" is not a regular file`);
+    options.beforeWalkedOpen?.(path);
+    let file: Deno.FsFile;
+    try {
+      file = Deno.openSync(path, { read: true });
+    } catch (e) {
+      throw toFsError(e, path);
+    }
+    let info: FileInfo;
+    try {
+      info = toInfo(file.statSync());
+      checkOpenedIdentity(info, toInfo(before), path);
+    } catch (e) {
+      file.close();
+      throw toFsError(e, path);
+    }
+    let closed = false;
+    return {
+      info,
+      readSync(into) {
+        try {
+          return file.readSync(into);
+        } catch (e) {
+          throw toFsError(e, path);
+        }
+      },
+      close() {
+        if (closed) return;
+        closed = true;
+        file.close();
+      },
+    };
+  }
+
   /** In-place write for grants that cover only the file itself (no temp file allowed). */
   async function writeInPlace(target: string, data: Uint8Array, exists: boolean): Promise<void> {
     let file: Deno.FsFile;
@@ -229,6 +279,7 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
       }
     },
     openFile: openVerified,
+    openWalkedFileSync: openWalkedSync,
     async readFile(path, opts = {}) {
       const handle = await openVerified(path);
       try {

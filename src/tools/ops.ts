@@ -67,6 +67,20 @@ export interface FileHandle {
   close(): void;
 }
 
+/**
+ * A regular file opened synchronously for a tree scan (see `FsOps.openWalkedFileSync`). Reads
+ * block the calling thread: callers read small files whole and big ones in bounded chunks, and
+ * yield to the event loop between files. Must be closed.
+ */
+export interface SyncFileHandle {
+  /** Metadata of the open handle (not of the path). */
+  readonly info: FileInfo;
+  /** Reads up to `into.length` bytes; returns the count, or null at end of file. */
+  readSync(into: Uint8Array): number | null;
+  /** Releases the handle; safe to call twice. */
+  close(): void;
+}
+
 /** What an atomic write did. */
 export interface WriteResult {
   /** The real path written. */
@@ -93,6 +107,14 @@ export interface FsOps {
    * the file now at that path (same dev+ino, regular file, not a symlink); `changed` otherwise.
    */
   openFile(path: string): Promise<FileHandle>;
+  /**
+   * Optional fast path for tree scans (grep): opens synchronously a regular file whose path a
+   * walk produced from a real (symlink-free) directory without following symlinks, so the path
+   * is not resolved again. The race check stays: the path is lstat'ed first (a regular file, so
+   * a FIFO is never opened), and the open handle must be that same file (dev+ino), else
+   * `changed`. Throws `FsError` like `openFile`. Implementations without synchronous I/O omit it.
+   */
+  openWalkedFileSync?(path: string): SyncFileHandle;
   /** Reads a whole regular file through `openFile`; `too_large` over `maxBytes`. */
   readFile(path: string, options?: { maxBytes?: number }): Promise<Uint8Array>;
   /**

@@ -66,6 +66,32 @@ Deno.test("parseGrantFlags() rejects empty list items and deny flags without a v
   assert.match(b.error.message, /--deny-read needs a value/);
 });
 
+Deno.test("parseGrantFlags() refuses an empty list value instead of granting everything", async () => {
+  await using ws = await createTempWorkspace();
+  // e.g. `--allow-write=$UNSET_VAR`: the shell leaves an empty value, which must not mean "all".
+  for (
+    const flag of ["allow-read", "allow-write", "allow-run", "allow-net", "allow-env"] as const
+  ) {
+    for (const value of [[""], [" "], [".", ""]]) {
+      const r = parseGrantFlags({ [flag]: value }, { cwd: ws.dir });
+      assert.ok(!r.ok, `--${flag}=${JSON.stringify(value)} must be refused`);
+      assert.ok(r.error instanceof UsageError);
+      assert.ok(
+        r.error.message.startsWith(`--${flag}= has an empty value`),
+        r.error.message,
+      );
+      assert.ok(r.error.message.includes(`pass the bare flag --${flag} `), r.error.message);
+    }
+  }
+  const d = parseGrantFlags({ "deny-write": [""] }, { cwd: ws.dir });
+  assert.ok(!d.ok);
+  assert.match(d.error.message, /--deny-write needs a value/);
+  // The bare flag still means everything.
+  const bare = parseGrantFlags({ "allow-write": true }, { cwd: ws.dir });
+  assert.ok(bare.ok);
+  assert.equal(bare.grants.write, true);
+});
+
 Deno.test("parseGrantFlags() -A grants everything and deny lists resolve missing paths", async () => {
   await using ws = await createTempWorkspace({ "secret/k": "x" });
   const r = parseGrantFlags({ "allow-all": true, "deny-read": ["secret,later/x"] }, {

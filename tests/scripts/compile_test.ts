@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import {
   compileArgs,
   INCLUDED_MODULES,
@@ -6,8 +7,10 @@ import {
   readStartTask,
   TARGETS,
 } from "../../scripts/compile.ts";
+import { WORKER_MODULES } from "../../src/sandbox/worker_modules.ts";
 
-const denoJson = new URL("../../deno.json", import.meta.url).pathname;
+const root = new URL("../..", import.meta.url).pathname;
+const denoJson = join(root, "deno.json");
 
 Deno.test("compileArgs() passes exactly the runtime flags of the start task", async () => {
   const config = JSON.parse(await Deno.readTextFile(denoJson));
@@ -28,12 +31,44 @@ Deno.test("compileArgs() passes exactly the runtime flags of the start task", as
   }
 });
 
-Deno.test("compileArgs() embeds the sandbox worker module", async () => {
+Deno.test("compileArgs() embeds every sandbox worker module", async () => {
   const args = compileArgs(TARGETS[0], await readStartTask(denoJson));
-  for (const module of INCLUDED_MODULES) {
-    assert.equal(args[args.indexOf("--include") + 1], module);
-  }
+  const included = args.flatMap((a, i) => a === "--include" ? [args[i + 1]] : []);
+  assert.deepEqual(included, [...INCLUDED_MODULES]);
   assert.ok(INCLUDED_MODULES.includes("src/sandbox/worker.ts"));
+  assert.ok(INCLUDED_MODULES.includes("src/sandbox/query_worker.ts"));
+  assert.deepEqual(
+    INCLUDED_MODULES,
+    Object.values(WORKER_MODULES).map((f) => `src/sandbox/${f}`),
+    "derived from the list createSandbox loads Workers from",
+  );
+});
+
+Deno.test("INCLUDED_MODULES lists exactly the Worker entry modules under src/", async () => {
+  // A Worker entry module serves the tool protocol on its global scope; any new one must be
+  // embedded, or the compiled binary fails when it starts that Worker.
+  const entries: string[] = [];
+  const workerStarts: string[] = [];
+  const walk = async (dir: string) => {
+    for await (const e of Deno.readDir(join(root, dir))) {
+      const rel = `${dir}/${e.name}`;
+      if (e.isDirectory) await walk(rel);
+      else if (e.name.endsWith(".ts")) {
+        const text = await Deno.readTextFile(join(root, rel));
+        if (/serveToolWorker\(self\b/.test(text)) entries.push(rel);
+        if (/new Worker\(/.test(text)) workerStarts.push(rel);
+      }
+    }
+  };
+  await walk("src");
+  assert.deepEqual([...entries].sort(), [...INCLUDED_MODULES].sort());
+  for (const module of INCLUDED_MODULES) {
+    assert.ok((await Deno.stat(join(root, module))).isFile, `${module} exists`);
+  }
+  // Workers are started only from the sandbox's host code, with a URL from the config.
+  assert.deepEqual(workerStarts.sort(), ["src/sandbox/client.ts", "src/sandbox/host.ts"]);
+  const mod = await Deno.readTextFile(join(root, "src/sandbox/mod.ts"));
+  assert.doesNotMatch(mod, /worker\.ts"/, "mod.ts names Worker modules only via WORKER_MODULES");
 });
 
 Deno.test("parseRunTask() rejects tasks that are not a plain deno run", () => {
