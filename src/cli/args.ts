@@ -70,7 +70,8 @@ export type ParsedArgs =
   | { ok: true; command: "run"; flags: CliFlags }
   | { ok: false; error: string };
 
-const OPTIONS = {
+/** Every option parseCliArgs accepts (node:util parseArgs shape); `--help` documents each one. */
+export const CLI_OPTIONS = {
   print: { type: "boolean", short: "p" },
   model: { type: "string", short: "m" },
   "base-url": { type: "string" },
@@ -103,6 +104,7 @@ const OPTIONS = {
   "allow-net": { type: "string", multiple: true },
   "allow-env": { type: "string", multiple: true },
 } as const;
+const OPTIONS = CLI_OPTIONS;
 
 /** The usage text printed by `--help`. */
 export function helpText(version: string): string {
@@ -143,12 +145,20 @@ Output and exit status:
       --verbose                  more detail on stderr
 
 Sessions:
-  -c, --continue                 resume the newest session of this workspace
-      --session FILE             use (and append to) this session file
+  -c, --continue                 resume the newest session of this workspace (when there
+                                 is none, a new one starts with a warning)
+      --session FILE             use (and append to) this session file; created, with
+                                 its directory, when missing
       --no-session               do not write a session
 
   -h, --help                     show this help
       --version                  show the version
+
+Environment and files:
+  OPENAI_API_KEY (or the --api-key-env variable), OPENAI_BASE_URL or MOAT_BASE_URL, MOAT_MODEL,
+  MOAT_API_KEY_ENV, MOAT_MAX_TURNS, MOAT_SANDBOX; NO_COLOR disables colour. Settings also come
+  from .moat/config.json and $XDG_CONFIG_HOME/moat/config.json (flags win); AGENTS.md files are
+  added to the system prompt; sessions live in $XDG_STATE_HOME/moat/sessions/.
 
 Exit codes: 0 completed · 1 model/provider error · 2 usage/config error or required sandbox
 unavailable · 3 max turns reached · 4 denied tool calls with --fail-on-deny · 130 SIGINT ·

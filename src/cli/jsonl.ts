@@ -4,6 +4,7 @@
  * the end. Both keep stdout free of anything else.
  */
 import type { AgentEvent } from "../agent/mod.ts";
+import type { PermissionDecision } from "../policy/check.ts";
 import {
   assistantText,
   type Reporter,
@@ -22,7 +23,7 @@ export const TOOL_OUTPUT_PREVIEW_CHARS = 500;
 /** Options of the JSONL reporter. */
 export interface JsonlReporterOptions {
   writeStdout: (text: string) => void;
-  /** Where a human-readable error line goes (stdout stays pure JSONL). */
+  /** Where human-readable warning and error lines go (stdout stays pure JSONL). */
   writeStderr?: (text: string) => void;
   /** Also emit `message_start`, `text_delta` and `tool_update` events. */
   includeDeltas?: boolean;
@@ -136,6 +137,21 @@ export function runEndRecord(summary: RunSummary): Record<string, unknown> {
   return record;
 }
 
+/** The `permission` record: exactly the documented fields. */
+export function permissionRecord(decision: PermissionDecision): Record<string, unknown> {
+  const record: Record<string, unknown> = {
+    type: "permission",
+    toolCallId: decision.toolCallId,
+    toolName: decision.toolName,
+    access: decision.access,
+    target: decision.target,
+    outcome: decision.outcome,
+    by: decision.by,
+  };
+  if (decision.reason !== undefined) record.reason = decision.reason;
+  return record;
+}
+
 /** Creates the `--output jsonl` reporter. */
 export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
   const now = options.now ?? (() => new Date());
@@ -151,8 +167,11 @@ export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
       const record = eventRecord(event, options.includeDeltas ?? false);
       if (record !== null) emit(record);
     },
-    warning: (message) => emit({ type: "warning", message }),
-    permission: (decision) => emit({ type: "permission", ...decision }),
+    warning(message) {
+      emit({ type: "warning", message });
+      options.writeStderr?.(`moat: warning: ${message}\n`);
+    },
+    permission: (decision) => emit(permissionRecord(decision)),
     end(summary) {
       if (summary.error !== undefined) {
         emit({ type: "error", ...summary.error });

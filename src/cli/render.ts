@@ -23,6 +23,8 @@ export interface TextRendererOptions {
   clock?: Clock;
   /** Interactive mode: the final text is always streamed, never printed again at the end. */
   interactive?: boolean;
+  /** Terminal width; the spinner line is cut to fit (a wrapped line could not be redrawn). */
+  columns?: () => number;
 }
 
 /** Colour only on a TTY, and never when NO_COLOR is set to a non-empty value. */
@@ -38,11 +40,20 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
-function oneLine(text: string, max: number): string {
-  const first = text.trim().split("\n")[0] ?? "";
-  const more = text.trim().includes("\n");
-  if (first.length > max) return `${first.slice(0, max - 1)}…`;
-  return more ? `${first} …` : first;
+/** Longest target shown in a tool activity line. */
+const MAX_TARGET_CHARS = 100;
+
+/**
+ * The first line of `text`, at most `max` characters, with control characters (which could move
+ * the cursor or recolour the terminal) replaced, so one tool call stays one line.
+ */
+export function oneLine(text: string, max: number): string {
+  const lines = text.trim().split(/\r?\n|\r/);
+  // deno-lint-ignore no-control-regex
+  const first = (lines[0] ?? "").replace(/[\u0000-\u001f\u007f-\u009f]/g, "\uFFFD");
+  const chars = [...first];
+  if (chars.length > max) return `${chars.slice(0, max - 1).join("")}…`;
+  return lines.length > 1 ? `${first} …` : first;
 }
 
 /** A short human description of what a tool call targets, e.g. `src/main.ts` or a command. */
@@ -58,18 +69,19 @@ export function describeCall(name: string, args: unknown, cwd: string): string {
     case "bash":
       return typeof a.command === "string" ? oneLine(a.command, 80) : "";
     case "grep":
-      return `${JSON.stringify(a.pattern ?? "")} ${path(a.path)}`;
+      return oneLine(`${JSON.stringify(a.pattern ?? "")} ${path(a.path)}`, MAX_TARGET_CHARS);
     case "find":
-      return `${typeof a.pattern === "string" ? a.pattern : ""} in ${path(a.path)}`;
+      return oneLine(
+        `${typeof a.pattern === "string" ? a.pattern : ""} in ${path(a.path)}`,
+        MAX_TARGET_CHARS,
+      );
     case "read":
     case "write":
     case "edit":
     case "ls":
-      return path(a.path);
-    default: {
-      const json = JSON.stringify(args) ?? "";
-      return json.length > 80 ? `${json.slice(0, 79)}…` : json;
-    }
+      return oneLine(path(a.path), MAX_TARGET_CHARS);
+    default:
+      return oneLine(JSON.stringify(args) ?? "", 80);
   }
 }
 
@@ -87,6 +99,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
   let atLineStart = true;
   let disposed = false;
   let held = false;
+  let sessionPath: string | null = null;
 
   const clearSpinner = () => {
     if (spinnerShown) {
@@ -97,7 +110,11 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
   const drawSpinner = () => {
     if (spinnerLabel === null || disposed || held) return;
     const glyph = SPINNER_FRAMES[frame++ % SPINNER_FRAMES.length];
-    options.writeStderr(`\r\x1b[K${c("36", glyph ?? "")} ${c("2", spinnerLabel)}`);
+    const columns = options.columns?.() ?? 0;
+    // An unknown size (0, e.g. a pty nobody sized) means the usual 80 columns.
+    const width = columns > 0 ? Math.max(20, columns) : 80;
+    const label = oneLine(spinnerLabel, width - 3);
+    options.writeStderr(`\r\x1b[K${c("36", glyph ?? "")} ${c("2", label)}`);
     spinnerShown = true;
   };
   const tick = () => {
@@ -132,6 +149,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
 
   return {
     start(info: RunStartInfo) {
+      sessionPath = info.session;
       if (options.verbose) {
         stderrLine(
           c(
@@ -170,6 +188,9 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
           return;
         case "tool_end": {
           running.delete(event.toolCallId);
+          const next = running.values().next().value ?? "thinking…";
+          // The spinner redrawn under this line must not show the call that just ended.
+          if (spinnerLabel !== null) spinnerLabel = next;
           const target = describeCall(event.name, event.args, options.cwd);
           const took = c("2", `(${formatDuration(event.durationMs)})`);
           if (event.blocked !== undefined) {
@@ -177,7 +198,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
               `${c("31", "✗")} ${event.name} ${target} ${
                 c("31", `blocked by ${event.blocked.source}`)
               }` +
-                c("2", `: ${event.blocked.reason}`),
+                c("2", `: ${oneLine(event.blocked.reason, 160)}`),
             );
           } else if (event.result.isError) {
             stderrLine(
@@ -188,12 +209,11 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
           } else {
             stderrLine(`${c("32", "✓")} ${event.name} ${target} ${took}`);
           }
-          const next = running.values().next().value;
-          setSpinner(next ?? "thinking…");
+          setSpinner(next);
           return;
         }
         case "health":
-          stderrLine(`${c("33", "!")} ${event.message}`);
+          stderrLine(`${c("33", "!")} ${oneLine(event.message, 200)}`);
           return;
         case "agent_end":
           setSpinner(null);
@@ -233,14 +253,16 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
           );
           break;
         case "interrupted":
-          stderrLine(`${c("33", "moat:")} interrupted; the session was saved`);
+        case "terminated":
+          stderrLine(
+            `${c("33", "moat:")} ${summary.stopReason}${
+              sessionPath === null ? "" : `; the session was saved (${sessionPath})`
+            }`,
+          );
           break;
         case "aborted":
           // Interactive mode says so at the prompt.
           if (options.interactive !== true) stderrLine(`${c("33", "moat:")} aborted`);
-          break;
-        case "terminated":
-          stderrLine(`${c("33", "moat:")} terminated; the session was saved`);
           break;
         case "completed":
           break;

@@ -15,7 +15,7 @@ import { formatGrants, type Grants, parseGrantFlags } from "../policy/grants.ts"
 import {
   createSessionWriter,
   findLatestSession,
-  loadSession,
+  parseSession,
   SESSION_FORMAT_VERSION,
   sessionDirectory,
   sessionFileName,
@@ -259,26 +259,41 @@ async function runCommand(
   return interactive ? await interactiveMode(setup) : await printMode(setup);
 }
 
+/** How long a prompt argument waits for the first byte of a piped stdin before going on without it. */
+export const STDIN_GRACE_MS = 2000;
+
 /** The prompt of print mode: the argument, stdin, or both (stdin attached after the prompt). */
-async function readPrintPrompt(setup: RunSetup): Promise<string | { error: string }> {
+async function readPrintPrompt(
+  setup: RunSetup,
+): Promise<{ prompt: string; warning?: string } | { error: string }> {
   const { flags, terminal } = setup;
   if (terminal.isTty("stdin")) {
     if (flags.prompt === undefined) {
       return { error: "No prompt: pass one as an argument or pipe it on stdin" };
     }
-    return flags.prompt;
+    return { prompt: flags.prompt };
   }
   // With a prompt argument, a stdin nobody writes to (common in CI) must not hang the run.
   const stdin = await terminal.readStdin(
-    flags.prompt === undefined ? {} : { firstChunkTimeoutMs: 2000 },
+    flags.prompt === undefined ? {} : { firstChunkTimeoutMs: STDIN_GRACE_MS },
   );
-  const piped = stdin ?? "";
   if (flags.prompt === undefined) {
+    const piped = (stdin ?? "").replace(/\r?\n$/, "");
     if (piped.trim() === "") return { error: "No prompt: stdin was empty" };
-    return piped;
+    return { prompt: piped };
   }
-  if (piped.trim() === "") return flags.prompt;
-  return `${flags.prompt}\n\n<stdin>\n${piped.replace(/\n$/, "")}\n</stdin>`;
+  if (stdin === null) {
+    return {
+      prompt: flags.prompt,
+      warning:
+        `Nothing arrived on stdin within ${
+          STDIN_GRACE_MS / 1000
+        } s, so it was not attached to the prompt. To attach a slow command's output, save it ` +
+        `first (cmd > out.txt; moat "…" < out.txt); to skip stdin, use < /dev/null`,
+    };
+  }
+  if (stdin.trim() === "") return { prompt: flags.prompt };
+  return { prompt: `${flags.prompt}\n\n<stdin>\n${stdin.replace(/\n$/, "")}\n</stdin>` };
 }
 
 /** Opens (or creates) the session of this run; null when sessions are off. */
@@ -312,8 +327,27 @@ async function openSession(
     }
     if (path === null) warn("No earlier session for this workspace; starting a new one");
   }
-  if (path !== null && (await fs.readTextFile(path)) !== null) {
-    const loaded = await loadSession(fs, path);
+  let existing: string | null = null;
+  if (path !== null) {
+    if (await fs.isDirectory(path)) {
+      return {
+        ok: false,
+        error: `The session path "${path}" is a directory: pass a file path to --session`,
+      };
+    }
+    try {
+      existing = await fs.readTextFile(path);
+    } catch (e) {
+      return {
+        ok: false,
+        error: `Cannot read the session file "${path}": ${
+          e instanceof Error ? e.message : String(e)
+        }`,
+      };
+    }
+  }
+  if (path !== null && existing !== null) {
+    const loaded = parseSession(path, existing);
     if (!loaded.ok) return loaded;
     for (const w of loaded.session.warnings) warn(w);
     return {
@@ -373,6 +407,27 @@ function secretEnvNames(settings: Settings): string[] {
   ];
 }
 
+/** The model client's options for `model` (also used by /model in interactive mode). */
+function modelClientOptions(setup: RunSetup, model: string): OpenAiClientOptions {
+  const { settings } = setup;
+  const keyEnv = settings.apiKeyEnv;
+  const options: OpenAiClientOptions = {
+    baseURL: setup.baseUrl,
+    apiKey: setup.apiKey,
+    model,
+    apiKeyHint: setup.apiKey === ""
+      ? `set ${keyEnv} to your API key (it is not set), or name another variable with --api-key-env NAME`
+      : `check the key in ${keyEnv}, or name another variable with --api-key-env NAME`,
+  };
+  if (settings.headers !== undefined) options.headers = settings.headers;
+  const compat = settings.compat ?? {};
+  if (compat.streamOptions !== undefined) options.streamOptions = compat.streamOptions;
+  if (compat.maxTokensField !== undefined) options.maxTokensField = compat.maxTokensField;
+  if (compat.parallelToolCalls !== undefined) options.parallelToolCalls = compat.parallelToolCalls;
+  if (compat.vision !== undefined) options.vision = compat.vision;
+  return options;
+}
+
 async function openEngine(
   setup: RunSetup,
   prompter: Prompter | undefined,
@@ -403,20 +458,7 @@ async function openEngine(
         : { userConfigDir: userConfigDir(setup.env) as string }),
     })
     : { files: [], warnings: [] };
-  const modelOptions: OpenAiClientOptions = {
-    baseURL: setup.baseUrl,
-    apiKey: setup.apiKey,
-    model: settings.model,
-    apiKeyHint: `set ${settings.apiKeyEnv} (or name another variable with --api-key-env)`,
-  };
-  if (settings.headers !== undefined) modelOptions.headers = settings.headers;
-  const compat = settings.compat ?? {};
-  if (compat.streamOptions !== undefined) modelOptions.streamOptions = compat.streamOptions;
-  if (compat.maxTokensField !== undefined) modelOptions.maxTokensField = compat.maxTokensField;
-  if (compat.parallelToolCalls !== undefined) {
-    modelOptions.parallelToolCalls = compat.parallelToolCalls;
-  }
-  if (compat.vision !== undefined) modelOptions.vision = compat.vision;
+  const modelOptions = modelClientOptions(setup, settings.model);
   const engine: Engine = {
     model: setup.deps.createModel(modelOptions),
     tools,
@@ -437,16 +479,20 @@ async function openEngine(
   return { ok: true, engine, contextWarnings: context.warnings };
 }
 
-function modelErrorOf(e: unknown): RunError | undefined {
-  if (!(e instanceof ModelError)) return undefined;
-  const error: RunError = {
-    kind: e.kind,
-    message: `Model request failed (${e.kind}${
-      e.status === undefined ? "" : `, HTTP ${e.status}`
-    }): ${e.message}`,
+/** The run error for a failed run: a ModelError names its cause; anything else is a bug. */
+function runErrorOf(e: unknown): RunError {
+  if (e instanceof ModelError) {
+    // The adapter's messages are whole sentences naming the server, the status and the fix.
+    const error: RunError = { kind: e.kind, message: e.message };
+    if (e.status !== undefined) error.status = e.status;
+    return error;
+  }
+  return {
+    kind: "internal",
+    message: `Internal error: ${
+      e instanceof Error ? e.message : String(e)
+    }. This is a bug in moat; please report it (MOAT_DEBUG=1 shows the stack)`,
   };
-  if (e.status !== undefined) error.status = e.status;
-  return error;
 }
 
 /** One agent run over `history`, reporting events and saving messages; never rejects on a ModelError. */
@@ -494,9 +540,10 @@ async function runOnce(
     );
     return { result };
   } catch (e) {
-    const error = modelErrorOf(e);
-    if (error === undefined) throw e;
-    return { error };
+    if (!(e instanceof ModelError) && setup.env.MOAT_DEBUG && e instanceof Error && e.stack) {
+      setup.terminal.writeStderr(e.stack + "\n");
+    }
+    return { error: runErrorOf(e) };
   }
 }
 
@@ -526,6 +573,7 @@ function createReporter(setup: RunSetup, interactive: boolean): Reporter {
         cwd: setup.workspace,
         verbose: setup.flags.verbose,
         interactive,
+        columns: () => terminal.columns(),
       };
       if (setup.clock !== undefined) options.clock = setup.clock;
       return createTextRenderer(options);
@@ -559,10 +607,13 @@ async function printMode(setup: RunSetup): Promise<number> {
   let signalled: CliSignal | undefined;
   let force: () => void = () => {};
   const forced = new Promise<"forced">((resolve) => force = () => resolve("forced"));
+  let wake: () => void = () => {};
+  const firstSignal = new Promise<"signal">((resolve) => wake = () => resolve("signal"));
   const handler = (signal: CliSignal) => () => {
     if (signalled === undefined) {
       signalled = signal;
       controller.abort();
+      wake();
     } else {
       // A second signal: stop waiting for the abort grace period.
       force();
@@ -572,33 +623,48 @@ async function printMode(setup: RunSetup): Promise<number> {
     terminal.onSignal("SIGINT", handler("SIGINT")),
     terminal.onSignal("SIGTERM", handler("SIGTERM")),
   ];
+  // Warnings found before the run starts wait for `run_start` (the first JSONL line); if setup
+  // fails, they go to stderr with the error.
+  let started = false;
+  const pending: string[] = [];
+  const warn = (message: string) => started ? reporter.warning(message) : pending.push(message);
+  const setupFailed = (message: string, code: number = EXIT.usage) => {
+    for (const w of pending.splice(0)) terminal.writeStderr(`moat: warning: ${w}\n`);
+    terminal.writeStderr(`moat: ${message}\n`);
+    return code;
+  };
+  // A signal before the run starts (e.g. while waiting for stdin) ends moat at once.
+  const signalledBeforeStart = () =>
+    setupFailed(
+      `${signalled === "SIGINT" ? "interrupted" : "terminated"} before the run started`,
+      signalled === "SIGINT" ? EXIT.sigint : EXIT.sigterm,
+    );
   let engine: Engine | undefined;
   let writer: SessionWriter | null = null;
   try {
-    const prompt = await readPrintPrompt(setup);
-    if (typeof prompt !== "string") {
-      terminal.writeStderr(`moat: ${prompt.error}\nRun 'moat --help' for usage.\n`);
-      return EXIT.usage;
+    const read = await Promise.race([readPrintPrompt(setup), firstSignal]);
+    if (read === "signal") return signalledBeforeStart();
+    if ("error" in read) {
+      return setupFailed(`${read.error}\nRun 'moat --help' for usage.`);
     }
-    const session = await openSession(setup, (m) => reporter.warning(m));
-    if (!session.ok) {
-      terminal.writeStderr(`moat: ${session.error}\n`);
-      return EXIT.usage;
-    }
+    if (read.warning !== undefined) warn(read.warning);
+    const session = await openSession(setup, warn);
+    if (!session.ok) return setupFailed(session.error);
     writer = session.writer;
     const opened = await openEngine(setup, undefined, reporter);
-    if (!opened.ok) {
-      terminal.writeStderr(`moat: ${opened.error}\n`);
-      return EXIT.usage;
-    }
+    if (!opened.ok) return setupFailed(opened.error);
     engine = opened.engine;
+    if (signalled !== undefined) return signalledBeforeStart();
     reporter.start(startInfo(setup, engine, writer?.path ?? null));
-    for (const w of [...engine.sandbox.warnings, ...opened.contextWarnings]) reporter.warning(w);
+    started = true;
+    for (const w of [...pending.splice(0), ...engine.sandbox.warnings, ...opened.contextWarnings]) {
+      reporter.warning(w);
+    }
 
     const stats = createRunStats();
     const run = runOnce(setup, engine, {
       history: session.history,
-      prompt: { role: "user", content: prompt },
+      prompt: { role: "user", content: read.prompt },
       signal: controller.signal,
       reporter,
       stats,
@@ -625,6 +691,9 @@ async function printMode(setup: RunSetup): Promise<number> {
     } else {
       stopReason = "completed";
       exitCode = settings.failOnDeny && stats.denied > 0 ? EXIT.denied : EXIT.ok;
+      if (stats.lastText.trim() === "") {
+        reporter.warning("The model finished without an answer: its final reply was empty");
+      }
     }
     const summary: RunSummary = {
       stopReason,
@@ -733,14 +802,7 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
         model: () => model,
         setModel(name) {
           model = name;
-          const options: OpenAiClientOptions = {
-            baseURL: setup.baseUrl,
-            apiKey: setup.apiKey,
-            model: name,
-            apiKeyHint: `set ${settings.apiKeyEnv} (or name another variable with --api-key-env)`,
-          };
-          if (settings.headers !== undefined) options.headers = settings.headers;
-          eng.model = setup.deps.createModel(options);
+          eng.model = setup.deps.createModel(modelClientOptions(setup, name));
           return `Model: ${name}`;
         },
         async clear() {

@@ -33,7 +33,11 @@ export interface SystemPromptOptions {
 
 /** Builds the system prompt text. Pure. */
 export function buildSystemPrompt(options: SystemPromptOptions): string {
-  const date = options.date.toISOString().slice(0, 10);
+  // The user's calendar date (local time), not UTC's: "today" is what the user would say.
+  const d = options.date;
+  const date = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${
+    String(d.getDate()).padStart(2, "0")
+  }`;
   const tools = options.tools.length === 0 ? "none" : options.tools.join(", ");
   const base = options.override ??
     `You are moat, a coding agent working in the workspace ${options.workspace} (today is ${date}). ` +

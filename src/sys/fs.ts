@@ -278,6 +278,14 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
         throw toFsError(e, path);
       }
     },
+    readDirSync(path): DirEntry[] {
+      try {
+        // Deno's entries have exactly the DirEntry fields.
+        return Array.from(Deno.readDirSync(path));
+      } catch (e) {
+        throw toFsError(e, path);
+      }
+    },
     openFile: openVerified,
     openWalkedFileSync: openWalkedSync,
     async readFile(path, opts = {}) {

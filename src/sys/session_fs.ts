@@ -14,10 +14,11 @@ export function createDenoCliFs(): CliFs {
       }
     },
     async appendTextFile(path, text) {
-      await Deno.writeTextFile(path, text, { append: true, create: true });
+      // Sessions hold whatever the tools read: private to the user (mode applies on creation).
+      await Deno.writeTextFile(path, text, { append: true, create: true, mode: 0o600 });
     },
     async mkdirp(path) {
-      await Deno.mkdir(path, { recursive: true });
+      await Deno.mkdir(path, { recursive: true, mode: 0o700 });
     },
     async listFiles(path) {
       const files: SessionFileInfo[] = [];

@@ -97,7 +97,8 @@ export function createDenoTerminal(): Terminal {
     },
     columns() {
       try {
-        return Deno.consoleSize().columns;
+        // A pseudo-terminal nobody sized reports 0 columns.
+        return Deno.consoleSize().columns || 80;
       } catch {
         return 80;
       }

@@ -4,7 +4,7 @@
  */
 import ignore from "ignore";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
-import { FsError, type FsOps } from "./ops.ts";
+import { type DirEntry, FsError, type FsOps } from "./ops.ts";
 
 /** One entry found by the walk. */
 export interface WalkEntry {
@@ -24,6 +24,11 @@ export interface WalkOptions {
   /** Yield directories too (after deciding they are not ignored, before their contents). */
   includeDirs?: boolean;
   signal?: AbortSignal;
+  /**
+   * Called after every entry to give the event loop a turn when due (synchronous listings never
+   * wait); by default the walk yields to timers every 50 ms.
+   */
+  pace?: () => Promise<void>;
   /** Called for directories that could not be listed (e.g. not granted); the walk goes on. */
   onSkip?: (path: string, error: FsError) => void;
 }
@@ -31,13 +36,22 @@ export interface WalkOptions {
 const IGNORE_FILES = [".gitignore", ".ignore"];
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
+/** Time the walk may run without giving the event loop a turn (synchronous listings). */
+const YIELD_EVERY_MS = 50;
+
 interface Level {
   dir: string;
+  /** `dir` plus a trailing separator: paths below `dir` start with it. */
+  prefix: string;
   ig: ReturnType<typeof ignore>;
 }
 
 function toPosix(p: string): string {
   return sep === "/" ? p : p.split(sep).join("/");
+}
+
+function withSep(dir: string): string {
+  return dir.endsWith(sep) ? dir : dir + sep;
 }
 
 async function loadLevel(fs: FsOps, dir: string, names: Set<string>): Promise<Level | null> {
@@ -52,7 +66,7 @@ async function loadLevel(fs: FsOps, dir: string, names: Set<string>): Promise<Le
       if (!(e instanceof FsError)) throw e;
     }
   }
-  return ig === null ? null : { dir, ig };
+  return ig === null ? null : { dir, prefix: withSep(dir), ig };
 }
 
 /** True when a posix relative path leaves its base ("..", "../x"); a name like "..env" does not. */
@@ -64,7 +78,10 @@ function isOutside(rel: string): boolean {
 function isIgnored(levels: Level[], path: string, isDir: boolean): boolean {
   let ignored = false;
   for (const level of levels) {
-    const rel = toPosix(relative(level.dir, path));
+    // Levels are usually ancestors of the path: slicing is much cheaper than path.relative.
+    const rel = path.startsWith(level.prefix)
+      ? toPosix(path.slice(level.prefix.length))
+      : toPosix(relative(level.dir, path));
     if (rel === "" || isOutside(rel)) continue;
     const result = level.ig.test(isDir ? `${rel}/` : rel);
     if (result.ignored) ignored = true;
@@ -73,15 +90,33 @@ function isIgnored(levels: Level[], path: string, isDir: boolean): boolean {
   return ignored;
 }
 
-async function listNames(fs: FsOps, dir: string) {
-  const entries = [];
-  for await (const entry of fs.readDir(dir)) entries.push(entry);
+async function listNames(fs: FsOps, dir: string): Promise<DirEntry[]> {
+  let entries: DirEntry[];
+  if (fs.readDirSync !== undefined) {
+    entries = fs.readDirSync(dir);
+  } else {
+    entries = [];
+    for await (const entry of fs.readDir(dir)) entries.push(entry);
+  }
   // Code-point order keeps results stable across platforms and locales.
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return entries;
 }
 
-/** Walks `root` (a real directory path) lazily; symlinks are yielded, never followed. */
+/** A directory being walked: its sorted entries, the next one to visit, and its ignore rules. */
+interface Frame {
+  dir: string;
+  /** `dir` relative to the walk root, "/"-separated ("" for the root). */
+  rel: string;
+  entries: DirEntry[];
+  next: number;
+  levels: Level[];
+}
+
+/**
+ * Walks `root` (a real directory path) lazily, depth-first in name order; symlinks are yielded,
+ * never followed. An explicit stack keeps one generator level whatever the depth.
+ */
 export async function* walkTree(
   fs: FsOps,
   root: string,
@@ -100,44 +135,59 @@ export async function* walkTree(
       if (!(e instanceof FsError)) throw e;
     }
   }
-  yield* walkDir(fs, root, root, levels, options);
-}
-
-async function* walkDir(
-  fs: FsOps,
-  root: string,
-  dir: string,
-  levels: Level[],
-  options: WalkOptions,
-): AsyncGenerator<WalkEntry> {
-  if (options.signal?.aborted) return;
-  let entries;
-  try {
-    entries = await listNames(fs, dir);
-  } catch (e) {
-    if (!(e instanceof FsError)) throw e;
-    options.onSkip?.(dir, e);
-    return;
-  }
-  const level = await loadLevel(fs, dir, new Set(entries.map((e) => e.name)));
-  const active = level ? [...levels, level] : levels;
-  for (const entry of entries) {
-    if (options.signal?.aborted) return;
+  const enter = async (dir: string, rel: string, outer: Level[]): Promise<Frame | null> => {
+    let entries;
+    try {
+      entries = await listNames(fs, dir);
+    } catch (e) {
+      if (!(e instanceof FsError)) throw e;
+      options.onSkip?.(dir, e);
+      return null;
+    }
+    let level: Level | null = null;
+    if (entries.some((e) => IGNORE_FILES.includes(e.name))) {
+      level = await loadLevel(fs, dir, new Set(entries.map((e) => e.name)));
+    }
+    return { dir, rel, entries, next: 0, levels: level ? [...outer, level] : outer };
+  };
+  const signal = options.signal;
+  if (signal?.aborted) return;
+  const stack: Frame[] = [];
+  const top = await enter(root, "", levels);
+  if (top !== null) stack.push(top);
+  let lastYield = performance.now();
+  while (stack.length > 0) {
+    if (signal?.aborted) return;
+    const frame = stack[stack.length - 1] as Frame;
+    const entry = frame.entries[frame.next++];
+    if (entry === undefined) {
+      stack.pop();
+      continue;
+    }
     if (entry.isDirectory && entry.name === ".git") continue;
-    const path = join(dir, entry.name);
-    if (isIgnored(active, path, entry.isDirectory)) continue;
+    const path = withSep(frame.dir) + entry.name;
+    if (isIgnored(frame.levels, path, entry.isDirectory)) continue;
     const item: WalkEntry = {
       path,
-      rel: toPosix(relative(root, path)),
+      rel: frame.rel === "" ? entry.name : `${frame.rel}/${entry.name}`,
       isFile: entry.isFile,
       isDirectory: entry.isDirectory,
       isSymlink: entry.isSymlink,
     };
     if (entry.isDirectory) {
       if (options.includeDirs) yield item;
-      yield* walkDir(fs, root, path, active, options);
+      if (signal?.aborted) return;
+      const child = await enter(path, item.rel, frame.levels);
+      if (child !== null) stack.push(child);
     } else {
       yield item;
+    }
+    // Synchronous listings never wait: give timers and messages (e.g. an abort) a turn.
+    if (options.pace !== undefined) {
+      await options.pace();
+    } else if (performance.now() - lastYield >= YIELD_EVERY_MS) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      lastYield = performance.now();
     }
   }
 }

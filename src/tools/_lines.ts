@@ -278,8 +278,11 @@ export class LineMatcher {
   #carry: Uint8Array[] = [];
   #carryBytes = 0;
   #long: LongLine | null = null;
-  /** Number of the first line not yet processed. */
+  /** Number of the first line not yet processed, once `#settle()` has run. */
   #lineNo = 1;
+  /** A processed block whose remaining LFs are not counted yet (often never needed). */
+  #uncounted: string | null = null;
+  #uncountedFrom = 0;
   #lastRow = 0;
   #after = 0;
   #done = false;
@@ -294,6 +297,27 @@ export class LineMatcher {
   /** True once more input cannot change the rows (the cap and its after-context are reached). */
   get done(): boolean {
     return this.#done;
+  }
+
+  /**
+   * Adds the first chunk of a file (its first `BINARY_SNIFF_BYTES` bytes at least, or all of it)
+   * unless the file looks binary (`looksBinary`): then nothing is added and this returns false.
+   * The check mostly reuses the decoded text: only a NUL byte decodes to U+0000.
+   */
+  pushFirst(bytes: Uint8Array): boolean {
+    const sniff = Math.min(bytes.length, BINARY_SNIFF_BYTES);
+    const last = bytes.lastIndexOf(0x0a);
+    if (this.#decodedAny || this.#carryBytes > 0 || this.#long !== null || last + 1 < sniff) {
+      if (looksBinary(bytes)) return false;
+      this.push(bytes);
+      return true;
+    }
+    const text = this.#decode(bytes.subarray(0, last + 1), false);
+    // A U+0000 may come from a NUL past the first 8 KB of bytes: the bytes decide.
+    if (text.indexOf("\0") !== -1 && looksBinary(bytes)) return false;
+    this.#block(text, false);
+    if (last + 1 < bytes.length) this.push(bytes.subarray(last + 1));
+    return true;
   }
 
   /** Adds the next chunk of the file; `bytes` may be reused by the caller once this returns. */
@@ -363,14 +387,16 @@ export class LineMatcher {
     const parts = this.#carry;
     this.#carry = [];
     this.#carryBytes = 0;
-    const decoder = this.#decodedAny ? new TextDecoder("utf-8", { ignoreBOM: true }) : new TextDecoder();
+    const decoder = this.#decodedAny
+      ? new TextDecoder("utf-8", { ignoreBOM: true })
+      : new TextDecoder();
     this.#decodedAny = true;
     const long: LongLine = { decoder, head: "", chars: 0, lastByte: -1 };
     let room = this.#carryLimit;
     for (const part of parts) {
-      const keep = part.subarray(0, Math.min(room, part.length));
-      room -= keep.length;
-      if (keep.length > 0) long.head += decoder.decode(keep, { stream: true });
+      const keep = Math.min(room, part.length);
+      room -= keep;
+      if (keep > 0) long.head += decoder.decode(part.subarray(0, keep), { stream: true });
     }
     long.chars = long.head.length;
     this.#long = long;
@@ -378,8 +404,7 @@ export class LineMatcher {
     for (const part of parts) {
       const skip = Math.min(room, part.length);
       room -= skip;
-      if (skip < part.length) this.#extendLong(part.subarray(skip));
-      else long.lastByte = part[part.length - 1] ?? long.lastByte;
+      this.#extendLong(part.subarray(skip));
     }
   }
 
@@ -398,6 +423,7 @@ export class LineMatcher {
     const text = long.head.length > this.#o.maxChars
       ? long.head.slice(0, this.#o.maxChars)
       : long.head;
+    this.#settle();
     const n = this.#lineNo++;
     const row = this.#line(text, length, n, null, 0);
     if (this.#o.context > 0) this.#keep([{ line: n, text: row ?? this.#fmt(text, length) }]);
@@ -409,7 +435,13 @@ export class LineMatcher {
     const len = text.length;
     const finder = o.finder;
     let pos = 0;
+    this.#settle();
     let n = this.#lineNo;
+    // Lines over maxChars are tested on their head only, where `$` or `\b` can match at the cut
+    // although the finder sees no match in the whole line: such lines are always tested. Only a
+    // block longer than maxChars can hold one.
+    const checkLong = finder !== null && len > o.maxChars;
+    let nextLong = -1;
     // Line number bookkeeping: `n` is the number of the line starting at `pos`.
     while (pos < len && !this.#done) {
       if (this.#after === 0) {
@@ -420,11 +452,19 @@ export class LineMatcher {
         if (finder !== null) {
           finder.lastIndex = pos;
           const m = finder.exec(text);
-          if (m === null) break;
-          const p = m.index;
-          const start = p === 0 ? 0 : text.lastIndexOf("\n", p - 1) + 1;
-          if (start >= len) break; // an empty match after the last LF: no line there
-          for (let i = text.indexOf("\n", pos); i !== -1 && i < start; i = text.indexOf("\n", i + 1)) {
+          const p = m === null ? len : m.index;
+          let start = p === 0 ? 0 : text.lastIndexOf("\n", p - 1) + 1;
+          if (m === null) start = len;
+          if (checkLong) {
+            if (nextLong < pos) nextLong = nextLongLine(text, pos, o.maxChars);
+            if (nextLong < start) start = nextLong;
+          }
+          if (start >= len) break; // no candidate, or an empty match after the last LF
+          for (
+            let i = text.indexOf("\n", pos);
+            i !== -1 && i < start;
+            i = text.indexOf("\n", i + 1)
+          ) {
             n++;
           }
           pos = start;
@@ -440,20 +480,42 @@ export class LineMatcher {
       pos = end + 1;
       n++;
     }
-    if (final) return;
-    // Lines not processed (no further candidate) still count.
+    if (final || this.#done) return;
+    this.#lineNo = n;
+    // The lines left after the last candidate are counted only if a later chunk needs numbers.
     if (pos < len) {
-      for (let i = text.indexOf("\n", pos); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+      this.#uncounted = text;
+      this.#uncountedFrom = pos;
+    }
+    if (o.context > 0) {
+      this.#settle();
+      this.#keepTail(text, this.#lineNo);
+    }
+  }
+
+  /** Counts the lines of the last block that were skipped without a candidate. */
+  #settle(): void {
+    const text = this.#uncounted;
+    if (text === null) return;
+    this.#uncounted = null;
+    let n = this.#lineNo;
+    for (let i = text.indexOf("\n", this.#uncountedFrom); i !== -1; i = text.indexOf("\n", i + 1)) {
+      n++;
     }
     this.#lineNo = n;
-    if (o.context > 0 && !this.#done) this.#keepTail(text, n);
   }
 
   /**
    * Tests one line and records it as a match or after-context row; returns the row text when a
    * row was added. `text`/`start` locate the line in its block for before-context lookups.
    */
-  #line(scanned: string, length: number, n: number, block: string | null, start: number): string | null {
+  #line(
+    scanned: string,
+    length: number,
+    n: number,
+    block: string | null,
+    start: number,
+  ): string | null {
     const o = this.#o;
     const isMatch = this.matches < o.cap && o.line.test(scanned);
     if (isMatch) {
@@ -534,6 +596,20 @@ export class LineMatcher {
   #fmt(text: string, length: number): string {
     return detach(this.#o.format(text, length));
   }
+}
+
+/** Start of the first line at or after `from` longer than `maxChars` (CR excluded), or the end. */
+function nextLongLine(text: string, from: number, maxChars: number): number {
+  const len = text.length;
+  let start = from;
+  while (start < len) {
+    const nl = text.indexOf("\n", start);
+    const end = nl === -1 ? len : nl;
+    const length = end - start - (end > start && text.charCodeAt(end - 1) === 0x0d ? 1 : 0);
+    if (length > maxChars) return start;
+    start = end + 1;
+  }
+  return len;
 }
 
 /**

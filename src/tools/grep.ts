@@ -5,7 +5,7 @@ import picomatch from "picomatch";
 import { join } from "node:path";
 import { createDenoFsOps } from "../sys/fs.ts";
 import { ancestorsBetween, walkTree } from "./_ignore.ts";
-import { BINARY_SNIFF_BYTES, LineReader, looksBinary } from "./_lines.ts";
+import { BINARY_SNIFF_BYTES, LineMatcher, type MatchRow } from "./_lines.ts";
 import {
   displayPath,
   fsFailure,
@@ -14,7 +14,7 @@ import {
   realLocation,
 } from "./_paths.ts";
 import { byteLength, DEFAULT_MAX_BYTES, formatSize } from "./_truncate.ts";
-import { FsError, type FsOps } from "./ops.ts";
+import { FsError, type FsOps, type SyncFileHandle } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
 
 /** Arguments of grep. */
@@ -53,23 +53,50 @@ export interface GrepToolOptions {
   defaultLimit?: number;
   /** Byte budget of the output (default 51,200). */
   maxBytes?: number;
+  /** Bytes read from a file at a time (default 1 MiB, at least 8 KiB). */
+  chunkBytes?: number;
 }
 
 /** Matched and context lines longer than this are cut with a marker. */
 export const GREP_MAX_LINE_CHARS = 500;
 /** Characters of one line that are searched (bounded memory for minified files). */
 const SCAN_LINE_CHARS = 256 * 1024;
-
-type Row = { kind: "match" | "context"; line: number; text: string } | { kind: "sep" };
+/** Bytes read at a time: small files are read in one call, big ones in chunks of this size. */
+const DEFAULT_CHUNK_BYTES = 1024 * 1024;
+/** Synchronous scanning gives the event loop a turn at least this often (abort, other calls). */
+const YIELD_EVERY_MS = 50;
 
 interface FileResult {
-  shown: string;
-  rows: Row[];
+  rel: string;
+  rows: MatchRow[];
   matches: number;
+}
+
+type ScanOutcome = FileResult | "binary" | null;
+
+/** Gives the event loop a turn when synchronous work has run long enough. */
+type Pace = () => Promise<void>;
+
+/** The compiled search: the per-line regex and the chunk-wide candidate finder. */
+interface Search {
+  line: RegExp;
+  finder: RegExp | null;
+  context: number;
 }
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * The candidate finder for a line regex: the same pattern, global and multiline, run over many
+ * lines at once. It finds a match starting in every line the line regex matches (`^`, `$`, `\b`
+ * behave alike at line ends, and consumed characters are the same), except through lookarounds,
+ * which could see past the line end: those patterns are tested line by line (null).
+ */
+function candidateFinder(source: string, ignoreCase: boolean): RegExp | null {
+  if (/\(\?<?[=!]/.test(source)) return null;
+  return new RegExp(source, ignoreCase ? "gim" : "gm");
 }
 
 function cut(text: string, fullLength: number): string {
@@ -79,6 +106,10 @@ function cut(text: string, fullLength: number): string {
   }… [line truncated, ${fullLength} characters in full]`;
 }
 
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** Creates the grep tool. */
 export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams> {
   const fs = options.fs ?? createDenoFsOps();
@@ -86,56 +117,102 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
   const concurrency = Math.max(1, options.concurrency ?? 8);
   const defaultLimit = options.defaultLimit ?? 100;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const chunkBytes = Math.max(BINARY_SNIFF_BYTES, options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
 
-  async function scanFile(
-    realPath: string,
-    shown: string,
-    regex: RegExp,
-    context: number,
-    cap: number,
-    signal: AbortSignal,
-  ): Promise<FileResult | "binary" | null> {
-    let handle;
+  /**
+   * Feeds a file's chunks to a LineMatcher: the first ones until the binary check has its 8 KB,
+   * then the rest until the end, the cap, or an abort. A read that returns less than asked once
+   * the size reported at open is reached is taken as the end (saves a read per file).
+   */
+  async function scanChunks(
+    read: (into: Uint8Array) => number | null | Promise<number | null>,
+    size: number,
+    buf: Uint8Array,
+    input: { rel: string; search: Search; cap: number; signal: AbortSignal; pace: Pace },
+  ): Promise<ScanOutcome> {
+    let filled = 0;
+    let total = 0;
+    let eof = false;
+    while (filled < BINARY_SNIFF_BYTES) {
+      const want = buf.length - filled;
+      const n = await read(buf.subarray(filled));
+      if (n === null || n === 0) {
+        eof = true;
+        break;
+      }
+      filled += n;
+      total += n;
+      if (size > 0 && n < want && total >= size) {
+        eof = true;
+        break;
+      }
+    }
+    const { search, cap } = input;
+    const matcher = new LineMatcher({
+      line: search.line,
+      finder: search.finder,
+      context: search.context,
+      cap,
+      maxChars: SCAN_LINE_CHARS,
+      format: cut,
+    });
+    if (!matcher.pushFirst(buf.subarray(0, filled))) return "binary";
+    while (!eof && !matcher.done && !input.signal.aborted) {
+      await input.pace();
+      const n = await read(buf);
+      if (n === null || n === 0) break;
+      total += n;
+      matcher.push(buf.subarray(0, n));
+      if (size > 0 && n < buf.length && total >= size) break;
+    }
+    matcher.end();
+    return matcher.matches === 0
+      ? null
+      : { rel: input.rel, rows: matcher.rows, matches: matcher.matches };
+  }
+
+  /** Scans a file through the synchronous fast path (walked, symlink-free paths only). */
+  async function scanSync(
+    openSync: (path: string) => SyncFileHandle,
+    path: string,
+    buf: Uint8Array,
+    input: { rel: string; search: Search; cap: number; signal: AbortSignal; pace: Pace },
+  ): Promise<ScanOutcome> {
+    let handle: SyncFileHandle;
     try {
-      handle = await fs.openFile(realPath);
+      handle = openSync(path);
     } catch (e) {
       if (e instanceof FsError) return null;
       throw e;
     }
     try {
-      const reader = new LineReader(handle, { maxChars: SCAN_LINE_CHARS });
-      if (looksBinary(await reader.prefix(BINARY_SNIFF_BYTES))) return "binary";
-      const rows: Row[] = [];
-      const before: Array<{ line: number; text: string }> = [];
-      let matches = 0;
-      let after = 0;
-      let lastRow = 0;
-      for (let n = 1;; n++) {
-        if (signal.aborted) break;
-        const line = await reader.next();
-        if (line === null) break;
-        const isMatch = matches < cap && regex.test(line.text);
-        if (isMatch) {
-          const firstContext = before[0]?.line ?? n;
-          if (context > 0 && lastRow > 0 && firstContext > lastRow + 1) rows.push({ kind: "sep" });
-          for (const b of before) rows.push({ kind: "context", ...b });
-          before.length = 0;
-          rows.push({ kind: "match", line: n, text: cut(line.text, line.length) });
-          matches++;
-          lastRow = n;
-          after = context;
-        } else if (after > 0) {
-          rows.push({ kind: "context", line: n, text: cut(line.text, line.length) });
-          lastRow = n;
-          after--;
-        } else if (matches >= cap) {
-          break;
-        } else if (context > 0) {
-          before.push({ line: n, text: cut(line.text, line.length) });
-          if (before.length > context) before.shift();
-        }
-      }
-      return matches === 0 ? null : { shown, rows, matches };
+      return await scanChunks((into) => handle.readSync(into), handle.info.size, buf, input);
+    } catch (e) {
+      if (e instanceof FsError) return null;
+      throw e;
+    } finally {
+      handle.close();
+    }
+  }
+
+  /** Scans a file through `FsOps.openFile` (any FsOps implementation). */
+  async function scanAsync(
+    path: string,
+    input: { rel: string; search: Search; cap: number; signal: AbortSignal; pace: Pace },
+  ): Promise<ScanOutcome> {
+    let handle;
+    try {
+      handle = await fs.openFile(path);
+    } catch (e) {
+      if (e instanceof FsError) return null;
+      throw e;
+    }
+    try {
+      const size = handle.info.size;
+      // One read for a small file (size + 1 sees the end), bounded chunks for a big one.
+      const buf = new Uint8Array(Math.min(chunkBytes, Math.max(BINARY_SNIFF_BYTES, size + 1)));
+      const h = handle;
+      return await scanChunks((into) => h.read(into), size, buf, input);
     } catch (e) {
       if (e instanceof FsError) return null;
       throw e;
@@ -152,12 +229,16 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
           "expression to search for (use find to list files)",
       );
     }
-    let regex: RegExp;
+    let search: Search;
+    const context = args.context ?? 0;
     try {
-      regex = new RegExp(
-        args.literal ? escapeRegExp(args.pattern) : args.pattern,
-        args.ignoreCase ? "i" : "",
-      );
+      const source = args.literal ? escapeRegExp(args.pattern) : args.pattern;
+      const ignoreCase = args.ignoreCase === true;
+      search = {
+        line: new RegExp(source, ignoreCase ? "i" : ""),
+        finder: candidateFinder(source, ignoreCase),
+        context,
+      };
     } catch (e) {
       return fail(
         `Invalid regular expression "${args.pattern}": ${(e as Error).message}; escape special ` +
@@ -165,7 +246,6 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
       );
     }
     const limit = args.limit ?? defaultLimit;
-    const context = args.context ?? 0;
     const abs = resolve(args.path ?? ".");
     let root: string;
     let rootInfo;
@@ -184,16 +264,34 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     }
     const controller = new AbortController();
     const signal = AbortSignal.any([outerSignal, controller.signal]);
-    const pending: Array<Promise<FileResult | "binary" | null>> = [];
+    const pending: Array<Promise<ScanOutcome>> = [];
     const out: string[] = [];
     let bytes = 0;
     let total = 0;
     let files = 0;
     let stop: "limit" | "bytes" | null = null;
+    let lastYield = performance.now();
+    // Synchronous scans block this thread: give the event loop a turn now and then.
+    const pace: Pace = async () => {
+      if (performance.now() - lastYield < YIELD_EVERY_MS) return;
+      await yieldToEventLoop();
+      lastYield = performance.now();
+    };
+    const openSync = fs.openWalkedFileSync?.bind(fs);
+    // One read buffer for the whole call: synchronous scans run one file at a time.
+    const syncBuf = openSync === undefined ? null : new Uint8Array(chunkBytes);
+    const scan = (path: string, rel: string): Promise<ScanOutcome> => {
+      const input = { rel, search, cap: limit, signal, pace };
+      return openSync === undefined || syncBuf === null
+        ? scanAsync(path, input)
+        : scanSync(openSync, path, syncBuf, input);
+    };
+    const width = openSync === undefined ? concurrency : 1;
 
-    const consume = (result: FileResult | "binary" | null): void => {
+    const consume = (result: ScanOutcome): void => {
       if (result === null || result === "binary" || stop !== null) return;
       files++;
+      const shown = displayPath(options.cwd, join(abs, result.rel));
       if (context > 0 && out.length > 0) out.push("--");
       let taken = 0;
       for (const row of result.rows) {
@@ -204,8 +302,8 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
         const text = row.kind === "sep"
           ? "--"
           : row.kind === "match"
-          ? `${result.shown}:${row.line}: ${row.text}`
-          : `${result.shown}-${row.line}- ${row.text}`;
+          ? `${shown}:${row.line}: ${row.text}`
+          : `${shown}-${row.line}- ${row.text}`;
         const cost = byteLength(text) + 1;
         if (bytes + cost > maxBytes) {
           stop = "bytes";
@@ -229,25 +327,28 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
       } catch (e) {
         if (!(e instanceof FsError)) throw e;
       }
-      const walker = walkTree(fs, root, { ancestors: ancestorsBetween(realCwd, root), signal });
+      const walker = walkTree(fs, root, {
+        ancestors: ancestorsBetween(realCwd, root),
+        signal,
+        pace,
+      });
       for await (const entry of walker) {
         if (!entry.isFile) continue; // symlinks are not followed, like ripgrep
         if (matcher && !matcher(entry.rel)) continue;
-        const shown = displayPath(options.cwd, join(abs, entry.rel));
-        pending.push(scanFile(entry.path, shown, regex, context, limit, signal));
-        while (pending.length >= concurrency && stop === null) {
-          consume(await (pending.shift() as Promise<FileResult | "binary" | null>));
+        pending.push(scan(entry.path, entry.rel));
+        while (pending.length >= width && stop === null) {
+          consume(await (pending.shift() as Promise<ScanOutcome>));
         }
         if (stop !== null) break;
       }
       while (pending.length > 0 && stop === null) {
-        consume(await (pending.shift() as Promise<FileResult | "binary" | null>));
+        consume(await (pending.shift() as Promise<ScanOutcome>));
       }
       controller.abort();
       await Promise.all(pending); // let aborted scans close their handles
     } else {
       const shown = displayPath(options.cwd, abs);
-      const result = await scanFile(root, shown, regex, context, limit, signal);
+      const result = await scan(root, "");
       if (result === "binary") {
         return {
           output: `No matches: "${shown}" is a binary file, which grep skips; inspect it with ` +

@@ -103,6 +103,11 @@ export interface FsOps {
   /** Entries of a directory, in no particular order. */
   readDir(path: string): AsyncIterable<DirEntry>;
   /**
+   * Optional synchronous `readDir` for tree walks (one call per directory instead of a thread
+   * round trip); same entries and errors. Implementations without synchronous I/O omit it.
+   */
+  readDirSync?(path: string): DirEntry[];
+  /**
    * Opens a regular file for reading by its resolved real path, then checks that the handle is
    * the file now at that path (same dev+ino, regular file, not a symlink); `changed` otherwise.
    */

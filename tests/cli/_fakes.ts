@@ -15,7 +15,11 @@ export interface FakeTerminal extends Terminal {
 
 /** Creates a fake terminal; `tty` sets which streams are terminals. */
 export function createFakeTerminal(
-  options: { tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean }; stdin?: string } = {},
+  options: {
+    tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+    /** Piped stdin text; null = nothing arrived in time; "never" = a read that never ends. */
+    stdin?: string | null | "never";
+  } = {},
 ): FakeTerminal {
   const handlers = new Map<CliSignal, Set<() => void>>();
   const lines: string[] = [];
@@ -31,7 +35,10 @@ export function createFakeTerminal(
     writeStderr(t) {
       term.stderr += t;
     },
-    readStdin: () => Promise.resolve(options.stdin ?? ""),
+    readStdin: () =>
+      options.stdin === "never"
+        ? new Promise(() => {})
+        : Promise.resolve(options.stdin === undefined ? "" : options.stdin),
     async *readLines() {
       for (;;) {
         const line = lines.shift();

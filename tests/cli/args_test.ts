@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { helpText, parseCliArgs } from "../../src/cli/args.ts";
+import { CLI_OPTIONS, helpText, parseCliArgs } from "../../src/cli/args.ts";
 
 function flagsOf(argv: string[]) {
   const parsed = parseCliArgs(argv);
@@ -158,4 +158,15 @@ Deno.test("helpText() lists every flag with examples", () => {
   ) assert.ok(text.includes(flag), `help mentions ${flag}`);
   assert.match(text, /Examples:/);
   assert.match(text, /9\.9\.9/);
+});
+
+Deno.test("helpText() documents every option parseCliArgs accepts, with its short form", () => {
+  const text = helpText("1.0.0");
+  for (const [name, option] of Object.entries(CLI_OPTIONS)) {
+    assert.match(text, new RegExp(`--${name}\\b`), `help mentions --${name}`);
+    const short = (option as { short?: string }).short;
+    if (short !== undefined) {
+      assert.match(text, new RegExp(`-${short}, --${name}\\b`), `help shows -${short}`);
+    }
+  }
 });

@@ -95,3 +95,133 @@ Deno.test("createJsonReporter() writes a single result object with the final tex
   assert.deepEqual(result.warnings, ["careful"]);
   assert.match(err, /moat: error: down/);
 });
+
+/** The fields docs/events.md promises for each event (beyond version, type and time). */
+const DOCUMENTED_FIELDS: Record<string, { always: string[]; optional?: string[] }> = {
+  run_start: {
+    always: [
+      "moatVersion",
+      "model",
+      "baseUrl",
+      "cwd",
+      "grants",
+      "grantsSummary",
+      "sandbox",
+      "tools",
+      "session",
+    ],
+  },
+  warning: { always: ["message"] },
+  turn_start: { always: ["turn"] },
+  message_start: { always: [] },
+  text_delta: { always: ["delta"] },
+  message_end: { always: ["text", "toolCalls", "stopReason", "usage"], optional: ["model"] },
+  tool_start: { always: ["toolCallId", "name", "args"] },
+  tool_running: { always: ["toolCallId", "name"] },
+  permission: {
+    always: ["toolCallId", "toolName", "access", "target", "outcome", "by"],
+    optional: ["reason"],
+  },
+  tool_update: { always: ["toolCallId", "name", "text"] },
+  tool_end: {
+    always: ["toolCallId", "name", "args", "durationMs", "isError", "blocked", "output"],
+  },
+  health: { always: ["signal", "message", "count"] },
+  error: { always: ["kind", "message"], optional: ["status"] },
+  run_end: {
+    always: ["stopReason", "turns", "usage", "toolCalls", "failed", "denied", "exitCode"],
+    optional: ["error"],
+  },
+};
+
+/** The text of the docs/events.md section whose heading names `type`. */
+function docSection(doc: string, type: string): string {
+  const sections = doc.split(/\n(?=#{2,3} )/);
+  const found = sections.find((s) => /^#{2,3} .*/.exec(s)?.[0].includes(`\`${type}\``));
+  assert.ok(found !== undefined, `docs/events.md documents "${type}"`);
+  return found;
+}
+
+Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documents for every event", async () => {
+  const doc = await Deno.readTextFile(new URL("../../docs/events.md", import.meta.url));
+  let out = "";
+  let err = "";
+  const r = createJsonlReporter({
+    writeStdout: (t) => void (out += t),
+    writeStderr: (t) => void (err += t),
+    includeDeltas: true,
+  });
+  const call = { toolCallId: "c1", name: "read" };
+  r.start(info);
+  r.warning("heads up");
+  r.event({ type: "turn_start", turn: 1 });
+  r.event({ type: "message_start" });
+  r.event({ type: "text_delta", delta: "x" });
+  r.event({
+    type: "message_end",
+    message: {
+      role: "assistant",
+      blocks: [{ type: "toolCall", id: "c1", name: "read", arguments: { path: "a" } }],
+      stopReason: "toolUse",
+      usage: emptyUsage(),
+      model: "served-model",
+    },
+  });
+  r.event({ type: "tool_start", ...call, args: { path: "a" } });
+  r.permission?.({
+    toolCallId: "c1",
+    toolName: "read",
+    access: "read",
+    target: "/w/a",
+    outcome: "denied",
+    by: "no_prompt",
+    reason: "not granted",
+  });
+  r.event({ type: "tool_running", ...call });
+  r.event({ type: "tool_update", ...call, update: { text: "partial" } });
+  r.event({
+    type: "tool_end",
+    ...call,
+    args: { path: "a" },
+    result: { toolCallId: "c1", toolName: "read", content: "x", isError: false },
+    durationMs: 1,
+  });
+  r.event({ type: "health", signal: "repeated_calls", message: "stuck", count: 3 });
+  r.end({
+    ...summary,
+    stopReason: "error",
+    exitCode: 1,
+    error: { kind: "server", message: "down", status: 500 },
+  });
+  const lines = out.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const seen = new Set<string>();
+  for (const line of lines) {
+    const type = String(line.type);
+    seen.add(type);
+    const spec = DOCUMENTED_FIELDS[type];
+    assert.ok(spec !== undefined, `"${type}" is a documented event`);
+    const keys = Object.keys(line).filter((k) => !["version", "type", "time"].includes(k));
+    for (const field of spec.always) assert.ok(keys.includes(field), `${type} has ${field}`);
+    for (const key of keys) {
+      assert.ok(
+        spec.always.includes(key) || (spec.optional ?? []).includes(key),
+        `${type}.${key} is documented`,
+      );
+    }
+    const section = docSection(doc, type);
+    for (const field of [...spec.always, ...(spec.optional ?? [])]) {
+      assert.ok(
+        section.includes(`\`${field}\``) || section.includes(`.${field}\``),
+        `docs/events.md names ${type}.${field}`,
+      );
+    }
+    assert.equal(typeof line.time, "string");
+    assert.equal(line.version, EVENTS_SCHEMA_VERSION);
+  }
+  assert.deepEqual([...seen].sort(), Object.keys(DOCUMENTED_FIELDS).sort());
+  assert.equal(lines[0]?.type, "run_start");
+  assert.equal(lines.at(-1)?.type, "run_end");
+  // Warnings and errors also reach a human on stderr.
+  assert.match(err, /moat: warning: heads up/);
+  assert.match(err, /moat: error: down/);
+});

@@ -164,3 +164,128 @@ Deno.test("describeCall() and formatDuration() keep lines short and paths relati
   assert.equal(formatDuration(1234), "1.2 s");
   assert.equal(formatDuration(125_000), "2 min 5 s");
 });
+
+Deno.test("createTextRenderer() keeps each tool line to one short line without control characters", () => {
+  const s = sinks();
+  const r = createTextRenderer({
+    ...s,
+    stdoutIsTty: false,
+    stderrIsTty: false,
+    color: false,
+    cwd: "/w",
+  });
+  const longPath = `/elsewhere/${"d/".repeat(300)}file.txt`;
+  r.event(toolEnd({ args: { path: longPath } }));
+  r.event(toolEnd({ name: "write", args: { path: "evil\x1b[2J\nname.txt" } }));
+  r.event(toolEnd({ name: "grep", args: { pattern: "p".repeat(500), path: "src" } }));
+  r.event(
+    toolEnd({
+      args: { path: longPath },
+      blocked: { source: "permissions", reason: `read access to "${longPath}" is not granted` },
+      result: { toolCallId: "c1", toolName: "read", content: "blocked", isError: true },
+    }),
+  );
+  r.dispose();
+  const lines = s.out.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 4);
+  for (const line of lines) assert.ok([...line].length <= 300, `short: ${line}`);
+  assert.ok(!s.out.stderr.includes("\x1b"), "no escape sequence from the arguments");
+  assert.match(lines[1] ?? "", /^✓ write evil\uFFFD\[2J …/);
+  assert.match(lines[0] ?? "", /…/);
+});
+
+Deno.test("createTextRenderer() redraws the spinner with the next activity after a tool line", () => {
+  const clock = createManualClock();
+  const s = sinks();
+  const r = createTextRenderer({
+    ...s,
+    stdoutIsTty: false,
+    stderrIsTty: true,
+    color: false,
+    cwd: "/w",
+    clock,
+  });
+  r.event({ type: "turn_start", turn: 1 });
+  r.event({ type: "tool_start", toolCallId: "c1", name: "read", args: { path: "/w/a.ts" } });
+  clock.tick(80);
+  const mark = s.out.stderr.length;
+  r.event(toolEnd({ args: { path: "/w/a.ts" } }));
+  const after = s.out.stderr.slice(mark);
+  assert.match(after, /✓ read a\.ts/);
+  assert.doesNotMatch(after.slice(after.indexOf("✓")), /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] read a\.ts/);
+  assert.match(after, /thinking…/);
+  r.dispose();
+});
+
+Deno.test("createTextRenderer() says the session was saved on interrupt only when there is one", () => {
+  const start = {
+    model: "m",
+    cwd: "/w",
+    grants: {},
+    grantsSummary: "",
+    sandbox: "worker",
+    tools: [],
+    moatVersion: "0",
+  };
+  for (const session of [null, "/s/1.jsonl"]) {
+    const s = sinks();
+    const r = createTextRenderer({
+      ...s,
+      stdoutIsTty: false,
+      stderrIsTty: false,
+      color: false,
+      cwd: "/w",
+    });
+    r.start({ ...start, session });
+    r.end(summary({ stopReason: "terminated", exitCode: 143 }));
+    assert.equal(
+      s.out.stderr,
+      session === null
+        ? "moat: terminated\n"
+        : "moat: terminated; the session was saved (/s/1.jsonl)\n",
+    );
+  }
+});
+
+Deno.test("createTextRenderer() fits the spinner line into the terminal width", () => {
+  const clock = createManualClock();
+  const s = sinks();
+  const r = createTextRenderer({
+    ...s,
+    stdoutIsTty: false,
+    stderrIsTty: true,
+    color: false,
+    cwd: "/w",
+    clock,
+    columns: () => 40,
+  });
+  r.event({
+    type: "tool_start",
+    toolCallId: "c1",
+    name: "bash",
+    args: { command: `echo ${"y".repeat(300)}` },
+  });
+  clock.tick(80);
+  const frames = s.out.stderr.split("\r\x1b[K").filter((f) => f !== "");
+  assert.ok(frames.length > 0);
+  for (const f of frames) assert.ok([...f].length < 40, `fits: ${f}`);
+  r.dispose();
+});
+
+Deno.test("createTextRenderer() treats an unknown terminal width (0) as 80 columns", () => {
+  const clock = createManualClock();
+  const s = sinks();
+  const r = createTextRenderer({
+    ...s,
+    stdoutIsTty: false,
+    stderrIsTty: true,
+    color: false,
+    cwd: "/w",
+    clock,
+    columns: () => 0,
+  });
+  r.event({ type: "turn_start", turn: 1 });
+  clock.tick(80);
+  assert.match(s.out.stderr, /thinking…/);
+  r.dispose();
+});

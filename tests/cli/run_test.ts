@@ -185,3 +185,172 @@ Deno.test("runCli() passes the config's compatibility switches to the model clie
   assert.equal(seen[0]?.vision, false);
   assert.equal(seen[0]?.parallelToolCalls, undefined);
 });
+
+Deno.test("runCli() exits 143 at once on SIGTERM while waiting for piped stdin, running nothing", async () => {
+  await using ws = await createTempWorkspace();
+  const terminal = createFakeTerminal({ stdin: "never" });
+  const { deps, calls } = fakeDeps({ stream: () => Promise.resolve(textReply("x")) });
+  const run = runCli([], {
+    env: { HOME: ws.dir, XDG_STATE_HOME: ws.path("state"), OPENAI_API_KEY: "k" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+  });
+  // Let runCli reach the stdin read.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  terminal.raise("SIGTERM");
+  assert.equal(await run, 143);
+  assert.match(terminal.stderr, /terminated before the run started/);
+  assert.equal(calls.models + calls.sandboxes.length, 0);
+  assert.equal(terminal.stdout, "");
+});
+
+Deno.test("runCli() warns when piped stdin sent nothing in time and runs the prompt alone", async () => {
+  await using ws = await createTempWorkspace();
+  const terminal = createFakeTerminal({ stdin: null });
+  const prompts: string[] = [];
+  const { deps } = fakeDeps({
+    stream: (request) => {
+      prompts.push(JSON.stringify(request.messages));
+      return Promise.resolve(textReply("Done."));
+    },
+  });
+  const code = await runCli(["--no-session", "summarise"], {
+    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+  });
+  assert.equal(code, 0, terminal.stderr);
+  assert.equal(terminal.stdout, "Done.\n");
+  assert.match(terminal.stderr, /warning: Nothing arrived on stdin within 2 s.*< \/dev\/null/);
+  assert.doesNotMatch(prompts[0] ?? "", /<stdin>/);
+});
+
+Deno.test("runCli() --output jsonl starts with run_start even when the session had warnings", async () => {
+  await using ws = await createTempWorkspace({
+    "s.jsonl": JSON.stringify({ type: "session", version: 1, cwd: "/x", model: "m", grants: {} }) +
+      '\n{"type":"message","time":"t","message":{"role":"user","con',
+  });
+  const terminal = createFakeTerminal();
+  const { deps } = fakeDeps({ stream: () => Promise.resolve(textReply("ok")) });
+  const code = await runCli(["-o", "jsonl", "--session", "s.jsonl", "hi"], {
+    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+    fs: createDenoCliFs(),
+  });
+  assert.equal(code, 0, terminal.stderr);
+  const events = terminal.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.equal(events[0].type, "run_start");
+  assert.equal(events.at(-1).type, "run_end");
+  const warning = events.find((e) => e.type === "warning");
+  assert.match(warning?.message, /torn last line/);
+  // Human-readable warnings also go to stderr (docs/events.md).
+  assert.match(terminal.stderr, /moat: warning: .*torn last line/);
+});
+
+Deno.test("runCli() --session naming a directory exits 2 with a clear message", async () => {
+  await using ws = await createTempWorkspace({ "sessions/keep": "" });
+  const terminal = createFakeTerminal();
+  const { deps, calls } = fakeDeps({ stream: () => Promise.resolve(textReply("x")) });
+  const code = await runCli(["--session", "sessions", "hi"], {
+    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+    fs: createDenoCliFs(),
+  });
+  assert.equal(code, 2);
+  assert.match(terminal.stderr, /session path ".*sessions" is a directory: pass a file path/);
+  assert.doesNotMatch(terminal.stderr, /internal error/);
+  assert.equal(calls.models, 0);
+});
+
+Deno.test("runCli() reports a bug in a run as an internal error with a final JSON object, exit 1", async () => {
+  await using ws = await createTempWorkspace();
+  const terminal = createFakeTerminal();
+  const { deps, calls } = fakeDeps({
+    stream: () => Promise.reject(new TypeError("cannot read properties of undefined")),
+  });
+  const code = await runCli(["--no-session", "-o", "json", "hi"], {
+    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+  });
+  assert.equal(code, 1);
+  const result = JSON.parse(terminal.stdout);
+  assert.equal(result.exitCode, 1);
+  assert.equal(result.stopReason, "error");
+  assert.equal(result.error.kind, "internal");
+  assert.match(result.error.message, /cannot read properties.*bug in moat/);
+  assert.equal(calls.closed, 1, "the sandbox was closed");
+});
+
+Deno.test("runCli() warns when the model's final answer is empty", async () => {
+  await using ws = await createTempWorkspace();
+  const terminal = createFakeTerminal();
+  const { deps } = fakeDeps({ stream: () => Promise.resolve(textReply("")) });
+  const code = await runCli(["--no-session", "hi"], {
+    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+  });
+  assert.equal(code, 0);
+  assert.equal(terminal.stdout, "");
+  assert.match(terminal.stderr, /warning: The model finished without an answer/);
+});
+
+Deno.test("runCli() /model in interactive mode keeps the config's compatibility switches", async () => {
+  await using ws = await createTempWorkspace({
+    ".moat/config.json": JSON.stringify({ compat: { streamOptions: false, vision: false } }),
+  });
+  const terminal = createFakeTerminal({ tty: { stdin: true, stdout: true, stderr: true } });
+  const seen: OpenAiClientOptions[] = [];
+  const { deps } = fakeDeps({ stream: () => Promise.resolve(textReply("ok")) }, {
+    createModel: (options) => {
+      seen.push(options);
+      return { stream: () => Promise.resolve(textReply("ok")) };
+    },
+  });
+  terminal.typeLine("/model other-model");
+  terminal.endInput();
+  const code = await runCli(["--no-session"], {
+    env: { HOME: ws.dir, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+  });
+  assert.equal(code, 0, terminal.stderr);
+  assert.equal(seen.length, 2);
+  assert.equal(seen[1]?.model, "other-model");
+  assert.equal(seen[1]?.streamOptions, false);
+  assert.equal(seen[1]?.vision, false);
+  // No key is set: the hint says so and names the variable.
+  assert.match(seen[1]?.apiKeyHint ?? "", /OPENAI_API_KEY.*not set/);
+});
+
+Deno.test("runCli() --continue without an earlier session starts a new one and says so", async () => {
+  await using ws = await createTempWorkspace();
+  const terminal = createFakeTerminal();
+  const { deps } = fakeDeps({ stream: () => Promise.resolve(textReply("Fresh.")) });
+  const code = await runCli(["-c", "hi"], {
+    env: { HOME: ws.dir, XDG_STATE_HOME: ws.path("state"), OPENAI_API_KEY: "k" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+    fs: createDenoCliFs(),
+  });
+  assert.equal(code, 0, terminal.stderr);
+  assert.equal(terminal.stdout, "Fresh.\n");
+  assert.match(
+    terminal.stderr,
+    /warning: No earlier session for this workspace; starting a new one/,
+  );
+  const dirs = [];
+  for await (const d of Deno.readDir(ws.path("state/moat/sessions"))) dirs.push(d.name);
+  assert.equal(dirs.length, 1);
+});

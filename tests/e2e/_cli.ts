@@ -128,17 +128,20 @@ export async function waitUntil(
   }
 }
 
-/** Spawns moat without waiting (for signal tests); stdout/stderr are piped. */
+/**
+ * Spawns moat without waiting (for signal tests); stdout/stderr are piped. With `openStdin`,
+ * stdin is a pipe nobody writes to (close `child.stdin` when done).
+ */
 export async function spawnMoat(
   args: readonly string[],
-  options: RunMoatOptions,
+  options: RunMoatOptions & { openStdin?: boolean },
 ): Promise<Deno.ChildProcess> {
   return new Deno.Command(Deno.execPath(), {
     args: await startArgv(args),
     cwd: options.cwd,
     env: options.env,
     clearEnv: true,
-    stdin: "null",
+    stdin: options.openStdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
@@ -160,4 +163,17 @@ export async function sessionFiles(stateDir: string): Promise<string[]> {
   };
   await walk(stateDir);
   return out.sort();
+}
+
+/** Whether process `pid` has a handler installed for `signal` (from /proc/PID/status SigCgt). */
+export async function catchesSignal(pid: number, signal: "SIGINT" | "SIGTERM"): Promise<boolean> {
+  try {
+    const status = await Deno.readTextFile(`/proc/${pid}/status`);
+    const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1];
+    if (mask === undefined) return false;
+    const bit = BigInt(signal === "SIGINT" ? 2 : 15) - 1n;
+    return ((BigInt(`0x${mask}`) >> bit) & 1n) === 1n;
+  } catch {
+    return false;
+  }
 }

@@ -2,7 +2,15 @@
 import assert from "node:assert/strict";
 import { fault, repeat, reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { cliEnv, jsonLines, runMoat } from "./_cli.ts";
+import {
+  catchesSignal,
+  cliEnv,
+  jsonLines,
+  runMoat,
+  sessionFiles,
+  spawnMoat,
+  waitUntil,
+} from "./_cli.ts";
 
 const README = "# Demo\nThe answer is 42.\n";
 
@@ -14,13 +22,19 @@ Deno.test("moat answers the README scenario in print mode: stdout holds only the
     reply.toolCalls([{ id: "call_1", name: "read", arguments: { path: "README.md" } }]),
     reply.text("The README says the answer is 42."),
   );
-  const result = await runMoat(["summarise README.md"], {
-    cwd: ws.dir,
-    env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test-key" }),
+  // A time zone far from UTC, so "today" differs from UTC's date for half of every day.
+  const tz = "Pacific/Kiritimati";
+  const env = cliEnv(home.dir, {
+    OPENAI_BASE_URL: server.baseURL,
+    OPENAI_API_KEY: "test-key",
+    TZ: tz,
   });
+  delete env.NO_COLOR;
+  const result = await runMoat(["summarise README.md"], { cwd: ws.dir, env });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, "The README says the answer is 42.\n");
   assert.match(result.stderr, /✓ read README\.md \(\d+ ms\)/);
+  assert.ok(!result.stderr.includes("\x1b"), "no colour or spinner when stderr is not a TTY");
   assert.equal(server.chatRequests.length, 2);
   const second = server.chatRequests[1]?.body;
   const toolMessage = second?.messages.find((m) => m.role === "tool");
@@ -29,6 +43,8 @@ Deno.test("moat answers the README scenario in print mode: stdout holds only the
   const system = String(second?.messages[0]?.content);
   assert.ok(system.includes(ws.dir));
   assert.match(system, /read: /);
+  const today = new Intl.DateTimeFormat("en-CA", { timeZone: tz }).format(new Date());
+  assert.ok(system.includes(`today is ${today}`), `the user's local date ${today}: ${system}`);
 });
 
 Deno.test("moat without a key or base URL explains how to configure an endpoint and exits 2", async () => {
@@ -54,11 +70,18 @@ Deno.test("moat --version prints the version; --help shows examples; a bad flag 
   const help = await runMoat(["--help"], { cwd: ws.dir, env });
   assert.equal(help.code, 0);
   assert.match(help.stdout, /Examples:/);
-  const bad = await runMoat(["--frobnicate", "x"], { cwd: ws.dir, env });
-  assert.equal(bad.code, 2);
-  assert.equal(bad.stdout, "");
-  assert.match(bad.stderr, /--frobnicate/);
-  assert.match(bad.stderr, /moat --help/);
+  assert.match(help.stdout, /--allow-write/);
+  await using server = await startFakeOpenAI();
+  const runEnv = cliEnv(ws.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  for (const argv of [["--frobnicate", "x"], ["x", "--max-turns"], ["--output", "yaml", "x"]]) {
+    const bad = await runMoat(argv, { cwd: ws.dir, env: runEnv });
+    assert.equal(bad.code, 2, argv.join(" "));
+    assert.equal(bad.stdout, "");
+    assert.match(bad.stderr, /moat --help/);
+  }
+  // Nothing ran: no model request, no session.
+  assert.equal(server.requests.length, 0);
+  assert.deepEqual(await sessionFiles(ws.dir), []);
 });
 
 Deno.test("moat reports an invalid project config naming file and field, exit 2", async () => {
@@ -231,4 +254,68 @@ Deno.test("moat --sandbox=require exits 2 naming the cause when bubblewrap canno
   assert.match(result.stderr, /--sandbox=require/);
   assert.match(result.stderr, /bwrap|bubblewrap/);
   assert.equal(server.chatRequests.length, 0, "nothing was sent to the model");
+});
+
+Deno.test("moat names the key variable on a 401 and still ends --output json with a result, exit 1", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  server.script(fault.unauthorized());
+  const result = await runMoat(["--output", "json", "--api-key-env", "MY_KEY", "hello"], {
+    cwd: ws.dir,
+    env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, MY_KEY: "wrong" }),
+  });
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /rejected the API key \(HTTP 401\).*MY_KEY/);
+  assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+  const [summary, ...rest] = jsonLines(result.stdout);
+  assert.equal(rest.length, 0);
+  assert.equal(summary?.exitCode, 1);
+  assert.equal(summary?.stopReason, "error");
+  assert.equal((summary?.error as { kind: string }).kind, "auth");
+});
+
+Deno.test("moat exits 1 with a clear message when the model server is down; jsonl still ends with run_end", async () => {
+  // A port nothing listens on.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  const result = await runMoat(["-o", "jsonl", "--no-session", "hello"], {
+    cwd: ws.dir,
+    env: cliEnv(home.dir, { OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: "k" }),
+  });
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    result.stderr,
+    new RegExp(`Could not reach the model server at "http://127\\.0\\.0\\.1:${port}/v1"`),
+  );
+  assert.doesNotMatch(result.stderr, /\n\s+at /);
+  const events = jsonLines(result.stdout);
+  assert.equal(events[0]?.type, "run_start");
+  const end = events.at(-1);
+  assert.equal(end?.type, "run_end");
+  assert.equal(end?.exitCode, 1);
+  assert.equal((end?.error as { kind: string }).kind, "network");
+});
+
+Deno.test("moat exits 143 at once on SIGTERM while waiting for piped stdin, without a model request", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  const child = await spawnMoat([], {
+    cwd: ws.dir,
+    env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+    openStdin: true,
+  });
+  const output = child.output();
+  // stdin is an open pipe nobody writes to; once moat listens for SIGTERM, terminate it.
+  await waitUntil("moat to handle SIGTERM", () => catchesSignal(child.pid, "SIGTERM"));
+  child.kill("SIGTERM");
+  const out = await output;
+  await child.stdin.close().catch(() => {});
+  assert.equal(out.code, 143, new TextDecoder().decode(out.stderr));
+  assert.match(new TextDecoder().decode(out.stderr), /terminated before the run started/);
+  assert.equal(server.requests.length, 0);
 });

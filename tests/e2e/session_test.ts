@@ -21,6 +21,9 @@ Deno.test("moat --continue resumes the newest session and the model receives the
   const files = await sessionFiles(join(home.dir, "state"));
   assert.equal(files.length, 1);
   const file = files[0] as string;
+  // Sessions hold what the tools read: only the user may read them.
+  assert.equal(((await Deno.stat(file)).mode ?? 0) & 0o077, 0);
+  assert.equal(((await Deno.stat(join(file, ".."))).mode ?? 0) & 0o077, 0);
   const lines = (await Deno.readTextFile(file)).trimEnd().split("\n").map((l) => JSON.parse(l));
   assert.equal(lines[0].type, "session");
   assert.equal(lines[0].cwd, ws.dir);

@@ -394,3 +394,16 @@ Deno.test("bash output filling its whole budget fits its own result cap (no seco
     `output ${r.output.length} chars, cap ${tool.maxResultChars}`,
   );
 });
+
+Deno.test("bash saves every byte of both streams exactly while reading into reused buffers", async () => {
+  await using ws = await createTempWorkspace();
+  // ~2 MB on stdout and ~1 MB on stderr, interleaved: many reads, every buffer reused.
+  const r = await run(setup(ws), { command: "seq 1 300000; seq 1 150000 >&2" });
+  const expected = (n: number) => Array.from({ length: n }, (_, i) => `${i + 1}\n`).join("");
+  assert.ok(r.details.stdoutFile !== undefined && r.details.stderrFile !== undefined);
+  assert.equal(await Deno.readTextFile(r.details.stdoutFile), expected(300_000));
+  assert.equal(await Deno.readTextFile(r.details.stderrFile), expected(150_000));
+  assert.equal(r.details.stdoutBytes, new TextEncoder().encode(expected(300_000)).length);
+  assert.ok(r.output.includes("of 300000 lines"), r.output.slice(-400));
+  assert.ok(r.output.includes("of 150000 lines"), r.output.slice(-400));
+});

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { checkOpenedIdentity, createDenoFsOps, toFsError } from "../../src/sys/fs.ts";
-import { type FileInfo, FsError } from "../../src/tools/ops.ts";
+import { type FileInfo, FsError, type SyncFileHandle } from "../../src/tools/ops.ts";
 import { createReadTool } from "../../src/tools/read.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { call } from "./_helpers.ts";
@@ -111,4 +111,49 @@ Deno.test("writeFile() writes the resolved real path and never through a danglin
     () => fs.writeFile(ws.path("missing/dir/f.txt"), new Uint8Array()),
     (e) => e instanceof FsError && e.code === "not_found",
   );
+});
+
+Deno.test("openWalkedFileSync() refuses a file swapped for a symlink to a secret before the open", async () => {
+  await using ws = await createTempWorkspace({ "a.txt": "harmless\n" });
+  await using outside = await createTempWorkspace({ "secret.txt": "SECRET\n" });
+  const fs = createDenoFsOps({
+    beforeWalkedOpen: (path) => {
+      Deno.removeSync(path);
+      Deno.symlinkSync(outside.path("secret.txt"), path);
+    },
+  });
+  assert.throws(
+    () => fs.openWalkedFileSync?.(ws.path("a.txt")),
+    (e) => e instanceof FsError && e.code === "changed",
+  );
+});
+
+Deno.test("openWalkedFileSync() reads a regular file and refuses a FIFO, a directory and a symlink", async () => {
+  await using ws = await createTempWorkspace({ "f.txt": "data\n", "d/x": "" });
+  await Deno.symlink(ws.path("f.txt"), ws.path("link.txt"));
+  const mk = await new Deno.Command("mkfifo", { args: [ws.path("pipe")] }).output();
+  assert.ok(mk.success);
+  const fs = createDenoFsOps();
+  const open = (rel: string) =>
+    (fs.openWalkedFileSync as (p: string) => SyncFileHandle)(ws.path(rel));
+  const h = open("f.txt");
+  const buf = new Uint8Array(64);
+  assert.equal(h.readSync(buf), 5);
+  assert.equal(h.info.size, 5);
+  h.close();
+  h.close();
+  const code = (rel: string) => {
+    try {
+      open(rel).close();
+      return "opened";
+    } catch (e) {
+      if (!(e instanceof FsError)) throw e;
+      return e.code;
+    }
+  };
+  assert.equal(code("pipe"), "not_a_file");
+  assert.equal(code("d"), "is_a_directory");
+  assert.equal(code("link.txt"), "not_a_file");
+  assert.equal(code("missing.txt"), "not_found");
+  assert.deepEqual(fs.readDirSync?.(ws.path("d")).map((e) => e.name), ["x"]);
 });

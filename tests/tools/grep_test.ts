@@ -169,3 +169,60 @@ Deno.test("grep() strips CR from CRLF lines in matches and context", async () =>
   const r = await call(tool, { pattern: "needle$", context: 1 });
   assert.equal(r.output, "w.txt-1- before\nw.txt:2: needle\nw.txt-3- after");
 });
+
+/** 3,000 numbered lines (~29 KB, several 8 KiB read chunks), the last one without a newline. */
+function chunkedFile(): { text: string; lines: string[] } {
+  const lines = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} ${"pad".repeat(i % 3)}`);
+  lines[1234] = "a MARK-ER straddles";
+  lines[2999] = "final MARK-ER";
+  return { text: lines.join("\n"), lines };
+}
+
+for (const mode of ["real directory (synchronous reads)", "in-memory fs (async reads)"]) {
+  Deno.test(`grep() on a ${mode} finds matches across read-chunk edges with context`, async () => {
+    const { text, lines } = chunkedFile();
+    // Put chunk edges (8,192-byte reads) inside a match and between the context lines.
+    const edge = 8192 * 2;
+    const before = new TextEncoder().encode(text).subarray(0, edge);
+    const lineAtEdge = new TextDecoder().decode(before).split("\n").length; // 1-based
+    lines[lineAtEdge - 1] = `x${"y".repeat(3)}MARK-ER${"z".repeat(40)}`;
+    const body = lines.join("\n");
+    let tool;
+    await using ws = await createTempWorkspace({ "big.txt": body });
+    if (mode.startsWith("real")) {
+      tool = createGrepTool({ cwd: ws.dir, chunkBytes: 8192 });
+    } else {
+      tool = createGrepTool({
+        cwd: "/ws",
+        fs: new MemoryFs({ "/ws/big.txt": body }),
+        chunkBytes: 8192,
+      });
+    }
+    const r = await call(tool, { pattern: "MARK-ER", literal: true, context: 1 });
+    const row = (n: number, sep: string) => `big.txt${sep}${n}${sep} ${lines[n - 1]}`;
+    const group = (n: number) =>
+      n === 3000
+        ? [row(2999, "-"), row(3000, ":")]
+        : [row(n - 1, "-"), row(n, ":"), row(n + 1, "-")];
+    const expected = [1235, lineAtEdge, 3000].sort((a, b) => a - b).map((n) => group(n).join("\n"));
+    assert.equal(r.output, expected.join("\n--\n"));
+  });
+}
+
+Deno.test("grep() matches line by line: lookarounds see the line end and no match spans lines", async () => {
+  const { tool } = memGrep({ "/ws/f.txt": "a foo\nfoo bar\na\nb\na b\n" });
+  assert.equal((await call(tool, { pattern: "foo(?!\\s)" })).output, "f.txt:1: a foo");
+  // Nothing before "b": true only at the start of the line itself.
+  assert.equal((await call(tool, { pattern: "(?<![\\s\\S])b" })).output, "f.txt:4: b");
+  assert.equal((await call(tool, { pattern: "a\\sb" })).output, "f.txt:5: a b");
+  assert.equal((await call(tool, { pattern: "^a$" })).output, "f.txt:3: a");
+});
+
+Deno.test("grep() stops with an error result when aborted", async () => {
+  const { tool } = memGrep({ "/ws/a.txt": "x\n", "/ws/b.txt": "x\n" });
+  const controller = new AbortController();
+  controller.abort();
+  const r = await call(tool, { pattern: "x" }, controller.signal);
+  assert.equal(r.isError, true);
+  assert.equal(r.output, "Search aborted");
+});

@@ -1,0 +1,17 @@
+import { createSandbox } from "./src/sandbox/mod.ts";
+import { defaultGrants } from "./src/policy/grants.ts";
+import { probeBwrap } from "./src/policy/bwrap.ts";
+import { createDenoRuntimeOps } from "./src/sys/runtime.ts";
+let t = performance.now();
+await probeBwrap({ env: { PATH: "/usr/bin:/bin" } });
+console.log("probe", performance.now() - t);
+t = performance.now();
+await createDenoRuntimeOps().denoDir(Deno.execPath());
+console.log("denoDir", performance.now() - t);
+t = performance.now();
+const sb = await createSandbox({ cwd: "/tmp/sbx/ws", grants: defaultGrants("/tmp/sbx/ws"), spillDir: "/tmp/sbx", env: { PATH: "/usr/bin:/bin" }, secretEnvNames: [], hostScript: "/work/main/main.ts" });
+console.log("createSandbox", performance.now() - t);
+t = performance.now();
+await sb.onToolCall({ toolCallId: "x", name: "read", args: { path: "a.txt" }, tool: sb.tools[0]!, signal: new AbortController().signal });
+console.log("first query", performance.now() - t);
+await sb.close();
