@@ -574,8 +574,8 @@ function toModelError(
     if (status === 401 || status === 403) {
       return new ModelError(
         "auth",
-        `The model server at ${where} rejected the API key (${http}): ${message}. To fix it, ` +
-          `${options.apiKeyHint ?? DEFAULT_KEY_HINT}.`,
+        `The model server at ${where} rejected the API key (${http}): ${sentence(message)} ` +
+          `To fix it, ${options.apiKeyHint ?? DEFAULT_KEY_HINT}.`,
         { status, cause: error },
       );
     }
@@ -623,4 +623,10 @@ function toModelError(
     `The request to the model server at ${where} failed: ${detail}`,
     { cause: error },
   );
+}
+
+/** Ends `text` with exactly one sentence-ending mark. */
+function sentence(text: string): string {
+  const trimmed = text.trimEnd();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }

@@ -253,6 +253,11 @@ Deno.test("stream() throws auth on 401 naming how to set the key", async () => {
     client(server, { apiKeyHint: "set MY_KEY or pass --api-key-env" }).stream(request(), {}),
   );
   assert.match(hinted.message, /set MY_KEY or pass --api-key-env/);
+  assert.doesNotMatch(
+    hinted.message,
+    /\.\./,
+    "one full stop between the server's message and ours",
+  );
   assert.equal(server.chatRequests.length, 2, "401 is not retried");
 });
 
