@@ -8,6 +8,7 @@ import {
   TARGETS,
 } from "../../scripts/compile.ts";
 import { WORKER_MODULES } from "../../src/sandbox/worker_modules.ts";
+import { HOST_RUNTIME_FLAGS } from "../../src/sandbox/mod.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
 const denoJson = join(root, "deno.json");
@@ -79,4 +80,9 @@ Deno.test("parseRunTask() rejects tasks that are not a plain deno run", () => {
   assert.throws(() => parseRunTask("deno test main.ts"), /deno run/);
   assert.throws(() => parseRunTask("deno run -A"), /no entry/);
   assert.throws(() => parseRunTask("deno run -A main.ts extra"), /script arguments/);
+});
+
+Deno.test("the tool host under deno run gets exactly the runtime flags of the start task", async () => {
+  const run = await readStartTask(denoJson);
+  assert.deepEqual([...HOST_RUNTIME_FLAGS].sort(), [...run.flags].sort());
 });
