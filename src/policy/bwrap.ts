@@ -65,7 +65,8 @@ export async function probeBwrap(options: ProbeOptions = {}): Promise<BwrapProbe
   if (path === undefined) {
     return {
       usable: false,
-      cause: "bubblewrap (bwrap) is not installed; install it, e.g. apt-get install bubblewrap",
+      cause: "bubblewrap (bwrap) is not installed or not on PATH; install it (e.g. " +
+        "apt-get install bubblewrap)",
     };
   }
   const base = [
@@ -164,7 +165,8 @@ export interface HostViewSpec {
 
 interface Mount {
   path: string;
-  mode: "ro" | "rw";
+  /** hide: an empty tmpfs over what another mount brought along. */
+  mode: "ro" | "rw" | "hide";
 }
 
 /**
@@ -173,9 +175,6 @@ interface Mount {
  * lists masked, PATH programs masked under a scoped `--allow-run`, `--clearenv` + `env`.
  */
 export function buildHostArgs(spec: HostViewSpec): string[] {
-  const { grants } = spec;
-  const paths = spec.paths ?? createDenoPathOps();
-  const lstatKind = (p: string) => paths.lstat(p) ?? { kind: "missing" as const };
   const args: string[] = [
     "--die-with-parent",
     "--new-session",
@@ -183,9 +182,30 @@ export function buildHostArgs(spec: HostViewSpec): string[] {
     "--unshare-ipc",
     "--unshare-uts",
   ];
-  const netGranted = grants.net === true || grants.net.length > 0;
+  const netGranted = spec.grants.net === true || spec.grants.net.length > 0;
   if (!netGranted) args.push("--unshare-net");
+  args.push(...viewArgs(spec, "host"));
+  args.push("--clearenv");
+  for (const [k, v] of Object.entries(spec.env)) args.push("--setenv", k, v);
+  args.push("--chdir", spec.cwd, "--", ...spec.command);
+  return args;
+}
 
+/**
+ * The filesystem view of bash calls, built again inside the tool host from the same grants (the
+ * mount sources are the host's view). It differs in one way: a granted path that does not exist
+ * yet (an approved new file) is left out instead of exposing its nearest existing directory, so
+ * approving `write /etc/new.conf` lets the write tool create that file but gives bash nothing.
+ */
+export function bashViewArgs(spec: Omit<HostViewSpec, "env" | "command">): string[] {
+  return viewArgs(spec, "bash");
+}
+
+function viewArgs(spec: Omit<HostViewSpec, "env" | "command">, target: "host" | "bash"): string[] {
+  const { grants } = spec;
+  const paths = spec.paths ?? createDenoPathOps();
+  const lstatKind = (p: string) => paths.lstat(p) ?? { kind: "missing" as const };
+  const args: string[] = [];
   const mounts: Mount[] = [];
   const symlinks: Array<{ path: string; target: string }> = [];
   for (const dir of SYSTEM_DIRS) {
@@ -200,22 +220,39 @@ export function buildHostArgs(spec: HostViewSpec): string[] {
   }
   if (spec.spillDir !== undefined) mounts.push({ path: spec.spillDir, mode: "rw" });
 
-  // A granted path that does not exist yet (an approved new file) is reachable through its
-  // nearest existing directory; Deno's permissions still hold the exact path.
+  // A granted path that does not exist yet (an approved new file) is reachable for the tools
+  // through its nearest existing directory; Deno's permissions still hold the exact path. bash
+  // gets no such stand-in.
   const effective = effectiveMounts(
-    mounts.map((m) => ({ path: existingAncestor(paths, m.path), mode: m.mode })),
+    target === "host"
+      ? mounts.map((m) => ({ path: existingAncestor(paths, m.path), mode: m.mode }))
+      : mounts.filter((m) => paths.lstat(m.path) !== undefined),
   );
   const rootMounted = effective.some((m) => m.path === "/");
-  const ordered = [...effective].sort((a, b) => depth(a.path) - depth(b.path));
+  // The host's stand-ins for missing paths reach bash through the mounts it shares with the host
+  // (e.g. its private /tmp): cover them, unless a mount of bash's own view holds them anyway.
+  const covers: Mount[] = target === "host" ? [] : mounts.flatMap((m): Mount[] => {
+    const stand = existingAncestor(paths, m.path);
+    if (stand === m.path || effective.some((e) => isWithin(stand, e.path))) return [];
+    return [{ path: stand, mode: "hide" }];
+  });
+  const ordered = [...effective, ...effectiveMounts(covers)].sort((a, b) =>
+    depth(a.path) - depth(b.path) || (a.mode === "hide" ? -1 : 0) - (b.mode === "hide" ? -1 : 0)
+  );
   const tmpGranted = effective.some((m) => m.path === "/tmp");
 
   for (const m of ordered.filter((m) => m.path === "/")) args.push(...bindArgs(m));
   if (!rootMounted) {
     for (const s of symlinks) args.push("--symlink", s.target, s.path);
   }
-  args.push("--dev", "/dev", "--proc", "/proc");
-  // /tmp is private unless granted (a grant of "/" includes it, as in Deno).
-  if (!tmpGranted && !rootMounted) args.push("--tmpfs", "/tmp");
+  if (target === "host") args.push("--dev", "/dev", "--proc", "/proc");
+  else args.push("--dev-bind", "/dev", "/dev", "--proc", "/proc");
+  // /tmp is private to the host unless granted (a grant of "/" includes it, as in Deno); bash
+  // calls share the host's.
+  if (!tmpGranted && !rootMounted) {
+    if (target === "host") args.push("--tmpfs", "/tmp");
+    else args.push("--bind", "/tmp", "/tmp");
+  }
   for (const m of ordered.filter((m) => m.path !== "/")) args.push(...bindArgs(m));
 
   const visible = (p: string) => effective.some((m) => isWithin(p, m.path));
@@ -234,15 +271,11 @@ export function buildHostArgs(spec: HostViewSpec): string[] {
   }
 
   args.push(...programMaskArgs(spec, paths, { ordered, visible }));
-
-  args.push("--clearenv");
-  for (const [k, v] of Object.entries(spec.env)) args.push("--setenv", k, v);
-  args.push("--chdir", spec.cwd, "--", ...spec.command);
   return args;
 }
 
 function programMaskArgs(
-  spec: HostViewSpec,
+  spec: Omit<HostViewSpec, "env" | "command">,
   paths: PathOps,
   view: { ordered: Mount[]; visible: (p: string) => boolean },
 ): string[] {
@@ -282,23 +315,21 @@ function programMaskArgs(
 
 /**
  * The argv prefix each bash call runs under inside the tool host: its own pid namespace, so that
- * nothing it starts (setsid and double forks included) survives the call. Under a scoped
+ * nothing it starts (setsid and double forks included) survives the call. `view` (from
+ * `bashViewArgs`) is its filesystem (default: the host's whole view). Under a scoped
  * `--allow-run`, `hidePaths` (e.g. the moat/deno executable) are masked for the call.
  */
-export function nestedBashPrefix(bwrapPath: string, hidePaths: readonly string[] = []): string[] {
-  const args = [
-    bwrapPath,
-    "--unshare-pid",
-    "--die-with-parent",
-    "--bind",
-    "/",
-    "/",
-    "--dev-bind",
-    "/dev",
-    "/dev",
-    "--proc",
-    "/proc",
-  ];
+export function nestedBashPrefix(
+  bwrapPath: string,
+  hidePaths: readonly string[] = [],
+  view?: readonly string[],
+): string[] {
+  const args = [bwrapPath, "--unshare-pid", "--die-with-parent"];
+  if (view === undefined) {
+    args.push("--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc");
+  } else {
+    args.push(...view);
+  }
   for (const p of hidePaths) args.push("--ro-bind", "/dev/null", p);
   args.push("--");
   return args;
@@ -341,6 +372,7 @@ function existingAncestor(paths: PathOps, p: string): string {
 }
 
 function bindArgs(m: Mount): string[] {
+  if (m.mode === "hide") return ["--tmpfs", m.path];
   return [m.mode === "rw" ? "--bind" : "--ro-bind", m.path, m.path];
 }
 

@@ -120,43 +120,90 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
     }
     if (locations.length === 0) return undefined;
     const states = await options.engine.query(locations);
+    const missing: ToolLocation[] = [];
     for (const [i, location] of locations.entries()) {
       const { target } = describeLocation(location);
       const at = { ...base, access: location.access, target };
       const state = states[i] ?? "prompt";
       if (state === "granted") {
         record({ ...at, outcome: "granted", by: "grants" });
-        continue;
-      }
-      if (state === "denied") {
+      } else if (state === "denied") {
         const reason = deniedReason(location);
         record({ ...at, outcome: "denied", by: "deny_list", reason });
         return { block: true, reason, source: POLICY_SOURCE };
+      } else {
+        missing.push(location);
       }
-      if (options.prompter === undefined || options.noPrompt || call.signal.aborted) {
-        const reason = notGrantedReason(location);
-        record({ ...at, outcome: "denied", by: "no_prompt", reason });
-        return { block: true, reason, source: POLICY_SOURCE };
+    }
+    if (missing.length === 0) return undefined;
+    // One question (and one sentence) per target: an edit of /etc/hosts needs read and write
+    // of it, and the user decides about "writing /etc/hosts", not about each access on its own.
+    const groups = groupByTarget(missing);
+    if (options.prompter === undefined || options.noPrompt || call.signal.aborted) {
+      const reason = groups.flat().map(notGrantedReason).join("; ");
+      for (const location of groups.flat()) {
+        const { target } = describeLocation(location);
+        record({
+          ...base,
+          access: location.access,
+          target,
+          outcome: "denied",
+          by: "no_prompt",
+          reason,
+        });
       }
+      return { block: true, reason, source: POLICY_SOURCE };
+    }
+    for (const group of groups) {
+      const first = group[0] as ToolLocation;
+      const { target } = describeLocation(first);
       const answer = await options.prompter.ask({
         toolName: call.name,
-        location,
-        question: approvalQuestion(call.name, location),
+        location: first,
+        question: approvalQuestion(call.name, first),
       });
       if (answer === "deny") {
-        const reason = declinedReason(location);
-        record({ ...at, outcome: "denied", by: "user", reason });
+        const reason = declinedReason(first);
+        for (const location of group) {
+          record({
+            ...base,
+            access: location.access,
+            target,
+            outcome: "denied",
+            by: "user",
+            reason,
+          });
+        }
         return { block: true, reason, source: POLICY_SOURCE };
       }
-      await options.onApproved?.({ toolCallId: call.toolCallId, location, scope: answer });
-      record({
-        ...at,
-        outcome: answer === "always" ? "approved_always" : "approved_once",
-        by: "user",
-      });
+      for (const location of group) {
+        await options.onApproved?.({ toolCallId: call.toolCallId, location, scope: answer });
+        record({
+          ...base,
+          access: location.access,
+          target,
+          outcome: answer === "always" ? "approved_always" : "approved_once",
+          by: "user",
+        });
+      }
     }
     return undefined;
   };
+}
+
+/** How much an access can do, strongest first: it names the group and leads the reason. */
+const STRENGTH: Record<ToolLocation["access"], number> = { write: 0, run: 1, net: 2, read: 3 };
+
+/** Missing locations grouped by target (first appearance order), strongest access first. */
+function groupByTarget(locations: ToolLocation[]): ToolLocation[][] {
+  const groups = new Map<string, ToolLocation[]>();
+  for (const location of locations) {
+    const key = "path" in location ? `path:${location.path}` : JSON.stringify(location);
+    groups.set(key, [...(groups.get(key) ?? []), location]);
+  }
+  return [...groups.values()].map((g) =>
+    [...g].sort((a, b) => STRENGTH[a.access] - STRENGTH[b.access])
+  );
 }
 
 function dedupe(locations: ToolLocation[]): ToolLocation[] {

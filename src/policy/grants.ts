@@ -129,7 +129,7 @@ export function parseGrantFlags(
     const readScope = scopeOf(
       values["allow-read"],
       "allow-read",
-      (p) => grantedPath(paths, cwd, p, home),
+      (p) => grantedPath(paths, cwd, p, { home, flag: "allow-read" }),
     );
     if (readScope !== undefined && !grants.allowAll) {
       grants.read = readScope;
@@ -138,7 +138,7 @@ export function parseGrantFlags(
     const writeScope = scopeOf(
       values["allow-write"],
       "allow-write",
-      (p) => grantedPath(paths, cwd, p, home),
+      (p) => grantedPath(paths, cwd, p, { home, flag: "allow-write" }),
     );
     if (writeScope !== undefined && !grants.allowAll) {
       grants.write = writeScope;
@@ -162,12 +162,12 @@ export function parseGrantFlags(
     grants.denyRead = denyList(
       values["deny-read"],
       "deny-read",
-      (p) => deniedPath(paths, cwd, p, home),
+      (p) => deniedPath(paths, cwd, p, { home, flag: "deny-read" }),
     );
     grants.denyWrite = denyList(
       values["deny-write"],
       "deny-write",
-      (p) => deniedPath(paths, cwd, p, home),
+      (p) => deniedPath(paths, cwd, p, { home, flag: "deny-write" }),
     );
     grants.denyRun = denyList(values["deny-run"], "deny-run", (p) => programName(paths, cwd, p));
   } catch (e) {
@@ -282,8 +282,8 @@ function scopeOf(
     // whole file system.
     if (entry.trim() === "") {
       throw new UsageError(
-        `--${flag}= has an empty value: to allow everything pass the bare flag --${flag} ` +
-          `(without "="), otherwise list items: --${flag}=ITEM[,ITEM…]`,
+        `Empty value in "--${flag}=": list what to allow (--${flag}=ITEM[,ITEM…]), or pass ` +
+          `the bare flag "--${flag}" (without "=") to allow everything`,
       );
     }
     for (const item of splitList(entry, flag)) {
@@ -302,7 +302,9 @@ function denyList(
   const items: string[] = [];
   for (const entry of flagEntries(raw)) {
     if (typeof entry !== "string" || entry === "") {
-      throw new UsageError(`--${flag} needs a value: --${flag}=ITEM[,ITEM…]`);
+      throw new UsageError(
+        `Missing value for "--${flag}": list what to deny, e.g. --${flag}=ITEM[,ITEM…]`,
+      );
     }
     for (const item of splitList(entry, flag)) {
       const converted = convert(item);
@@ -316,7 +318,9 @@ function splitList(entry: string, flag: GrantFlag): string[] {
   if (entry === "") return [];
   const parts = entry.split(",").map((p) => p.trim());
   if (parts.some((p) => p === "")) {
-    throw new UsageError(`--${flag}: empty item in "${entry}"; separate items with single commas`);
+    throw new UsageError(
+      `Empty item in "--${flag}=${entry}": separate items with single commas`,
+    );
   }
   return parts;
 }
@@ -326,23 +330,40 @@ function expandHome(p: string, home: string | undefined): string {
   return p;
 }
 
-function grantedPath(paths: PathOps, cwd: string, raw: string, home: string | undefined): string {
-  const abs = resolve(cwd, expandHome(raw, home));
+function grantedPath(
+  paths: PathOps,
+  cwd: string,
+  raw: string,
+  options: { home: string | undefined; flag: GrantFlag },
+): string {
+  const abs = resolve(cwd, expandHome(raw, options.home));
   const real = paths.realPath(abs);
   if (real.ok) return real.path;
   if (real.reason === "not_found") {
     throw new UsageError(
-      `granted path "${raw}" does not exist (resolved to "${abs}"): create it first or fix the flag`,
+      `Granted path "${raw}" (--${options.flag}) does not exist: create it first or fix the ` +
+        `flag (looked for "${abs}")`,
     );
   }
-  throw new UsageError(`granted path "${raw}" cannot be resolved: ${real.message}`);
+  throw new UsageError(
+    `Granted path "${raw}" (--${options.flag}) cannot be resolved: ${real.message}; check the ` +
+      "path and its permissions",
+  );
 }
 
-function deniedPath(paths: PathOps, cwd: string, raw: string, home: string | undefined): string {
-  const abs = resolve(cwd, expandHome(raw, home));
+function deniedPath(
+  paths: PathOps,
+  cwd: string,
+  raw: string,
+  options: { home: string | undefined; flag: GrantFlag },
+): string {
+  const abs = resolve(cwd, expandHome(raw, options.home));
   const real = realLocationSync(abs, { paths });
   if (real === undefined) {
-    throw new UsageError(`denied path "${raw}" cannot be resolved (resolved to "${abs}")`);
+    throw new UsageError(
+      `Denied path "${raw}" (--${options.flag}) cannot be resolved ("${abs}"): check the path ` +
+        "and its permissions",
+    );
   }
   return real;
 }

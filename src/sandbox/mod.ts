@@ -6,7 +6,13 @@
  */
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildHostArgs, type BwrapProbe, nestedBashPrefix, probeBwrap } from "../policy/bwrap.ts";
+import {
+  bashViewArgs,
+  buildHostArgs,
+  type BwrapProbe,
+  nestedBashPrefix,
+  probeBwrap,
+} from "../policy/bwrap.ts";
 import type { CommandOps, PathOps } from "../policy/ops.ts";
 import {
   createPermissionPolicy,
@@ -48,12 +54,18 @@ export const HOST_RUNTIME_FLAGS: readonly string[] = [
   "--no-prompt",
 ];
 
+const NO_OS_SANDBOX_EFFECT = "Only Deno's permissions confine them: bash needs --allow-run " +
+  "and is not OS-sandboxed";
+
 /** `--sandbox=require` and bubblewrap cannot be used; the CLI prints it and exits 2. */
 export class SandboxUnavailableError extends UsageError {
   /** Why bubblewrap cannot be used. */
   readonly reason: string;
   constructor(reason: string) {
-    super(`--sandbox=require, but the OS sandbox cannot be used: ${reason}`);
+    super(
+      `The OS sandbox is required (--sandbox=require) but cannot be used: ${reason}; fix ` +
+        "that, or pass --sandbox=auto to run with Deno's permissions only",
+    );
     this.name = "SandboxUnavailableError";
     this.reason = reason;
   }
@@ -151,15 +163,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         throw new SandboxUnavailableError(probe.cause);
       }
       warnings.push(
-        `OS sandbox unavailable (${probe.cause}): tools run with Deno's permissions only; ` +
-          "bash needs --allow-run and is not OS-sandboxed",
+        `Tools run without the OS sandbox: ${probe.cause}. ${NO_OS_SANDBOX_EFFECT}`,
       );
     }
   } else {
-    warnings.push(
-      "--sandbox=off: tools run with Deno's permissions only; bash needs --allow-run and is " +
-        "not OS-sandboxed",
-    );
+    warnings.push(`Tools run without the OS sandbox (--sandbox=off). ${NO_OS_SANDBOX_EFFECT}`);
   }
   const bwrap = probe?.usable ? probe : undefined;
   // Found in parallel with the probe; awaited either way so no lookup outlives this call.
@@ -167,9 +175,6 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   const env = toolEnvironment(options.grants, options.env, options.secretEnvNames);
   if (bwrap) env["TMPDIR"] = "/tmp";
-  const hidePaths = bwrap && options.grants.explicit.run && options.grants.run !== true
-    ? [launch.executable]
-    : [];
   const toolOptions: WireToolOptions = {
     cwd: options.cwd,
     spillDir: options.spillDir,
@@ -178,7 +183,6 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...(options.bashMaxTimeoutSec === undefined
       ? {}
       : { bashMaxTimeoutSec: options.bashMaxTimeoutSec }),
-    ...(bwrap?.nested ? { bashCommandPrefix: nestedBashPrefix(bwrap.path, hidePaths) } : {}),
   };
   const workerUrl = options.workerUrl ?? workerModuleUrl("tools");
 
@@ -189,26 +193,37 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         spillDir: options.spillDir,
         ...(bwrap ? { bwrapPath: bwrap.path } : {}),
       }),
-      toolOptions,
+      toolOptions: {
+        ...toolOptions,
+        guard: { denyRead: grants.denyRead, denyWrite: grants.denyWrite, recheckOpens: !bwrap },
+      },
     };
     if (!bwrap) return startWorkerHost(config);
+    const view = {
+      bwrapPath: bwrap.path,
+      grants,
+      cwd: options.cwd,
+      spillDir: options.spillDir,
+      readOnlyPaths: launch.readOnlyPaths,
+      ...(env["PATH"] === undefined ? {} : { toolPath: env["PATH"] }),
+      paths: sys.paths,
+    };
+    if (bwrap.nested) {
+      // Under a scoped --allow-run, bash must not run moat's own runtime either.
+      const hidePaths = grants.explicit.run && grants.run !== true ? [launch.executable] : [];
+      config.toolOptions.bashCommandPrefix = nestedBashPrefix(
+        bwrap.path,
+        hidePaths,
+        bashViewArgs(view),
+      );
+    }
     const hostEnv: Record<string, string> = {
       ...env,
       DENO_NO_UPDATE_CHECK: "1",
       NO_COLOR: "1",
       ...(launch.denoDir === undefined ? {} : { DENO_DIR: launch.denoDir }),
     };
-    const args = buildHostArgs({
-      bwrapPath: bwrap.path,
-      grants,
-      cwd: options.cwd,
-      spillDir: options.spillDir,
-      readOnlyPaths: launch.readOnlyPaths,
-      env: hostEnv,
-      ...(env["PATH"] === undefined ? {} : { toolPath: env["PATH"] }),
-      command: launch.command,
-      paths: sys.paths,
-    });
+    const args = buildHostArgs({ ...view, env: hostEnv, command: launch.command });
     return startProcessHost([bwrap.path, ...args], config, { processes: sys.processes });
   };
 

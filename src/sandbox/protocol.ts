@@ -12,6 +12,16 @@ export interface WireToolOptions {
   bashTimeoutSec?: number;
   bashMaxTimeoutSec?: number;
   bashCommandPrefix?: string[];
+  /** What the Worker's file operations enforce beyond Deno's permissions (src/sandbox/_guarded_fs.ts). */
+  guard?: WireFsGuard;
+}
+
+/** Deny lists for tree walks, and whether opens are re-checked (no OS sandbox). */
+export interface WireFsGuard {
+  denyRead: string[];
+  denyWrite: string[];
+  /** Re-resolve every opened path after the open (set when tools run without bubblewrap). */
+  recheckOpens: boolean;
 }
 
 /** What the host needs to start its Worker. */

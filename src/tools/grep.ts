@@ -47,7 +47,10 @@ export interface GrepToolOptions {
   cwd: string;
   home?: string;
   fs?: FsOps;
-  /** Files scanned at the same time (default 8). */
+  /**
+   * Files scanned at the same time (default 8) when `fs` has no synchronous fast path
+   * (`openWalkedFileSync`); with one, files are read one after the other, which is faster.
+   */
   concurrency?: number;
   /** Default match limit (default 100). */
   defaultLimit?: number;
@@ -64,7 +67,7 @@ const SCAN_LINE_CHARS = 256 * 1024;
 /** Bytes read at a time: small files are read in one call, big ones in chunks of this size. */
 const DEFAULT_CHUNK_BYTES = 1024 * 1024;
 /** Synchronous scanning gives the event loop a turn at least this often (abort, other calls). */
-const YIELD_EVERY_MS = 50;
+const YIELD_EVERY_MS = 100;
 
 interface FileResult {
   rel: string;
@@ -88,15 +91,78 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** JavaScript's `\s` without the LF: the whitespace a line can hold. */
+const SPACE_NO_LF =
+  "\\t\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
+
 /**
- * The candidate finder for a line regex: the same pattern, global and multiline, run over many
- * lines at once. It finds a match starting in every line the line regex matches (`^`, `$`, `\b`
- * behave alike at line ends, and consumed characters are the same), except through lookarounds,
- * which could see past the line end: those patterns are tested line by line (null).
+ * The pattern rewritten so that it can never consume an LF, and otherwise the same on text
+ * without LFs (a line): `\s`, `\W`, `\D` and negated classes exclude the LF. Null when the
+ * pattern has a construct this does not handle (escapes that may denote an LF, like `\n`, `\x0a`,
+ * `\u000a`, octal or back references, `\s`/`\W`/`\D` or control escapes inside a class, literal
+ * control characters). Without this, a chunk-wide search could backtrack across a whole chunk
+ * (`[^;]*;` is quadratic in the chunk size) where line by line it stays bounded by the line.
  */
-function candidateFinder(source: string, ignoreCase: boolean): RegExp | null {
+function lineBoundSource(source: string): string | null {
+  // deno-lint-ignore no-control-regex
+  if (/[\x00-\x1f]/.test(source)) return null;
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i] as string;
+    if (c === "\\") {
+      const next = source[++i] ?? "";
+      if (next === "d" || next === "w" || next === "S" || next === "B") {
+        out += `\\${next}`;
+      } else if (
+        !inClass && (next === "b" || next === "t" || next === "r" || next === "v" || next === "f")
+      ) {
+        out += `\\${next}`; // an assertion or one character other than LF
+      } else if (!inClass && next === "s") {
+        out += `[${SPACE_NO_LF}]`;
+      } else if (!inClass && (next === "W" || next === "D")) {
+        out += `[^\\${next.toLowerCase()}\\n]`;
+      } else if (/^[^0-9A-Za-z]$/.test(next)) {
+        out += `\\${next}`; // an escaped printable character
+      } else {
+        return null;
+      }
+    } else if (inClass) {
+      out += c;
+      if (c === "]") inClass = false;
+    } else if (c === "[") {
+      inClass = true;
+      if (source[i + 1] === "^") {
+        out += "[^\\n";
+        i++;
+      } else {
+        out += c;
+      }
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/**
+ * The candidate finder for a line regex: the same pattern made unable to consume an LF, global
+ * and multiline, run over many lines at once; or null to test every line. It finds a match
+ * starting in every line the line regex matches (`^`, `$`, `\b` behave alike at line ends, and
+ * the consumed characters are the same), except through lookarounds, which could see past the
+ * line end: those patterns are tested line by line. Exported for tests.
+ */
+export function candidateFinder(source: string, ignoreCase: boolean): RegExp | null {
   if (/\(\?<?[=!]/.test(source)) return null;
-  return new RegExp(source, ignoreCase ? "gim" : "gm");
+  const bounded = lineBoundSource(source);
+  if (bounded === null) return null;
+  try {
+    return new RegExp(bounded, ignoreCase ? "gim" : "gm");
+  } catch (e) {
+    // The rewrite of an exotic pattern did not compile: search it line by line.
+    if (e instanceof SyntaxError) return null;
+    throw e;
+  }
 }
 
 function cut(text: string, fullLength: number): string {

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { buildHostArgs, nestedBashPrefix, probeBwrap } from "../../src/policy/bwrap.ts";
+import {
+  bashViewArgs,
+  buildHostArgs,
+  nestedBashPrefix,
+  probeBwrap,
+} from "../../src/policy/bwrap.ts";
 import { defaultGrants, type Grants } from "../../src/policy/grants.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 
@@ -169,4 +174,20 @@ Deno.test("buildHostArgs() with read/write of everything binds / and keeps the r
   assert.equal(b[0], "--bind /");
   assert.ok(!b.includes("--tmpfs /tmp"), "a grant of / includes /tmp");
   assert.ok(!b.includes("--ro-bind /usr"), "covered by the rw root");
+});
+
+Deno.test("bashViewArgs() leaves out an approved missing path the host reaches via its directory", async () => {
+  await using root = await createTempWorkspace({ "ws/a.txt": "", "other/secret.txt": "" });
+  const g = defaultGrants(root.path("ws"));
+  const approved: Grants = { ...g, write: [...(g.write as string[]), root.path("other/new.txt")] };
+  const host = binds(buildHostArgs(spec(approved, { cwd: root.path("ws") })));
+  assert.ok(host.includes(`--bind ${root.path("other")}`), "the host can create the file");
+  const bash = binds(bashViewArgs(spec(approved, { cwd: root.path("ws") })));
+  assert.ok(
+    !bash.some((b) => b.startsWith("--bind") && b.includes(root.path("other"))),
+    bash.join("\n"),
+  );
+  assert.ok(bash.includes(`--tmpfs ${root.path("other")}`), "covered where /tmp carries it");
+  assert.ok(bash.includes(`--bind ${root.path("ws")}`));
+  assert.ok(bash.includes("--bind /tmp"), "bash shares the host's /tmp");
 });

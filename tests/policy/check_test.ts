@@ -166,3 +166,51 @@ Deno.test("approval answers and questions are parsed and phrased per access kind
   const closed = createLinePrompter({ write: () => {}, readLine: () => Promise.resolve(null) });
   assert.equal(await closed.ask({ toolName: "x", location: hosts, question: "?" }), "deny");
 });
+
+Deno.test("policy names the write first when an edit needs read and write of one file", async () => {
+  const hostsRead: ToolLocation = { access: "read", path: "/etc/hosts" };
+  const spec = 'write access to "/etc/hosts" is not granted (add --allow-write=/etc/hosts)';
+  // Read already granted (e.g. --allow-read): exactly the write sentence.
+  const readable = createPermissionPolicy({
+    engine: {
+      query: (ls) => Promise.resolve(ls.map((l) => l.access === "read" ? "granted" : "prompt")),
+    },
+  });
+  assert.equal((await readable(call(tool(() => [hostsRead, hosts]))))?.reason, spec);
+  // Neither granted: the write sentence first, then what else is missing, in one result.
+  const decisions: PermissionDecision[] = [];
+  const neither = createPermissionPolicy({
+    engine: engine({ "/etc/hosts": "prompt" }),
+    onDecision: (d) => decisions.push(d),
+  });
+  const r = await neither(call(tool(() => [hostsRead, hosts])));
+  assert.equal(
+    r?.reason,
+    `${spec}; read access to "/etc/hosts" is not granted (add --allow-read=/etc/hosts)`,
+  );
+  assert.deepEqual(decisions.map((d) => [d.access, d.outcome, d.by]), [
+    ["write", "denied", "no_prompt"],
+    ["read", "denied", "no_prompt"],
+  ]);
+});
+
+Deno.test("policy asks once per file for an edit and approves both of its accesses", async () => {
+  const hostsRead: ToolLocation = { access: "read", path: "/etc/hosts" };
+  const questions: string[] = [];
+  const approvals: unknown[] = [];
+  const policy = createPermissionPolicy({
+    engine: engine({ "/etc/hosts": "prompt" }),
+    prompter: {
+      ask: (r) => (questions.push(r.question), Promise.resolve("always")),
+    },
+    onApproved: (a) => void approvals.push(a),
+  });
+  assert.equal(await policy(call(tool(() => [hostsRead, hosts]))), undefined);
+  assert.deepEqual(questions, [
+    "moat wants to write /etc/hosts (edit). Allow? [y]es once / [a]lways this run / [n]o",
+  ]);
+  assert.deepEqual(approvals, [
+    { toolCallId: "c1", location: hosts, scope: "always" },
+    { toolCallId: "c1", location: hostsRead, scope: "always" },
+  ]);
+});

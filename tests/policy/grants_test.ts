@@ -52,18 +52,24 @@ Deno.test("parseGrantFlags() returns a UsageError for a granted path that does n
   const r = parseGrantFlags({ "allow-write": ["src2"] }, { cwd: ws.dir });
   assert.ok(!r.ok);
   assert.ok(r.error instanceof UsageError);
-  assert.match(r.error.message, /granted path "src2" does not exist/);
-  assert.ok(r.error.message.includes(ws.path("src2")));
+  assert.equal(
+    r.error.message,
+    `Granted path "src2" (--allow-write) does not exist: create it first or fix the flag ` +
+      `(looked for "${ws.path("src2")}")`,
+  );
 });
 
 Deno.test("parseGrantFlags() rejects empty list items and deny flags without a value", async () => {
   await using ws = await createTempWorkspace();
   const a = parseGrantFlags({ "allow-read": [".,,"] }, { cwd: ws.dir });
   assert.ok(!a.ok);
-  assert.match(a.error.message, /empty item/);
+  assert.equal(
+    a.error.message,
+    'Empty item in "--allow-read=.,,": separate items with single commas',
+  );
   const b = parseGrantFlags({ "deny-read": true }, { cwd: ws.dir });
   assert.ok(!b.ok);
-  assert.match(b.error.message, /--deny-read needs a value/);
+  assert.match(b.error.message, /^Missing value for "--deny-read": list what to deny/);
 });
 
 Deno.test("parseGrantFlags() refuses an empty list value instead of granting everything", async () => {
@@ -76,16 +82,13 @@ Deno.test("parseGrantFlags() refuses an empty list value instead of granting eve
       const r = parseGrantFlags({ [flag]: value }, { cwd: ws.dir });
       assert.ok(!r.ok, `--${flag}=${JSON.stringify(value)} must be refused`);
       assert.ok(r.error instanceof UsageError);
-      assert.ok(
-        r.error.message.startsWith(`--${flag}= has an empty value`),
-        r.error.message,
-      );
-      assert.ok(r.error.message.includes(`pass the bare flag --${flag} `), r.error.message);
+      assert.ok(r.error.message.startsWith(`Empty value in "--${flag}="`), r.error.message);
+      assert.ok(r.error.message.includes(`the bare flag "--${flag}"`), r.error.message);
     }
   }
   const d = parseGrantFlags({ "deny-write": [""] }, { cwd: ws.dir });
   assert.ok(!d.ok);
-  assert.match(d.error.message, /--deny-write needs a value/);
+  assert.match(d.error.message, /^Missing value for "--deny-write"/);
   // The bare flag still means everything.
   const bare = parseGrantFlags({ "allow-write": true }, { cwd: ws.dir });
   assert.ok(bare.ok);
@@ -144,4 +147,22 @@ Deno.test("widenGrants() adds one location without touching the original", () =>
   assert.deepEqual(g.write, ["/"]);
   assert.deepEqual(widenGrants(g, { access: "run", program: "git" }).run, ["git"]);
   assert.equal(widenGrants({ ...g, net: true }, { access: "net", host: "x" }).net, true);
+});
+
+Deno.test("parseGrantFlags() usage errors follow the message convention", async () => {
+  await using ws = await createTempWorkspace();
+  const bad: Array<Parameters<typeof parseGrantFlags>[0]> = [
+    { "allow-read": ["missing-dir"] },
+    { "allow-write": [""] },
+    { "allow-run": ["git,,deno"] },
+    { "deny-write": true },
+  ];
+  for (const values of bad) {
+    const r = parseGrantFlags(values, { cwd: ws.dir });
+    assert.ok(!r.ok, JSON.stringify(values));
+    // Sentence case, the offending value quoted, and what to do next after a colon.
+    assert.match(r.error.message, /^[A-Z]/, r.error.message);
+    assert.match(r.error.message, /"[^"]+"/, r.error.message);
+    assert.match(r.error.message, /: [a-z]/, r.error.message);
+  }
 });

@@ -209,3 +209,33 @@ async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+bashTest(
+  "approving a new file outside the grants gives bash nothing of its directory",
+  async () => {
+    const layout = await createLayout();
+    await using _ = layout.root;
+    const sb = await openSandbox(layout, "bwrap", defaultGrants(layout.ws), {
+      prompter: { ask: () => Promise.resolve("always") },
+    });
+    try {
+      const created = `${layout.outside}/new.txt`;
+      await callTool(sb, "write", { path: created, content: "approved\n" });
+      assert.ok(Array.isArray(sb.grants.write) && sb.grants.write.includes(created));
+      // The host's view exposes outside/ (the file's nearest existing directory, so that the file
+      // can be created); bash must not see the rest of that directory.
+      const before = await snapshot(layout.outside);
+      const out = textOf(
+        await callTool(sb, "bash", {
+          command: `cat ${layout.outside}/secret.txt; echo pwned > ${layout.outside}/other.txt; ` +
+            `ls ${layout.outside}; echo done`,
+        }),
+      );
+      assert.ok(!out.includes(SECRET), out);
+      assert.match(out, /done/);
+      assert.deepEqual(await snapshot(layout.outside), before);
+    } finally {
+      await sb.close();
+    }
+  },
+);

@@ -84,13 +84,10 @@ for (const mode of MODES) {
         const label = `${name} ${JSON.stringify(args)}`;
         const outcome = await callTool(sb, name, args);
         assert.ok("blocked" in outcome, label);
-        // edit reads before it writes, so its first ungranted location is the read.
-        const kind = name === "edit" ? "read" : "write";
-        assert.equal(
-          outcome.blocked,
-          `${kind} access to "${target}" is not granted (add --allow-${kind}=${target})`,
-          label,
-        );
+        // edit also reads its file: the write leads, then the missing read is named too.
+        const write = `write access to "${target}" is not granted (add --allow-write=${target})`;
+        const read = `read access to "${target}" is not granted (add --allow-read=${target})`;
+        assert.equal(outcome.blocked, name === "edit" ? `${write}; ${read}` : write, label);
       }
       // Layers 1/2 on their own (policy replaced by allow-all): whatever the tool reports,
       // nothing outside may change (checked by the snapshot below).

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createGrepTool } from "../../src/tools/grep.ts";
+import { candidateFinder, createGrepTool } from "../../src/tools/grep.ts";
 import { MemoryFs } from "../support/memory_fs.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { call } from "./_helpers.ts";
@@ -225,4 +225,46 @@ Deno.test("grep() stops with an error result when aborted", async () => {
   const r = await call(tool, { pattern: "x" }, controller.signal);
   assert.equal(r.isError, true);
   assert.equal(r.output, "Search aborted");
+});
+
+Deno.test("candidateFinder() searches whole chunks with patterns that cannot cross a line", () => {
+  const first = (source: string, text: string) => {
+    const finder = candidateFinder(source, false);
+    assert.ok(finder !== null, source);
+    finder.lastIndex = 0;
+    return finder.exec(text)?.[0] ?? null;
+  };
+  assert.equal(first("handle_[a-z]+_[0-9]{3}\\(", "x handle_io_042(y"), "handle_io_042(");
+  assert.equal(first("foo\\.bar|\\bword\\b", "a word"), "word");
+  // A negated class, \s, \W and \D no longer match the LF, so no match spans lines...
+  assert.equal(first("[^;]*;", "abc\nd;"), "d;");
+  assert.equal(first("a\\s+b", "a\nb a \t\rb"), "a \t\rb");
+  assert.equal(first("x\\W+y", "x\ny x-y"), "x-y");
+  assert.equal(first("1\\D2", "1\n2 1a2"), "1a2");
+  assert.equal(first("[^]x", "\nx ax"), "ax");
+  // ...but they match everything else they matched before.
+  assert.equal(first("[^a]+", "\u2028b c"), "\u2028b c");
+  assert.equal(candidateFinder("abc", true)?.flags, "gim");
+  const lineByLine = [
+    "a\\nb",
+    "\\x0a",
+    "\\u000A",
+    "[\\s,]",
+    "[\\b-~]",
+    "(a)\\1",
+    "a\tb",
+    "foo(?!\\s)",
+    "(?<=x)y",
+  ];
+  for (const source of lineByLine) assert.equal(candidateFinder(source, false), null, source);
+});
+
+Deno.test("grep() matches negated classes and tabs within lines only", async () => {
+  const text = "let a = 1;\nno semicolon here\n\tindented;\n";
+  const { tool } = memGrep({ "/ws/f.ts": text });
+  assert.equal(
+    (await call(tool, { pattern: "[^;]*;$" })).output,
+    "f.ts:1: let a = 1;\nf.ts:3: \tindented;",
+  );
+  assert.equal((await call(tool, { pattern: "^\\t" })).output, "f.ts:3: \tindented;");
 });

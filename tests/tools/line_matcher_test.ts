@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { candidateFinder } from "../../src/tools/grep.ts";
 import {
   BINARY_SNIFF_BYTES,
   countNewlines,
@@ -55,13 +56,13 @@ function reference(
 
 function run(
   bytes: Uint8Array,
-  pattern: { source: string; flags?: string; finder?: boolean },
+  pattern: { source: string; flags?: string },
   o: { context: number; cap: number; maxChars: number; chunk: number },
 ): LineMatcher {
   const flags = pattern.flags ?? "";
   const m = new LineMatcher({
     line: new RegExp(pattern.source, flags),
-    finder: pattern.finder === false ? null : new RegExp(pattern.source, `${flags}gm`),
+    finder: candidateFinder(pattern.source, flags.includes("i")),
     context: o.context,
     cap: o.cap,
     maxChars: o.maxChars,
@@ -113,8 +114,12 @@ const PATTERNS = [
   { source: "é+😀" },
   { source: "^$" },
   { source: "x*" },
-  { source: "foo(?!\\s)", finder: false },
+  { source: "foo(?!\\s)" },
   { source: "\\(" },
+  { source: "[^o]+o" },
+  { source: "x\\W+f" },
+  { source: "\\s$" },
+  { source: "a\\nb" },
 ];
 
 Deno.test("LineMatcher finds the same rows as a line-by-line scan for any chunking", () => {

@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { defaultGrants, type Grants } from "../../src/policy/grants.ts";
+import { guardFsOps } from "../../src/sandbox/_guarded_fs.ts";
+import { createDenoFsOps } from "../../src/sys/fs.ts";
+import { createDenoPathOps } from "../../src/sys/paths.ts";
+import { FsError, type FsOps } from "../../src/tools/ops.ts";
+import { createTempWorkspace } from "../support/workspace.ts";
+import { callTool, createLayout, MODES, openSandbox, SECRET, textOf } from "./_helpers.ts";
+
+const paths = createDenoPathOps();
+const recheck = {
+  realPathSync: (p: string) => {
+    const r = paths.realPath(p);
+    return r.ok ? r.path : undefined;
+  },
+  identitySync: (p: string) => paths.identity?.(p),
+};
+
+function isCode(code: string) {
+  return (e: unknown) => e instanceof FsError && e.code === code;
+}
+
+Deno.test("guardFsOps() refuses deny-listed files and directories to opens, walks and writes", async () => {
+  await using ws = await createTempWorkspace({
+    ".env": "KEY=1\n",
+    "secret/k.txt": "k\n",
+    "locked.txt": "keep\n",
+    "ok.txt": "fine\n",
+  });
+  const fs = guardFsOps(createDenoFsOps(), {
+    denyRead: [ws.path(".env"), ws.path("secret")],
+    denyWrite: [ws.path("locked.txt")],
+  });
+  await assert.rejects(fs.openFile(ws.path(".env")), isCode("not_granted"));
+  await assert.rejects(fs.readFile(ws.path("secret/k.txt")), isCode("not_granted"));
+  assert.throws(() => fs.openWalkedFileSync!(ws.path(".env")), isCode("not_granted"));
+  assert.throws(() => fs.readDirSync!(ws.path("secret")), isCode("not_granted"));
+  await assert.rejects(async () => {
+    for await (const _ of fs.readDir(ws.path("secret"))) { /* listing must fail */ }
+  }, isCode("not_granted"));
+  await assert.rejects(
+    fs.writeFile(ws.path("locked.txt"), new TextEncoder().encode("changed")),
+    isCode("not_granted"),
+  );
+  assert.equal(await Deno.readTextFile(ws.path("locked.txt")), "keep\n");
+  // A symlink to a denied file is refused by where it leads.
+  await Deno.symlink(ws.path(".env"), ws.path("alias"));
+  await assert.rejects(fs.openFile(ws.path("alias")), isCode("not_granted"));
+  assert.equal(new TextDecoder().decode(await fs.readFile(ws.path("ok.txt"))), "fine\n");
+  const walked = fs.openWalkedFileSync!(ws.path("ok.txt"));
+  walked.close();
+});
+
+Deno.test("guardFsOps() without the OS sandbox refuses a file opened through a swapped parent", async () => {
+  await using root = await createTempWorkspace({
+    "ws/sub/f.txt": "benign\n",
+    "outside/f.txt": `${SECRET}\n`,
+  });
+  const inside = root.path("ws/sub/f.txt");
+  const deno = createDenoFsOps();
+  // What a Deno open does when `sub` is a symlink to outside at the moment of the open: Deno
+  // checks the path it was given, the kernel follows the symlink.
+  const swappedOpen: FsOps = {
+    ...deno,
+    async openFile() {
+      const handle = await deno.openFile(root.path("outside/f.txt"));
+      return { ...handle, path: inside, read: handle.read, close: handle.close };
+    },
+    openWalkedFileSync() {
+      return deno.openWalkedFileSync!(root.path("outside/f.txt"));
+    },
+  };
+  const guarded = guardFsOps(swappedOpen, { denyRead: [], denyWrite: [], recheck });
+  const unguarded = guardFsOps(swappedOpen, { denyRead: [], denyWrite: [] });
+  // Swapped back by the time of the check (the path is real again, but another file)…
+  await assert.rejects(guarded.openFile(inside), isCode("changed"));
+  assert.throws(() => guarded.openWalkedFileSync!(inside), isCode("changed"));
+  // …or still a symlink (the path is no longer its own real path).
+  await Deno.rename(root.path("ws/sub"), root.path("ws/real"));
+  await Deno.symlink(root.path("outside"), root.path("ws/sub"));
+  await assert.rejects(guarded.openFile(inside), isCode("changed"));
+  assert.throws(() => guarded.openWalkedFileSync!(inside), isCode("changed"));
+  // Under bubblewrap the re-check is off (outside paths are not in the view at all).
+  const handle = await unguarded.openFile(inside);
+  handle.close();
+});
+
+for (const mode of MODES) {
+  Deno.test(`[${mode}] --deny-read=.env: read is blocked and grep over the workspace never returns it`, async () => {
+    const layout = await createLayout({ ".env": `API=${SECRET}\n`, "src/x.ts": "API usage\n" });
+    await using _ = layout.root;
+    const base = defaultGrants(layout.ws);
+    const grants: Grants = { ...base, denyRead: [`${layout.ws}/.env`, `${layout.ws}/later.env`] };
+    const sb = await openSandbox(layout, mode, grants);
+    try {
+      const read = await callTool(sb, "read", { path: ".env" });
+      assert.deepEqual(read, {
+        blocked: `read access to "${layout.ws}/.env" is denied by --deny-read`,
+      });
+      for (const policy of [true, false]) {
+        const grep = textOf(await callTool(sb, "grep", { pattern: "API" }, { policy }));
+        assert.ok(!grep.includes(SECRET), `grep leaked .env (policy ${policy}): ${grep}`);
+        assert.match(grep, /src\/x\.ts/);
+        assert.ok(
+          !textOf(await callTool(sb, "read", { path: ".env" }, { policy })).includes(SECRET),
+        );
+      }
+      // A deny-listed file created after the start (not masked in the OS view) stays unreadable.
+      await Deno.writeTextFile(`${layout.ws}/later.env`, `LATE=${SECRET}\n`);
+      const late = textOf(await callTool(sb, "grep", { pattern: "LATE" }));
+      assert.ok(!late.includes(SECRET), late);
+    } finally {
+      await sb.close();
+    }
+  });
+}
