@@ -33,9 +33,14 @@ export type LocationState = "granted" | "prompt" | "denied";
 
 /** Answers permission questions with Deno's engine (the Worker running the tools). */
 export interface PermissionEngine {
-  /** One state per location, in order; must not reject. */
-  query(locations: ToolLocation[]): Promise<LocationState[]>;
+  /** One state per location, in order, or why the engine could not answer; must not reject. */
+  query(locations: ToolLocation[]): Promise<EngineAnswer>;
 }
+
+/** The permission engine's answer: a state per location, or why there is none. */
+export type EngineAnswer =
+  | { ok: true; states: LocationState[] }
+  | { ok: false; reason: string };
 
 /** How a decision was reached. */
 export type DecisionOutcome = "granted" | "denied" | "approved_once" | "approved_always";
@@ -119,7 +124,14 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
       return { block: true, reason, source: POLICY_SOURCE };
     }
     if (locations.length === 0) return undefined;
-    const states = await options.engine.query(locations);
+    const answer = await options.engine.query(locations);
+    if (!answer.ok) {
+      // Without an answer nothing is known to be granted; say why instead of "not granted".
+      const reason = `the permission check could not run: ${answer.reason}`;
+      record({ ...base, access: "read", target: "", outcome: "denied", by: "error", reason });
+      return { block: true, reason, source: POLICY_SOURCE };
+    }
+    const states = answer.states;
     const missing: ToolLocation[] = [];
     for (const [i, location] of locations.entries()) {
       const { target } = describeLocation(location);

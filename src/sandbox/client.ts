@@ -165,8 +165,13 @@ interface PendingCall {
 
 interface PendingQuery {
   kind: "query";
-  resolve: (states: PermissionStateName[]) => void;
+  resolve: (answer: QueryAnswer) => void;
 }
+
+/** The Worker's permission states for a query, or why the host could not answer. */
+export type QueryAnswer =
+  | { ok: true; states: PermissionStateName[] }
+  | { ok: false; reason: string };
 
 /** Thrown to the pipeline when a tool threw inside the host (reported as a tool bug). */
 export class RemoteToolError extends Error {
@@ -243,8 +248,8 @@ export class ToolHostClient {
   }
 
   /** Asks the Worker's permission engine about each descriptor. */
-  query(descriptors: Deno.PermissionDescriptor[]): Promise<PermissionStateName[]> {
-    if (this.#closed) return Promise.resolve(descriptors.map(() => "denied"));
+  query(descriptors: Deno.PermissionDescriptor[]): Promise<QueryAnswer> {
+    if (this.#closed) return Promise.resolve({ ok: false, reason: "moat is shutting down" });
     const connection = this.#ensure();
     const id = this.#nextId++;
     return new Promise((resolve) => {
@@ -291,8 +296,13 @@ export class ToolHostClient {
       this.#closeWhenIdle = undefined;
       close?.();
       for (const p of pending) {
-        if (p.kind === "query") p.resolve([]);
-        else {
+        if (p.kind === "query") {
+          p.resolve({
+            ok: false,
+            reason: this.#closed ? "moat is shutting down" : `the tool host stopped (${reason}); ` +
+              "a new tool host is started for the next call — retry if needed",
+          });
+        } else {
           p.resolve({
             output: this.#closed
               ? `Error: moat is shutting down; "${p.name}" was stopped`
@@ -335,7 +345,7 @@ export class ToolHostClient {
         const p = this.#pending.get(msg.id);
         if (p?.kind !== "query") return;
         this.#settled(msg.id);
-        p.resolve(msg.states);
+        p.resolve({ ok: true, states: msg.states });
         return;
       }
       default: {

@@ -4,7 +4,7 @@
  * from the grants, running them in a Worker with the grants as Deno permissions — or, without
  * bubblewrap, in that same Worker inside this process.
  */
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   bashViewArgs,
@@ -31,6 +31,7 @@ import { createDenoPathOps } from "../sys/paths.ts";
 import { createDenoRuntimeOps } from "../sys/runtime.ts";
 import {
   type HostConnection,
+  type QueryAnswer,
   startProcessHost,
   startWorkerHost,
   ToolHostClient,
@@ -259,11 +260,21 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         const descriptors = locations.map(permissionDescriptor);
         const [allowed, denied] = await Promise.all([
           active().query(descriptors),
-          denyClient?.query(descriptors) ?? Promise.resolve([]),
+          denyClient?.query(descriptors) ??
+            Promise.resolve<QueryAnswer>({ ok: true, states: [] }),
         ]);
-        return locations.map((_, i): LocationState =>
-          denied[i] === "granted" ? "denied" : allowed[i] === "granted" ? "granted" : "prompt"
-        );
+        if (!allowed.ok) return allowed;
+        if (!denied.ok) return denied;
+        return {
+          ok: true,
+          states: locations.map((_, i): LocationState =>
+            denied.states[i] === "granted"
+              ? "denied"
+              : allowed.states[i] === "granted"
+              ? "granted"
+              : "prompt"
+          ),
+        };
       },
     },
     ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
@@ -369,7 +380,7 @@ function denyPermissions(grants: Grants): Deno.PermissionOptionsObject {
 }
 
 /** How to start the tool host process and what of moat it must see. */
-interface HostLaunch {
+export interface HostLaunch {
   command: string[];
   /** The moat executable (the deno binary under `deno run`). */
   executable: string;
@@ -377,13 +388,14 @@ interface HostLaunch {
   denoDir?: string;
 }
 
-async function hostLaunch(
+/** Works out the tool host command: the binary itself when compiled, else `deno run` + script. */
+export async function hostLaunch(
   sys: SandboxSys,
   options: { script: string | undefined; env: Record<string, string> },
 ): Promise<HostLaunch> {
   const executable = sys.runtime.execPath();
-  const underDeno = /^deno(\.exe)?$/.test(basename(executable));
-  if (!underDeno) {
+  // The binary's name says nothing (deno may be installed under any name); the runtime knows.
+  if (sys.runtime.standalone()) {
     return { command: [executable, TOOL_HOST_COMMAND], executable, readOnlyPaths: [executable] };
   }
   const entry = options.script ?? fileURLToPath(sys.runtime.mainModule());

@@ -38,6 +38,8 @@ export interface RuntimeOps {
   execPath(): string;
   /** URL of the main module (the script under `deno run`). */
   mainModule(): string;
+  /** True in a `deno compile` binary, which re-executes itself rather than `deno run`. */
+  standalone(): boolean;
   /** Deno's cache directory (real path) as `executable info --json` reports it, if known. */
   denoDir(executable: string): Promise<string | undefined>;
 }

@@ -10,6 +10,7 @@ export function createDenoRuntimeOps(): RuntimeOps {
   return {
     execPath: () => Deno.execPath(),
     mainModule: () => Deno.mainModule,
+    standalone: () => Deno.build.standalone,
     async denoDir(executable) {
       const out = await createDenoCommandOps().output(executable, ["info", "--json"], {
         timeoutMs: DENO_INFO_TIMEOUT_MS,

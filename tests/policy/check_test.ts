@@ -43,9 +43,12 @@ function engine(states: Record<string, LocationState>) {
     asked,
     query(locations: ToolLocation[]) {
       asked.push(locations);
-      return Promise.resolve(
-        locations.map((l) => states["path" in l ? l.path : "program" in l ? l.program : l.host]!),
-      );
+      return Promise.resolve({
+        ok: true as const,
+        states: locations.map((l) =>
+          states["path" in l ? l.path : "program" in l ? l.program : l.host]!
+        ),
+      });
     },
   };
 }
@@ -173,7 +176,11 @@ Deno.test("policy names the write first when an edit needs read and write of one
   // Read already granted (e.g. --allow-read): exactly the write sentence.
   const readable = createPermissionPolicy({
     engine: {
-      query: (ls) => Promise.resolve(ls.map((l) => l.access === "read" ? "granted" : "prompt")),
+      query: (ls) =>
+        Promise.resolve({
+          ok: true as const,
+          states: ls.map((l) => l.access === "read" ? "granted" as const : "prompt" as const),
+        }),
     },
   });
   assert.equal((await readable(call(tool(() => [hostsRead, hosts]))))?.reason, spec);
@@ -213,4 +220,22 @@ Deno.test("policy asks once per file for an edit and approves both of its access
     { toolCallId: "c1", location: hosts, scope: "always" },
     { toolCallId: "c1", location: hostsRead, scope: "always" },
   ]);
+});
+
+Deno.test("policy blocks with the cause when the permission engine cannot answer", async () => {
+  const decisions: PermissionDecision[] = [];
+  const policy = createPermissionPolicy({
+    engine: {
+      query: () =>
+        Promise.resolve({ ok: false as const, reason: "the tool host stopped (exit 1)" }),
+    },
+    onDecision: (d) => decisions.push(d),
+  });
+  const result = await policy(call(tool(() => [hosts])));
+  assert.deepEqual(result, {
+    block: true,
+    source: "permissions",
+    reason: "the permission check could not run: the tool host stopped (exit 1)",
+  });
+  assert.equal(decisions[0]?.by, "error");
 });
