@@ -21,6 +21,13 @@ export interface CliFs extends SessionFs {
 /** Signals the CLI reacts to. */
 export type CliSignal = "SIGINT" | "SIGTERM";
 
+/** What was read from a piped stdin. */
+export interface PipedInput {
+  text: string;
+  /** True when stdin held more than the `maxBytes` that were read. */
+  truncated: boolean;
+}
+
 /** The process's standard streams, TTY state and signals. */
 export interface Terminal {
   /** Whether the stream is attached to a terminal. */
@@ -30,10 +37,13 @@ export interface Terminal {
   /** Writes all of `text` to stderr. Must not throw. */
   writeStderr(text: string): void;
   /**
-   * Reads stdin to its end. With `firstChunkTimeoutMs`, resolves null when nothing arrived by
-   * then (a pipe nobody writes to must not hang a run).
+   * Reads stdin to its end, or to `maxBytes` (then stops reading; `truncated` is set). With
+   * `firstChunkTimeoutMs`, resolves null when nothing arrived by then (a pipe nobody writes to
+   * must not hang a run).
    */
-  readStdin(options?: { firstChunkTimeoutMs?: number }): Promise<string | null>;
+  readStdin(
+    options?: { firstChunkTimeoutMs?: number; maxBytes?: number },
+  ): Promise<PipedInput | null>;
   /** Lines typed on stdin (without the newline); ends at end of input. */
   readLines(): AsyncIterable<string>;
   /** Subscribes to a signal; returns the unsubscribe function. */

@@ -274,13 +274,18 @@ async function readPrintPrompt(
     return { prompt: flags.prompt };
   }
   // With a prompt argument, a stdin nobody writes to (common in CI) must not hang the run.
-  const stdin = await terminal.readStdin(
-    flags.prompt === undefined ? {} : { firstChunkTimeoutMs: STDIN_GRACE_MS },
-  );
+  const input = await terminal.readStdin({
+    maxBytes: MAX_STDIN_BYTES,
+    ...(flags.prompt === undefined ? {} : { firstChunkTimeoutMs: STDIN_GRACE_MS }),
+  });
+  const stdin = input === null ? null : input.text;
+  const cut = input?.truncated === true ? stdinTruncation() : undefined;
+  const withCut = (prompt: string) =>
+    cut === undefined ? { prompt } : { prompt, warning: cut.warning };
   if (flags.prompt === undefined) {
     const piped = (stdin ?? "").replace(/\r?\n$/, "");
     if (piped.trim() === "") return { error: "No prompt: stdin was empty" };
-    return { prompt: piped };
+    return withCut(cut === undefined ? piped : `${piped}\n\n${cut.note}`);
   }
   if (stdin === null) {
     return {
@@ -293,7 +298,20 @@ async function readPrintPrompt(
     };
   }
   if (stdin.trim() === "") return { prompt: flags.prompt };
-  return { prompt: `${flags.prompt}\n\n<stdin>\n${stdin.replace(/\n$/, "")}\n</stdin>` };
+  const attached = `${stdin.replace(/\n$/, "")}${cut === undefined ? "" : `\n${cut.note}`}`;
+  return withCut(`${flags.prompt}\n\n<stdin>\n${attached}\n</stdin>`);
+}
+
+/** Most bytes of piped stdin read into the prompt (more than any model's context holds). */
+export const MAX_STDIN_BYTES = 4 * 1024 * 1024;
+
+function stdinTruncation(): { note: string; warning: string } {
+  const size = `${MAX_STDIN_BYTES / 1024 / 1024} MiB`;
+  return {
+    note: `[stdin was cut: only its first ${size} are included]`,
+    warning: `stdin is larger than ${size}; only its first ${size} were sent to the model. ` +
+      `To work on a bigger input, save it to a file in the workspace and ask moat to read it`,
+  };
 }
 
 /** Opens (or creates) the session of this run; null when sessions are off. */

@@ -282,7 +282,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
     onApproved({ toolCallId, location, scope }) {
       if (scope === "always") {
-        grants = widenGrants(grants, location);
+        grants = widenForApproval(grants, location);
         generation++;
       } else {
         onceApprovals.set(toolCallId, [...(onceApprovals.get(toolCallId) ?? []), location]);
@@ -301,7 +301,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       if (once === undefined) return await active().execute(tool.name, args, call);
       // A "yes once" approval: this call alone runs in a host with the widened grants.
       onceApprovals.delete(ctx.toolCallId);
-      const widened = once.reduce((g, l) => widenGrants(g, l), grants);
+      const widened = once.reduce(widenForApproval, grants);
       const client = new ToolHostClient(() => startHost(widened));
       ephemeral.add(client);
       try {
@@ -334,6 +334,19 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       return closing;
     },
   };
+}
+
+/**
+ * Grants widened by an approved location. An approved write also lets the tools read that one
+ * path: writing a file needs its real path (and the edit tool reads it), which Deno ties to read
+ * permission. Deny lists stay as they are.
+ */
+function widenForApproval(grants: Grants, location: ToolLocation): Grants {
+  const next = widenGrants(grants, location);
+  if (location.access === "write" && next.read !== true && !next.read.includes(location.path)) {
+    next.read = [...next.read, location.path];
+  }
+  return next;
 }
 
 /**

@@ -97,6 +97,9 @@ async function realLocation(path: string): Promise<string> {
       const real = await Deno.realPath(current);
       return missing.length === 0 ? real : join(real, ...missing.reverse());
     } catch (e) {
+      // A missing path whose parent may not be read (a write grant of just that new file, e.g.
+      // an approved one): it stays as given; writeInPlace verifies it after creating the file.
+      if (e instanceof Deno.errors.NotCapable && missing.length > 0) return path;
       if (!(e instanceof Deno.errors.NotFound)) throw toFsError(e, path);
       const parent = dirname(current);
       if (parent === current) throw toFsError(e, path);
@@ -233,6 +236,11 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
       const after = await lstatOrNull(target);
       if (after === null) throw new FsError("changed", target, `"${target}" vanished`);
       checkOpenedIdentity(toInfo(await file.stat()), toInfo(after), target);
+      // Opened by name: a parent directory swapped for a symlink would have redirected the open.
+      if ((await Deno.realPath(target)) !== target) {
+        if (!exists) await Deno.remove(target).catch(() => {});
+        throw new FsError("changed", target, `"${target}" changed while being opened`);
+      }
       await file.truncate(0);
       await writeAll(file, data);
     } catch (e) {
@@ -336,7 +344,8 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
         try {
           await Deno.mkdir(dir, { recursive: true });
         } catch (e) {
-          throw toFsError(e, path);
+          // A grant of only the file itself: its directory must already exist (checked below).
+          if (!(e instanceof Deno.errors.NotCapable)) throw toFsError(e, path);
         }
       }
       const temp = tempName(target);

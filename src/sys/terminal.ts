@@ -35,7 +35,9 @@ export function createDenoTerminal(): Terminal {
     async readStdin(options = {}) {
       const reader = Deno.stdin.readable.getReader();
       const decoder = new TextDecoder();
-      let text = "";
+      const parts: string[] = [];
+      const max = options.maxBytes ?? Infinity;
+      let bytes = 0;
       let first = true;
       for (;;) {
         let result: ReadableStreamReadResult<Uint8Array> | null;
@@ -56,10 +58,19 @@ export function createDenoTerminal(): Terminal {
         }
         first = false;
         if (result.done) break;
-        text += decoder.decode(result.value, { stream: true });
+        if (bytes + result.value.length > max) {
+          // Stop reading (an endless producer such as `yes` must not exhaust memory); a
+          // character cut in half at the limit is dropped rather than flushed as U+FFFD.
+          parts.push(decoder.decode(result.value.subarray(0, max - bytes), { stream: true }));
+          await reader.cancel().catch(() => {});
+          return { text: parts.join(""), truncated: true };
+        }
+        bytes += result.value.length;
+        parts.push(decoder.decode(result.value, { stream: true }));
       }
       reader.releaseLock();
-      return text + decoder.decode();
+      parts.push(decoder.decode());
+      return { text: parts.join(""), truncated: false };
     },
     async *readLines() {
       const reader = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();

@@ -135,6 +135,12 @@ export async function* walkTree(
       if (!(e instanceof FsError)) throw e;
     }
   }
+  // A root the caller named although an outer rule ignores it (e.g. node_modules) is searched,
+  // like ripgrep does: those outer rules would otherwise hide everything below it.
+  if (isIgnored(levels, root, true)) {
+    const ignoring = levels.filter((level) => isIgnored([level], root, true));
+    levels.splice(0, levels.length, ...levels.filter((level) => !ignoring.includes(level)));
+  }
   const enter = async (dir: string, rel: string, outer: Level[]): Promise<Frame | null> => {
     let entries;
     try {

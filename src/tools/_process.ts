@@ -161,6 +161,23 @@ export function tailBytes(text: string, maxBytes: number): string {
   return decoder.decode(skipContinuationBytes(bytes.subarray(bytes.length - maxBytes)));
 }
 
+// CSI (colours, cursor moves) and OSC (titles, hyperlinks) escape sequences.
+// deno-lint-ignore no-control-regex
+const ANSI_ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
+
+/**
+ * Output as a terminal would show it: escape sequences removed, and text a carriage return went
+ * back over (progress bars, spinners) overwritten, so a model does not receive every frame.
+ */
+export function asTerminalShows(text: string): string {
+  if (!text.includes("\r") && !text.includes("\x1b")) return text;
+  return text.replace(ANSI_ESCAPES, "").split("\n").map((line) => {
+    const body = line.endsWith("\r") ? line.slice(0, -1) : line;
+    if (!body.includes("\r")) return body;
+    return body.split("\r").reduce((shown, frame) => frame + shown.slice(frame.length), "");
+  }).join("\n");
+}
+
 /** Result budget shared by stdout and stderr. */
 export interface OutputBudget {
   maxLines: number;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Tool, ToolOutput } from "./types.ts";
 import type { ChildProcessHandle, ProcessExit, ProcessOps, ProcessRegistry } from "./ops.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "./_truncate.ts";
-import { fitTails, type FittedTail, StreamCollector } from "./_process.ts";
+import { asTerminalShows, fitTails, type FittedTail, StreamCollector } from "./_process.ts";
 import { createDenoProcessOps } from "../sys/process.ts";
 
 /** Arguments of the bash tool. */
@@ -464,7 +464,10 @@ async function buildResult(input: {
   const errNote = streamNote("stderr", fitted.stderr, collectors.stderr);
   if (errNote !== null) notes.push(errNote);
   const last = endingLine(ending, timeoutSec);
-  const body = joinStreams(fitted.stdout, fitted.stderr);
+  const body = joinStreams(
+    { ...fitted.stdout, text: asTerminalShows(fitted.stdout.text) },
+    { ...fitted.stderr, text: asTerminalShows(fitted.stderr.text) },
+  );
 
   const sections: string[] = [];
   if (body !== "") sections.push(body);

@@ -162,7 +162,10 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
         const total = skipped;
         return {
           isError: true,
-          output: `Offset ${start} is beyond end of file "${shown}" (${total} lines total); ` +
+          output:
+            `Offset ${start} is beyond end of file "${shown}" (${total} ${
+              total === 1 ? "line" : "lines"
+            } total); ` +
             `use an offset from 1 to ${total}`,
         };
       }

@@ -35,10 +35,16 @@ export function createFakeTerminal(
     writeStderr(t) {
       term.stderr += t;
     },
-    readStdin: () =>
-      options.stdin === "never"
-        ? new Promise(() => {})
-        : Promise.resolve(options.stdin === undefined ? "" : options.stdin),
+    readStdin: (read = {}) => {
+      if (options.stdin === "never") return new Promise(() => {});
+      if (options.stdin === null) return Promise.resolve(null);
+      const bytes = new TextEncoder().encode(options.stdin ?? "");
+      const max = read.maxBytes ?? Infinity;
+      return Promise.resolve({
+        text: new TextDecoder().decode(bytes.subarray(0, Math.min(bytes.length, max))),
+        truncated: bytes.length > max,
+      });
+    },
     async *readLines() {
       for (;;) {
         const line = lines.shift();

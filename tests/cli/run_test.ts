@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/run.ts";
-import { noEndpointMessage, runCli } from "../../src/cli/run.ts";
+import { MAX_STDIN_BYTES, noEndpointMessage, runCli } from "../../src/cli/run.ts";
 import type { AssistantMessage, ModelClient } from "../../src/model/types.ts";
 import { emptyUsage } from "../../src/model/types.ts";
 import type { OpenAiClientOptions } from "../../src/model/openai.ts";
@@ -353,4 +353,31 @@ Deno.test("runCli() --continue without an earlier session starts a new one and s
   const dirs = [];
   for await (const d of Deno.readDir(ws.path("state/moat/sessions"))) dirs.push(d.name);
   assert.equal(dirs.length, 1);
+});
+
+Deno.test("runCli() cuts a piped prompt over MAX_STDIN_BYTES, says so to the model and warns", async () => {
+  await using ws = await createTempWorkspace();
+  const terminal = createFakeTerminal({ stdin: "é".repeat(MAX_STDIN_BYTES) });
+  const prompts: string[] = [];
+  const { deps } = fakeDeps({
+    stream: (request) => {
+      const user = request.messages.find((m) => m.role === "user");
+      prompts.push(typeof user?.content === "string" ? user.content : "");
+      return Promise.resolve(textReply("Done."));
+    },
+  });
+  const code = await runCli(["--no-session"], {
+    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+  });
+  assert.equal(code, 0, terminal.stderr);
+  assert.match(terminal.stderr, /warning: stdin is larger than 4 MiB/);
+  const prompt = prompts[0] ?? "";
+  // Two bytes per "é": half of them fit, and no character is split.
+  assert.equal(
+    prompt,
+    `${"é".repeat(MAX_STDIN_BYTES / 2)}\n\n[stdin was cut: only its first 4 MiB are included]`,
+  );
 });

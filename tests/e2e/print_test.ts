@@ -319,3 +319,33 @@ Deno.test("moat exits 143 at once on SIGTERM while waiting for piped stdin, with
   assert.match(new TextDecoder().decode(out.stderr), /terminated before the run started/);
   assert.equal(server.requests.length, 0);
 });
+
+Deno.test("moat with an endless piped stdin attaches its first 4 MiB with a note and warns", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  server.script(reply.text("Summarised."));
+  const env = cliEnv(ws.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  const child = await spawnMoat(["--no-session", "summarise this"], {
+    cwd: ws.dir,
+    env,
+    openStdin: true,
+  });
+  const output = child.output();
+  // Like `yes | moat …`: the producer never ends; it stops when moat stops reading and exits.
+  const writer = child.stdin.getWriter();
+  const chunk = new TextEncoder().encode("y\n".repeat(256 * 1024));
+  try {
+    for (;;) await writer.write(chunk);
+  } catch {
+    // The pipe closed: moat exited.
+  }
+  const out = await output;
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  assert.equal(new TextDecoder().decode(out.stdout), "Summarised.\n");
+  assert.match(stderr, /warning: stdin is larger than 4 MiB; only its first 4 MiB were sent/);
+  const prompt = String(server.chatRequests[0]?.body?.messages[1]?.content);
+  assert.ok(prompt.startsWith("summarise this\n\n<stdin>\ny\ny\n"));
+  assert.ok(prompt.endsWith("\n[stdin was cut: only its first 4 MiB are included]\n</stdin>"));
+  assert.ok(prompt.length < 4 * 1024 * 1024 + 200, `${prompt.length} characters`);
+});

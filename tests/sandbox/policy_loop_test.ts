@@ -94,3 +94,31 @@ for (const mode of MODES) {
     }
   });
 }
+
+for (const mode of MODES) {
+  Deno.test(`[${mode}] TTY approval of a write outside the grants lets write and edit do it`, async () => {
+    const layout = await createLayout();
+    await using _ = layout.root;
+    const sb = await openSandbox(layout, mode, defaultGrants(layout.ws), {
+      prompter: { ask: () => Promise.resolve("once") },
+    });
+    try {
+      const created = `${layout.outside}/new.txt`;
+      const wrote = await callTool(sb, "write", { path: created, content: "fresh\n" });
+      assert.ok("output" in wrote && !wrote.output.isError, textOf(wrote));
+      assert.equal(await Deno.readTextFile(created), "fresh\n");
+      const existing = `${layout.outside}/secret.txt`;
+      const over = await callTool(sb, "write", { path: existing, content: "replaced\n" });
+      assert.ok("output" in over && !over.output.isError, textOf(over));
+      assert.equal(await Deno.readTextFile(existing), "replaced\n");
+      const edited = await callTool(sb, "edit", {
+        path: existing,
+        edits: [{ oldText: "replaced", newText: "edited" }],
+      });
+      assert.ok("output" in edited && !edited.output.isError, textOf(edited));
+      assert.equal(await Deno.readTextFile(existing), "edited\n");
+    } finally {
+      await sb.close();
+    }
+  });
+}

@@ -192,6 +192,17 @@ Deno.test("bash non-zero exit is not an error and ends the output with the code"
   assert.equal(r.details.exitCode, 7);
 });
 
+Deno.test("bash gives the model progress bars and colours as a terminal shows them", async () => {
+  await using ws = await createTempWorkspace();
+  const r = await run(setup(ws), {
+    command: "printf '\\033[1;31merror\\033[0m: bad\\r\\n'; " +
+      "for i in $(seq 1 5000); do printf '\\r%d%%' $i; done; printf '\\rdone \\n'; " +
+      "printf 'abcdef\\rXY\\n' >&2",
+  });
+  assert.equal(r.output, "error: bad\ndone \n--- stderr ---\nXYcdef");
+  assert.ok(r.details.stdoutBytes > 20_000, "the spill and counts keep the raw bytes");
+});
+
 Deno.test("bash shows stderr separately from stdout", async () => {
   await using ws = await createTempWorkspace();
   const r = await run(setup(ws), {

@@ -27,6 +27,17 @@ Deno.test("find() matches names at any depth, sorted, honouring ignore files", a
   assert.equal(dirs.output, "src/deep/");
 });
 
+Deno.test("find() lists a path the caller names even when an outer rule ignores it", async () => {
+  const fs = new MemoryFs({
+    "/ws/.gitignore": "build/\n",
+    "/ws/build/out/app.js": "",
+    "/ws/src/app.js": "",
+  });
+  const tool = createFindTool({ cwd: "/ws", fs });
+  assert.equal((await call(tool, { pattern: "*.js" })).output, "src/app.js");
+  assert.equal((await call(tool, { pattern: "*.js", path: "build" })).output, "build/out/app.js");
+});
+
 Deno.test("find() stops at the limit with a note and reports no matches", async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < 12; i++) files[`/ws/f${String(i).padStart(2, "0")}.txt`] = "";

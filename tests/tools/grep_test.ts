@@ -51,6 +51,21 @@ Deno.test("grep() applies ignore files above the search path", async () => {
   );
 });
 
+Deno.test("grep() searches a path the caller names even when an outer rule ignores it", async () => {
+  const { tool } = memGrep({
+    "/ws/.gitignore": "node_modules/\n",
+    "/ws/node_modules/pkg/index.js": "needle\n",
+    "/ws/node_modules/pkg/.gitignore": "gen.js\n",
+    "/ws/node_modules/pkg/gen.js": "needle\n",
+    "/ws/src/a.ts": "needle\n",
+  });
+  assert.equal((await call(tool, { pattern: "needle" })).output, "src/a.ts:1: needle");
+  assert.equal(
+    (await call(tool, { pattern: "needle", path: "node_modules" })).output,
+    "node_modules/pkg/index.js:1: needle",
+  );
+});
+
 Deno.test("grep() shows context lines and separates groups", async () => {
   const { tool } = memGrep({ "/ws/f.txt": "a\nb\nhit1\nc\nd\ne\nf\nhit2\ng\n" });
   const r = await call(tool, { pattern: "hit", context: 1 });

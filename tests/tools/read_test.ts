@@ -43,6 +43,8 @@ Deno.test("read() reports an offset past the end with the total line count", asy
   const r = await call(tool, { path: "a.txt", offset: 200 });
   assert.equal(r.isError, true);
   assert.match(r.output, /^Offset 200 is beyond end of file "a\.txt" \(100 lines total\)/);
+  const one = await call(memRead({ "/ws/b.txt": "only\n" }).tool, { path: "b.txt", offset: 5 });
+  assert.match(one.output, /\(1 line total\); use an offset from 1 to 1$/);
 });
 
 Deno.test("read() stops at 50 KB without cutting a line and says so", async () => {
