@@ -6,7 +6,8 @@
  * symlink between the check and the open is refused as a race).
  */
 import { isWithin } from "../policy/bwrap.ts";
-import { FsError, type FsOps, type SyncFileHandle } from "../tools/ops.ts";
+import { realLocation } from "../tools/_paths.ts";
+import { FsError, type FsOps, readHandleFully, type SyncFileHandle } from "../tools/ops.ts";
 
 /** What `guardFsOps` enforces on top of the Worker's permissions. */
 export interface FsGuard {
@@ -66,7 +67,7 @@ export function guardFsOps(inner: FsOps, guard: FsGuard): FsOps {
       // Through the guarded open, so the checks above hold for whole-file reads too.
       const handle = await guarded.openFile(path);
       try {
-        return await readAll(handle, path, options.maxBytes ?? Number.POSITIVE_INFINITY);
+        return await readHandleFully(handle, path, options.maxBytes);
       } finally {
         handle.close();
       }
@@ -108,49 +109,4 @@ export function guardFsOps(inner: FsOps, guard: FsGuard): FsOps {
   }
   if (inner.homeDir !== undefined) guarded.homeDir = inner.homeDir.bind(inner);
   return guarded;
-}
-
-async function readAll(
-  handle: { info: { size: number }; read(into: Uint8Array): Promise<number | null> },
-  path: string,
-  max: number,
-): Promise<Uint8Array> {
-  const tooLarge = () => new FsError("too_large", path, `"${path}" is larger than ${max} bytes`);
-  if (handle.info.size > max) throw tooLarge();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const buf = new Uint8Array(64 * 1024);
-    const n = await handle.read(buf);
-    if (n === null) break;
-    total += n;
-    if (total > max) throw tooLarge();
-    chunks.push(buf.subarray(0, n));
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
-/** The real path of `path`, or of its nearest existing parent plus the missing segments. */
-async function realLocation(fs: FsOps, path: string): Promise<string> {
-  const missing: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      const real = await fs.realPath(current);
-      return [real, ...missing.reverse()].join("/").replace(/\/+/g, "/");
-    } catch (e) {
-      if (!(e instanceof FsError) || e.code !== "not_found") throw e;
-      const cut = current.lastIndexOf("/");
-      const parent = cut <= 0 ? "/" : current.slice(0, cut);
-      if (parent === current) throw e;
-      missing.push(current.slice(cut + 1));
-      current = parent;
-    }
-  }
 }

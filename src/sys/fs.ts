@@ -10,6 +10,7 @@ import {
   type FileInfo,
   FsError,
   type FsOps,
+  readHandleFully,
   type SyncFileHandle,
   type WriteResult,
 } from "../tools/ops.ts";
@@ -27,8 +28,6 @@ export interface DenoFsOptions {
    */
   beforeWalkedOpen?: (path: string) => void;
 }
-
-const READ_CHUNK = 64 * 1024;
 
 /** Converts a Deno error into an FsError; rethrows anything that is not a filesystem failure. */
 export function toFsError(e: unknown, path: string): FsError {
@@ -299,29 +298,7 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
     async readFile(path, opts = {}) {
       const handle = await openVerified(path);
       try {
-        const max = opts.maxBytes ?? Number.POSITIVE_INFINITY;
-        if (handle.info.size > max) {
-          throw new FsError("too_large", path, `"${path}" is larger than ${max} bytes`);
-        }
-        const chunks: Uint8Array[] = [];
-        let total = 0;
-        for (;;) {
-          const buf = new Uint8Array(READ_CHUNK);
-          const n = await handle.read(buf);
-          if (n === null) break;
-          total += n;
-          if (total > max) {
-            throw new FsError("too_large", path, `"${path}" is larger than ${max} bytes`);
-          }
-          chunks.push(buf.subarray(0, n));
-        }
-        const out = new Uint8Array(total);
-        let at = 0;
-        for (const c of chunks) {
-          out.set(c, at);
-          at += c.length;
-        }
-        return out;
+        return await readHandleFully(handle, path, opts.maxBytes);
       } finally {
         handle.close();
       }

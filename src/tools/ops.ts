@@ -68,6 +68,37 @@ export interface FileHandle {
 }
 
 /**
+ * Reads an open file to its end (it is not closed); throws FsError "too_large" past `maxBytes`.
+ * The shared body of every FsOps.readFile.
+ */
+export async function readHandleFully(
+  handle: Pick<FileHandle, "info" | "read">,
+  path: string,
+  maxBytes: number = Number.POSITIVE_INFINITY,
+): Promise<Uint8Array> {
+  const tooLarge = () =>
+    new FsError("too_large", path, `"${path}" is larger than ${maxBytes} bytes`);
+  if (handle.info.size > maxBytes) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const buf = new Uint8Array(64 * 1024);
+    const n = await handle.read(buf);
+    if (n === null) break;
+    total += n;
+    if (total > maxBytes) throw tooLarge();
+    chunks.push(buf.subarray(0, n));
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/**
  * A regular file opened synchronously for a tree scan (see `FsOps.openWalkedFileSync`). Reads
  * block the calling thread: callers read small files whole and big ones in bounded chunks, and
  * yield to the event loop between files. Must be closed.
