@@ -178,6 +178,25 @@ export function asTerminalShows(text: string): string {
   }).join("\n");
 }
 
+/**
+ * True when decoded output is mostly not text: it has NUL bytes, or more than a tenth of it is
+ * replacement characters (invalid UTF-8) and control characters other than whitespace.
+ */
+export function looksLikeBinaryText(text: string): boolean {
+  if (text.length === 0) return false;
+  if (text.includes("\0")) return true;
+  let odd = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // Tab, newline, carriage return, form feed and escape are ordinary in terminal output.
+    if (
+      code === 0xfffd || (code < 32 && code !== 9 && code !== 10 && code !== 12 && code !== 13 &&
+        code !== 27)
+    ) odd++;
+  }
+  return odd * 10 > text.length;
+}
+
 /** Result budget shared by stdout and stderr. */
 export interface OutputBudget {
   maxLines: number;

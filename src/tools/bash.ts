@@ -9,7 +9,13 @@ import { join } from "node:path";
 import type { Tool, ToolOutput } from "./types.ts";
 import type { ChildProcessHandle, ProcessExit, ProcessOps, ProcessRegistry } from "./ops.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "./_truncate.ts";
-import { asTerminalShows, fitTails, type FittedTail, StreamCollector } from "./_process.ts";
+import {
+  asTerminalShows,
+  fitTails,
+  type FittedTail,
+  looksLikeBinaryText,
+  StreamCollector,
+} from "./_process.ts";
 import { createDenoProcessOps } from "../sys/process.ts";
 
 /** Arguments of the bash tool. */
@@ -465,8 +471,8 @@ async function buildResult(input: {
   if (errNote !== null) notes.push(errNote);
   const last = endingLine(ending, timeoutSec);
   const body = joinStreams(
-    { ...fitted.stdout, text: asTerminalShows(fitted.stdout.text) },
-    { ...fitted.stderr, text: asTerminalShows(fitted.stderr.text) },
+    { ...fitted.stdout, text: shownToModel(fitted.stdout) },
+    { ...fitted.stderr, text: shownToModel(fitted.stderr) },
   );
 
   const sections: string[] = [];
@@ -494,4 +500,13 @@ async function buildResult(input: {
   const isError = ending.type !== "exit" ||
     (ending.status.code === null && ending.status.signal === null);
   return isError ? { output, isError: true, details } : { output, details };
+}
+
+/** A stream's tail as the model should see it: as a terminal shows it, and never binary noise. */
+function shownToModel(tail: FittedTail): string {
+  if (looksLikeBinaryText(tail.text)) {
+    return `[binary output not shown (${formatSize(tail.totalBytes)}); inspect it with ` +
+      `"xxd | head" or "od -c | head", or redirect it to a file]`;
+  }
+  return asTerminalShows(tail.text);
 }

@@ -203,6 +203,18 @@ Deno.test("bash gives the model progress bars and colours as a terminal shows th
   assert.ok(r.details.stdoutBytes > 20_000, "the spill and counts keep the raw bytes");
 });
 
+Deno.test("bash shows binary output to the model as a note, not as noise", async () => {
+  await using ws = await createTempWorkspace();
+  const r = await run(setup(ws), {
+    command: "head -c 3000 /dev/urandom; printf 'plain text\\n' >&2",
+  });
+  assert.match(
+    r.output,
+    /^\[binary output not shown \(2\.9 KB\); inspect it with "xxd \| head" or "od -c \| head", or redirect it to a file\]\n--- stderr ---\nplain text$/,
+  );
+  assert.equal(r.details.stdoutBytes, 3000);
+});
+
 Deno.test("bash shows stderr separately from stdout", async () => {
   await using ws = await createTempWorkspace();
   const r = await run(setup(ws), {
