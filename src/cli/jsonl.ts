@@ -132,6 +132,7 @@ export function runEndRecord(summary: RunSummary): Record<string, unknown> {
     failed: summary.failed,
     denied: summary.denied,
     exitCode: summary.exitCode,
+    truncated: summary.truncated === true,
   };
   if (summary.error !== undefined) record.error = summary.error;
   return record;

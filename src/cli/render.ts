@@ -265,6 +265,18 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
           if (options.interactive !== true) stderrLine(`${c("33", "moat:")} aborted`);
           break;
         case "completed":
+          if (summary.truncated) {
+            const next = options.interactive === true
+              ? "ask it to continue"
+              : sessionPath === null
+              ? "ask for a shorter answer"
+              : `to get the rest, run: moat -c "continue"`;
+            stderrLine(
+              `${
+                c("33", "moat: warning:")
+              } the answer was truncated: the model's reply hit its output-token limit; ${next}`,
+            );
+          }
           break;
         default: {
           const never: never = summary.stopReason;

@@ -17,6 +17,8 @@ export interface LineSource {
   cancelWaiters(): void;
   /** True once the input has ended. */
   readonly ended: boolean;
+  /** Number of lines typed while nobody was waiting, not taken yet. */
+  readonly buffered: number;
 }
 
 /** Pumps `lines` into a LineSource. */
@@ -49,6 +51,9 @@ export function createLineSource(lines: AsyncIterable<string>): LineSource {
     },
     get ended() {
       return ended;
+    },
+    get buffered() {
+      return buffer.length;
     },
   };
 }
@@ -104,6 +109,54 @@ export interface ReplOptions {
   /** First lines shown (version, model, workspace). */
   banner: string;
   color: boolean;
+  /**
+   * Lines arriving within this many ms of a prompt line are part of it (a multi-line paste is
+   * one request, not one request per line); default PASTE_WINDOW_MS.
+   */
+  pasteWindowMs?: number;
+}
+
+/** A Ctrl-C at the prompt this soon after one that aborted a run is part of that press. */
+export const DOUBLE_PRESS_MS = 1000;
+
+const SLASH_COMMANDS = ["/help", "/exit", "/quit", "/clear", "/model", "/grants"];
+
+/** How long after a prompt line further lines still count as the same (pasted) request. */
+export const PASTE_WINDOW_MS = 50;
+
+/**
+ * Takes the lines that follow `first` within `windowMs` of each other (a paste); a signal
+ * meanwhile wins.
+ */
+function collectPaste(
+  source: LineSource,
+  first: string,
+  windowMs: number,
+  signalled: Promise<CliSignal>,
+): Promise<string | CliSignal> {
+  return new Promise((resolve) => {
+    const lines = [first];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const wait = () => {
+      timer = setTimeout(() => {
+        const more = source.drain();
+        if (more.length === 0) {
+          timer = undefined;
+          resolve(lines.join("\n"));
+          return;
+        }
+        lines.push(...more);
+        wait();
+      }, windowMs);
+    };
+    signalled.then((signal) => {
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      timer = undefined;
+      resolve(signal);
+    });
+    wait();
+  });
 }
 
 /** The slash commands' help. */
@@ -126,9 +179,12 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   let current: AbortController | undefined;
   let wakeIdle: ((signal: CliSignal) => void) | undefined;
   let terminated = false;
+  // When Ctrl-C last aborted a run: a second press meant for the same run must not exit moat.
+  let abortedAt = -Infinity;
   const onSignal = (signal: CliSignal) => () => {
     if (signal === "SIGTERM") terminated = true;
     if (current !== undefined) {
+      abortedAt = Date.now();
       source.cancelWaiters();
       current.abort();
     } else {
@@ -146,20 +202,41 @@ export async function runRepl(options: ReplOptions): Promise<number> {
       // Lines typed after the last run's final reply are waiting in the buffer: next() returns them.
       terminal.writeStdout(c("1;36", "› "));
       const idle = new Promise<CliSignal>((resolve) => wakeIdle = resolve);
+      const typedAhead = source.buffered > 0;
       const next = await Promise.race([source.next(), idle]);
-      wakeIdle = undefined;
+      if (next === "SIGINT" && Date.now() - abortedAt < DOUBLE_PRESS_MS) {
+        wakeIdle = undefined;
+        abortedAt = -Infinity;
+        // The unanswered next() must not swallow the line typed after this.
+        source.cancelWaiters();
+        terminal.writeStdout("\n(the turn was already aborted; Ctrl-C again or Ctrl-D exits)\n");
+        continue;
+      }
       if (next === "SIGINT" || next === "SIGTERM") {
+        wakeIdle = undefined;
         terminal.writeStdout("\n");
         return next === "SIGTERM" ? 143 : 0;
       }
-      const line = next;
-      if (line === null) {
+      if (next === null) {
+        wakeIdle = undefined;
         terminal.writeStdout("\n");
         return 0;
       }
+      // Lines typed ahead (while a run was busy) stay separate; a command is never a paste.
+      const line = typedAhead || SLASH_COMMANDS.includes(next.trim().split(/\s+/)[0] ?? "")
+        ? next
+        : await collectPaste(source, next, options.pasteWindowMs ?? PASTE_WINDOW_MS, idle);
+      wakeIdle = undefined;
+      if (line === "SIGTERM") return 143;
+      // Ctrl-C right after Enter drops that request, like Ctrl-C during its run.
+      if (line === "SIGINT") {
+        terminal.writeStdout(c("33", "(aborted — ask again or /exit)\n"));
+        continue;
+      }
       const text = line.trim();
       if (text === "") continue;
-      if (text.startsWith("/")) {
+      // A slash command is one line on its own; a pasted text that starts with "/" is a request.
+      if (text.startsWith("/") && !text.includes("\n")) {
         const [command, ...rest] = text.split(/\s+/);
         const arg = rest.join(" ");
         switch (command) {

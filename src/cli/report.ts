@@ -48,6 +48,8 @@ export interface RunSummary {
   exitCode: number;
   /** The text of the last assistant reply. */
   text: string;
+  /** The final answer ended on the model's output-token limit, so it is cut off. */
+  truncated?: boolean;
   error?: RunError;
 }
 

@@ -501,7 +501,16 @@ async function openEngine(
 function runErrorOf(e: unknown): RunError {
   if (e instanceof ModelError) {
     // The adapter's messages are whole sentences naming the server, the status and the fix.
-    const error: RunError = { kind: e.kind, message: e.message };
+    const error: RunError = {
+      kind: e.kind,
+      message: e.kind === "context_overflow"
+        ? `${
+          e.message.trimEnd().replace(/([^.!?])$/, "$1.")
+        } To go on, start a fresh conversation (/clear in interactive ` +
+          "mode, or a run without -c/--session), ask for smaller steps, or use a model with a " +
+          "larger context window."
+        : e.message,
+    };
     if (e.status !== undefined) error.status = e.status;
     return error;
   }
@@ -723,6 +732,9 @@ async function printMode(setup: RunSetup): Promise<number> {
       exitCode,
       text: stats.lastText,
     };
+    if (stopReason === "completed" && outcome !== "forced" && outcome.result?.truncated) {
+      summary.truncated = true;
+    }
     if (error !== undefined) summary.error = error;
     // Save and clean up before the final report so "run_end" means everything is settled.
     const sandbox = engine.sandbox;
@@ -813,6 +825,7 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
             exitCode: 0,
             text: stats.lastText,
           };
+          if (stopReason === "completed" && outcome.result?.truncated) summary.truncated = true;
           if (outcome.error !== undefined) summary.error = outcome.error;
           // Stops the spinner and explains errors and limits; the text was already streamed.
           reporter.end(summary);

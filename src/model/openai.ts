@@ -606,7 +606,8 @@ function toModelError(
     }
     return new ModelError(
       "bad_request",
-      `The model server at ${where} rejected the request (${http}): ${message}`,
+      `The model server at ${where} rejected the request (${http}): ${message}` +
+        missingVersionHint(status, options.baseURL),
       { status, cause: error },
     );
   }
@@ -623,6 +624,23 @@ function toModelError(
     `The request to the model server at ${where} failed: ${detail}`,
     { cause: error },
   );
+}
+
+/**
+ * A 404 from a base URL without a version path (`http://localhost:11434` instead of
+ * `…/v1`) is the usual cause: say which URL to try.
+ */
+function missingVersionHint(status: number, baseURL: string): string {
+  if (status !== 404) return "";
+  let path: string;
+  try {
+    path = new URL(baseURL).pathname;
+  } catch {
+    return "";
+  }
+  if (/\/v\d+[a-z0-9]*\/?$/i.test(path)) return "";
+  return ` OpenAI-compatible servers usually serve the API under /v1: try --base-url ` +
+    `${baseURL.replace(/\/+$/, "")}/v1`;
 }
 
 /** Ends `text` with exactly one sentence-ending mark. */

@@ -100,15 +100,48 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+function isContentBlock(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  if (value.type === "text") return typeof value.text === "string";
+  if (value.type === "image") {
+    return typeof value.data === "string" && typeof value.mimeType === "string";
+  }
+  return false;
+}
+
+function isContent(value: unknown): boolean {
+  return typeof value === "string" || (Array.isArray(value) && value.every(isContentBlock));
+}
+
+function isAssistantBlock(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  if (value.type === "text") return typeof value.text === "string";
+  if (value.type === "toolCall") {
+    return typeof value.id === "string" && value.id !== "" && typeof value.name === "string";
+  }
+  return false;
+}
+
+function isToolResult(value: unknown): boolean {
+  return isRecord(value) && typeof value.toolCallId === "string" &&
+    typeof value.toolName === "string" && isContent(value.content) &&
+    typeof value.isError === "boolean";
+}
+
+/** A message whose every part has the shape the adapters rely on (a hand-edited line may not). */
 function isMessage(value: unknown): value is Message {
   if (!isRecord(value)) return false;
   switch (value.role) {
     case "user":
-      return typeof value.content === "string" || Array.isArray(value.content);
+      return isContent(value.content);
     case "assistant":
-      return Array.isArray(value.blocks) && isRecord(value.usage);
+      return Array.isArray(value.blocks) && value.blocks.every(isAssistantBlock) &&
+        isRecord(value.usage) &&
+        ["inputTokens", "outputTokens", "cachedTokens", "totalTokens"].every((k) =>
+          typeof (value.usage as Record<string, unknown>)[k] === "number"
+        );
     case "toolResult":
-      return Array.isArray(value.results);
+      return Array.isArray(value.results) && value.results.every(isToolResult);
     default:
       return false;
   }
@@ -168,7 +201,7 @@ export function parseSession(path: string, text: string): LoadSessionResult {
   const repaired = repairHistory(messages);
   if (repaired.changes > 0) {
     warnings.push(
-      `Session "${path}": ${repaired.changes} tool call(s) had no stored result; they are marked as interrupted`,
+      `Session "${path}": repaired ${repaired.changes} tool call/result mismatch(es): calls without a stored result are marked as interrupted, results without their call are dropped`,
     );
   }
   return {

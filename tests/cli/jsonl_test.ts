@@ -129,7 +129,16 @@ const DOCUMENTED_FIELDS: Record<string, { always: string[]; optional?: string[] 
   health: { always: ["signal", "message", "count"] },
   error: { always: ["kind", "message"], optional: ["status"] },
   run_end: {
-    always: ["stopReason", "turns", "usage", "toolCalls", "failed", "denied", "exitCode"],
+    always: [
+      "stopReason",
+      "turns",
+      "usage",
+      "toolCalls",
+      "failed",
+      "denied",
+      "exitCode",
+      "truncated",
+    ],
     optional: ["error"],
   },
 };

@@ -72,7 +72,8 @@ Deno.test("runRepl() aborts the running prompt on Ctrl-C and keeps going", async
   const source = createLineSource(terminal.readLines());
   const done = runRepl({ terminal, source, host: host(log), banner: "", color: false });
   terminal.typeLine("long task");
-  await tick();
+  // The run starts once the paste window has passed.
+  while (!log.includes("run:long task")) await tick();
   terminal.raise("SIGINT");
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.match(terminal.stdout, /aborted/);
@@ -102,4 +103,56 @@ Deno.test("createReplPrompter() takes only lines typed after the question, and h
   assert.deepEqual(holds, [true, false]);
   assert.deepEqual(source.drain(), ["queued message"]);
   terminal.endInput();
+});
+
+Deno.test("runRepl() sends a multi-line paste as one request; lines typed ahead stay separate", async () => {
+  const terminal = createFakeTerminal({ tty: { stdin: true } });
+  const log: string[] = [];
+  const source = createLineSource(terminal.readLines());
+  const done = runRepl({ terminal, source, host: host(log), banner: "", color: false });
+  await tick();
+  // A paste: the lines arrive together while the prompt waits (one starts with "/").
+  for (const line of ["fix this error:", "/usr/bin/foo: not found", "thanks"]) {
+    terminal.typeLine(line);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.deepEqual(log, ["run:fix this error:\n/usr/bin/foo: not found\nthanks", "queued:"]);
+  // Lines already waiting when the prompt comes back (typed ahead) are separate requests.
+  const ahead = createFakeTerminal({ tty: { stdin: true } });
+  const aheadLog: string[] = [];
+  const aheadSource = createLineSource(ahead.readLines());
+  ahead.typeLine("first");
+  ahead.typeLine("second");
+  await tick();
+  const aheadDone = runRepl({
+    terminal: ahead,
+    source: aheadSource,
+    host: host(aheadLog),
+    banner: "",
+    color: false,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  ahead.endInput();
+  assert.equal(await aheadDone, 0);
+  assert.deepEqual(aheadLog, ["run:first", "queued:second"]);
+  terminal.endInput();
+  assert.equal(await done, 0);
+});
+
+Deno.test("runRepl() does not exit on a second Ctrl-C pressed right after one that aborted a run", async () => {
+  const terminal = createFakeTerminal({ tty: { stdin: true } });
+  const log: string[] = [];
+  const source = createLineSource(terminal.readLines());
+  const done = runRepl({ terminal, source, host: host(log), banner: "", color: false });
+  terminal.typeLine("long task");
+  while (!log.includes("run:long task")) await tick();
+  terminal.raise("SIGINT");
+  while (!terminal.stdout.includes("aborted —")) await tick();
+  terminal.raise("SIGINT");
+  await tick();
+  assert.match(terminal.stdout, /Ctrl-C again or Ctrl-D exits/);
+  terminal.typeLine("next question");
+  while (!log.includes("run:next question")) await tick();
+  terminal.endInput();
+  assert.equal(await done, 0);
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/run.ts";
 import { MAX_STDIN_BYTES, noEndpointMessage, runCli } from "../../src/cli/run.ts";
 import type { AssistantMessage, ModelClient } from "../../src/model/types.ts";
-import { emptyUsage } from "../../src/model/types.ts";
+import { emptyUsage, ModelError } from "../../src/model/types.ts";
 import type { OpenAiClientOptions } from "../../src/model/openai.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
@@ -380,4 +380,45 @@ Deno.test("runCli() cuts a piped prompt over MAX_STDIN_BYTES, says so to the mod
     prompt,
     `${"é".repeat(MAX_STDIN_BYTES / 2)}\n\n[stdin was cut: only its first 4 MiB are included]`,
   );
+});
+
+Deno.test("runCli() says when the final answer was cut by the output limit (text and json)", async () => {
+  await using ws = await createTempWorkspace();
+  const cut: AssistantMessage = { ...textReply("The answer is"), stopReason: "maxTokens" };
+  const text = createFakeTerminal();
+  const { deps } = fakeDeps({ stream: () => Promise.resolve(cut) });
+  const env = { HOME: ws.dir, OPENAI_API_KEY: "k" };
+  assert.equal(await runCli(["hi"], { env, cwd: ws.dir, terminal: text, deps }), 0);
+  assert.equal(text.stdout, "The answer is\n");
+  assert.match(text.stderr, /the answer was truncated: .*output-token limit.*moat -c "continue"/);
+  const json = createFakeTerminal();
+  const code = await runCli(["--no-session", "--output", "json", "hi"], {
+    env,
+    cwd: ws.dir,
+    terminal: json,
+    deps,
+  });
+  assert.equal(code, 0);
+  assert.equal(JSON.parse(json.stdout).truncated, true);
+});
+
+Deno.test("runCli() tells what to do when the conversation overflows the model's context", async () => {
+  await using ws = await createTempWorkspace();
+  const terminal = createFakeTerminal();
+  const { deps } = fakeDeps({
+    stream: () =>
+      Promise.reject(
+        new ModelError("context_overflow", "The conversation is too long for the model", {
+          status: 400,
+        }),
+      ),
+  });
+  const code = await runCli(["--no-session", "hi"], {
+    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+  });
+  assert.equal(code, 1);
+  assert.match(terminal.stderr, /too long for the model\. To go on, start a fresh conversation/);
 });

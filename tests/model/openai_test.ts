@@ -669,3 +669,16 @@ Deno.test("stream() replays invalid or non-object arguments as {} so strict serv
   );
   assert.deepEqual(history, before, "stored history keeps what the model sent");
 });
+
+Deno.test("stream() on a 404 from a base URL without /v1 suggests the /v1 URL", async () => {
+  await using server = await startFakeOpenAI();
+  const c = createOpenAiClient({ baseURL: server.url, apiKey: "k", model: "m", maxRetries: 0 });
+  const error = await modelError(c.stream(request(), {}));
+  assert.equal(error.kind, "bad_request");
+  assert.equal(error.status, 404);
+  assert.ok(error.message.includes(`try --base-url ${server.url}/v1`), error.message);
+  // With a version path, a 404 (e.g. an unknown model) gets no such hint.
+  server.script(fault.status(404, { message: "The model 'm' does not exist." }));
+  const versioned = await modelError(client(server).stream(request(), {}));
+  assert.doesNotMatch(versioned.message, /try --base-url/);
+});

@@ -151,3 +151,32 @@ Deno.test("sessionDirectory() is per workspace under XDG_STATE_HOME", async () =
     /^2025-01-02T03-04-05-678Z\.jsonl$/,
   );
 });
+
+Deno.test("parseSession() skips hand-edited lines whose message parts are malformed, with a warning", () => {
+  const line = (message: unknown) => JSON.stringify({ type: "message", time: "t", message });
+  const malformed = [
+    { role: "assistant", blocks: [null], stopReason: "stop", usage },
+    { role: "assistant", blocks: [{ type: "toolCall", name: "read" }], usage },
+    { role: "assistant", blocks: [{ type: "text", text: "x" }], usage: { inputTokens: "many" } },
+    { role: "toolResult", results: [{ toolCallId: "c1" }] },
+    { role: "user", content: [{ type: "text" }] },
+  ];
+  for (const bad of malformed) {
+    const text = [JSON.stringify(header), ...conversation.map(line), line(bad)].join("\n") + "\n";
+    const loaded = parseSession("/s.jsonl", text);
+    assert.ok(loaded.ok);
+    assert.deepEqual(loaded.session.messages, conversation, JSON.stringify(bad));
+    assert.match(loaded.session.warnings.join("\n"), /skipped line 6 \(not a message\)/);
+  }
+  // A malformed call in the middle: its stored result is dropped, so the history stays valid.
+  const middle = [
+    JSON.stringify(header),
+    line(conversation[0]),
+    line(malformed[1]),
+    line(conversation[2]),
+    line(conversation[3]),
+  ].join("\n") + "\n";
+  const loaded = parseSession("/s.jsonl", middle);
+  assert.ok(loaded.ok);
+  assert.deepEqual(loaded.session.messages, [conversation[0], conversation[3]]);
+});
