@@ -58,7 +58,11 @@ export function oneLine(text: string, max: number): string {
 
 /** A short human description of what a tool call targets, e.g. `src/main.ts` or a command. */
 export function describeCall(name: string, args: unknown, cwd: string): string {
-  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+  // Arguments that never parsed into an object (invalid JSON arrives as a string).
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    return "(invalid arguments)";
+  }
+  const a = args as Record<string, unknown>;
   const path = (p: unknown) => {
     if (typeof p !== "string" || p === "") return ".";
     if (!isAbsolute(p)) return p;

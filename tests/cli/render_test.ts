@@ -157,6 +157,8 @@ Deno.test("createTextRenderer() explains non-completed runs on stderr", () => {
 
 Deno.test("describeCall() and formatDuration() keep lines short and paths relative", () => {
   assert.equal(describeCall("read", { path: "/w/a/b.ts" }, "/w"), "a/b.ts");
+  assert.equal(describeCall("read", '{"path": "a.ts"', "/w"), "(invalid arguments)");
+  assert.equal(describeCall("edit", ["a.ts"], "/w"), "(invalid arguments)");
   assert.equal(describeCall("read", { path: "/elsewhere/x" }, "/w"), "/elsewhere/x");
   assert.equal(describeCall("grep", { pattern: "TODO", path: "src" }, "/w"), '"TODO" src');
   assert.equal(describeCall("bash", { command: "x".repeat(200) }, "/w").length, 80);
