@@ -845,6 +845,9 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
             (m) => reporter.warning(m),
           );
           writerRef = { writer: fresh.ok ? fresh.writer : null };
+          // Written now, so `moat -c` resumes this (still empty) conversation, not the cleared one.
+          writerRef.writer?.begin();
+          await writerRef.writer?.flush();
           return `Started a new session${
             writerRef.writer === null ? "" : ` (${writerRef.writer.path})`
           }.`;

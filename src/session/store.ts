@@ -272,6 +272,8 @@ export async function loadSession(fs: SessionFs, path: string): Promise<LoadSess
 /** Appends messages to one session file, in order, one line each. */
 export interface SessionWriter {
   readonly path: string;
+  /** Queues the header of a new file, so the session exists before its first message. */
+  begin(): void;
   /** Queues the message; it is on disk once `flush()` resolves. Never rejects. */
   append(message: Message): void;
   /** Waits until every appended message is written. Never rejects. */
@@ -312,17 +314,25 @@ export function createSessionWriter(
       );
     }
   };
+  // The torn-line terminator and the header go out once, before whatever is written first.
+  const preamble = () => {
+    let text = prefix;
+    prefix = "";
+    if (header !== undefined) {
+      text += JSON.stringify(header) + "\n";
+      header = undefined;
+    }
+    return text;
+  };
   return {
     path,
+    begin() {
+      const text = preamble();
+      if (text !== "") chain = chain.then(() => write(text));
+    },
     append(message) {
-      let text = prefix;
-      prefix = "";
-      if (header !== undefined) {
-        text += JSON.stringify(header) + "\n";
-        header = undefined;
-      }
       const line: SessionMessageLine = { type: "message", time: now().toISOString(), message };
-      text += JSON.stringify(line) + "\n";
+      const text = preamble() + JSON.stringify(line) + "\n";
       chain = chain.then(() => write(text));
     },
     flush() {

@@ -422,3 +422,41 @@ Deno.test("runCli() tells what to do when the conversation overflows the model's
   assert.equal(code, 1);
   assert.match(terminal.stderr, /too long for the model\. To go on, start a fresh conversation/);
 });
+
+Deno.test("runCli() /clear starts a session file at once, so -c resumes the cleared conversation", async () => {
+  await using ws = await createTempWorkspace();
+  const env = { HOME: ws.dir, XDG_STATE_HOME: ws.path("state"), OPENAI_API_KEY: "k" };
+  const requests: number[] = [];
+  const model = {
+    stream: (request: { messages: readonly unknown[] }) => {
+      requests.push(request.messages.length);
+      return Promise.resolve(textReply("ok"));
+    },
+  };
+  const first = createFakeTerminal({ tty: { stdin: true, stdout: true, stderr: true } });
+  first.typeLine("remember this");
+  const running = runCli([], {
+    env,
+    cwd: ws.dir,
+    terminal: first,
+    deps: fakeDeps(model).deps,
+    fs: createDenoCliFs(),
+  });
+  // Let the first question be answered before clearing, then leave at once.
+  while (requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+  first.typeLine("/clear");
+  first.endInput();
+  assert.equal(await running, 0, first.stderr);
+
+  const second = createFakeTerminal();
+  const code = await runCli(["-c", "fresh question"], {
+    env,
+    cwd: ws.dir,
+    terminal: second,
+    deps: fakeDeps(model).deps,
+    fs: createDenoCliFs(),
+  });
+  assert.equal(code, 0, second.stderr);
+  // The resumed conversation is the empty one /clear began: only the new question is sent.
+  assert.equal(requests.at(-1), 1);
+});

@@ -68,6 +68,23 @@ Deno.test("createSessionWriter() writes a header then one flushed line per messa
   assert.deepEqual(loaded.session.warnings, []);
 });
 
+Deno.test("createSessionWriter().begin() writes the header once, before any message", async () => {
+  await using ws = await createTempWorkspace();
+  const fs = createDenoCliFs();
+  const path = ws.path("s.jsonl");
+  const writer = createSessionWriter(fs, path, { header });
+  writer.begin();
+  await writer.flush();
+  const empty = await loadSession(fs, path);
+  assert.ok(empty.ok);
+  assert.deepEqual(empty.session.messages, []);
+  writer.begin();
+  writer.append(conversation[0] as Message);
+  await writer.flush();
+  const lines = (await Deno.readTextFile(path)).trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map((l) => l.type), ["session", "message"]);
+});
+
 Deno.test("parseSession() skips a torn last line with a warning", () => {
   const full = [header, ...conversation.map((message) => ({ type: "message", time: "t", message }))]
     .map((l) => JSON.stringify(l)).join("\n") + "\n";
