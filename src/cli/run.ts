@@ -111,7 +111,7 @@ export interface CliEnvironment {
 
 /** The one-paragraph error shown when no key and no endpoint are configured (exit 2). */
 export function noEndpointMessage(apiKeyEnv: string): string {
-  return `moat: no model endpoint configured. moat works with any OpenAI-compatible API. ` +
+  return `moat: No model endpoint configured. moat works with any OpenAI-compatible API. ` +
     `For OpenAI, set ${apiKeyEnv} to your API key${
       apiKeyEnv === "OPENAI_API_KEY" ? " (or name another variable with --api-key-env NAME)" : ""
     }. For a local server, set OPENAI_BASE_URL or pass --base-url, and choose a model with ` +
