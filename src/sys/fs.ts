@@ -122,7 +122,8 @@ function tempName(target: string): string {
   return join(dirname(target), `.${basename(target)}.${rand}.moat-tmp`);
 }
 
-async function writeAll(file: Deno.FsFile, data: Uint8Array): Promise<void> {
+/** Writes all of `data` to `file` (a write may take only part of it). */
+export async function writeAll(file: Deno.FsFile, data: Uint8Array): Promise<void> {
   let offset = 0;
   while (offset < data.length) offset += await file.write(data.subarray(offset));
 }

@@ -14,7 +14,7 @@ import type {
   SpillFile,
 } from "../tools/ops.ts";
 import { dirname } from "node:path";
-import { toFsError } from "./fs.ts";
+import { toFsError, writeAll } from "./fs.ts";
 
 /** PATH used to find and run programs when the given environment has none. */
 export const DEFAULT_PATH = "/usr/bin:/bin";
@@ -146,8 +146,7 @@ function denoSpillFile(path: string, file: Deno.FsFile): SpillFile {
     path,
     async write(bytes) {
       try {
-        let offset = 0;
-        while (offset < bytes.length) offset += await file.write(bytes.subarray(offset));
+        await writeAll(file, bytes);
       } catch (e) {
         throw toFsError(e, path);
       }

@@ -3,6 +3,8 @@
  * .ignore files (nested too, and those of parent directories up to the workspace), skipping .git.
  */
 import ignore from "ignore";
+// @ts-types="@types/picomatch"
+import picomatch from "picomatch";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { type DirEntry, FsError, type FsOps } from "./ops.ts";
 
@@ -198,8 +200,30 @@ export async function* walkTree(
   }
 }
 
+/**
+ * The directories whose ignore files apply above a walk `root`: from the workspace `cwd` (its
+ * real path when it resolves) down to the parent of `root`; none when root is outside it.
+ */
+export async function workspaceAncestors(fs: FsOps, cwd: string, root: string): Promise<string[]> {
+  let top = cwd;
+  try {
+    top = await fs.realPath(cwd);
+  } catch (e) {
+    if (!(e instanceof FsError)) throw e;
+  }
+  return ancestorsBetween(top, root);
+}
+
+/**
+ * A matcher of walk-relative paths for a tool's glob: a glob without "/" matches names at any
+ * depth, one with "/" the whole relative path; dotfiles included.
+ */
+export function globMatcher(glob: string): (rel: string) => boolean {
+  return picomatch(glob, { dot: true, basename: !glob.includes("/") });
+}
+
 /** Directories from `top` (inclusive) down to the parent of `root`, when root is inside top. */
-export function ancestorsBetween(top: string, root: string): string[] {
+function ancestorsBetween(top: string, root: string): string[] {
   const rel = toPosix(relative(top, root));
   if (rel === "" || isOutside(rel) || isAbsolute(rel)) return [];
   const dirs: string[] = [];

@@ -2,6 +2,16 @@
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { FsError, type FsOps } from "./ops.ts";
 
+/** The options every filesystem tool takes: serialisable apart from the injectable `fs`. */
+export interface FsToolOptions {
+  /** Working directory that relative paths resolve against. */
+  cwd: string;
+  /** Home directory for `~`; defaults to `fs.homeDir()`. */
+  home?: string;
+  /** Filesystem operations (default: Deno's). */
+  fs?: FsOps;
+}
+
 /** A path argument that cannot be resolved (e.g. `~` without a known home directory). */
 export class PathError extends Error {
   constructor(message: string) {
@@ -87,7 +97,7 @@ function editDistance(a: string, b: string): number {
  * A "not found" message that helps the model recover: names the nearest existing directory and
  * its entries that look most like the missing name.
  */
-export async function describeMissing(
+async function describeMissing(
   fs: FsOps,
   absPath: string,
   options: { cwd: string; what?: string },

@@ -12,9 +12,9 @@ const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
 /** Bytes of stream tail kept in memory: the 50 KB result budget plus room for a partial line. */
-export const DEFAULT_TAIL_CAPACITY = 64 * 1024;
+const DEFAULT_TAIL_CAPACITY = 64 * 1024;
 /** How much of each stream is saved to its spill file (10 MiB). */
-export const DEFAULT_SPILL_LIMIT = 10 * 1024 * 1024;
+const DEFAULT_SPILL_LIMIT = 10 * 1024 * 1024;
 
 /** The end of a stream as text, as far as a tail buffer still holds it. */
 export interface TailView {

@@ -123,13 +123,15 @@ export function truncateMiddle(
   };
 }
 
+/** The kept start of a shortened line followed by the marker giving its full length. */
+export function markCutLine(kept: string, fullLength: number): string {
+  return `${kept}… [line truncated, ${fullLength} characters in full]`;
+}
+
 /** Shortens one line to `maxChars` with a marker giving its full length. */
 export function truncateLine(line: string, maxChars: number): { text: string; truncated: boolean } {
   if (line.length <= maxChars) return { text: line, truncated: false };
-  return {
-    text: `${line.slice(0, maxChars)}… [line truncated, ${line.length} characters in full]`,
-    truncated: true,
-  };
+  return { text: markCutLine(line.slice(0, maxChars), line.length), truncated: true };
 }
 
 /** Human-readable size, e.g. "50.0 KB". */

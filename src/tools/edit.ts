@@ -6,12 +6,13 @@ import { looksBinary } from "./_lines.ts";
 import {
   displayPath,
   fsFailure,
+  type FsToolOptions,
   pathErrorsAsResults,
   pathResolver,
   realLocation,
 } from "./_paths.ts";
 import { formatSize } from "./_truncate.ts";
-import { FsError, type FsOps } from "./ops.ts";
+import { FsError } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
 
 /** One replacement. */
@@ -34,10 +35,7 @@ export const EditParams = Type.Object({
 export type EditArgs = Static<typeof EditParams>;
 
 /** Serialisable options of edit (plus injectable fs). */
-export interface EditToolOptions {
-  cwd: string;
-  home?: string;
-  fs?: FsOps;
+export interface EditToolOptions extends FsToolOptions {
   /** Largest file edit will load (default 32 MiB). */
   maxFileBytes?: number;
 }

@@ -1,19 +1,18 @@
 /** The find tool: glob over a tree with the same ignore rules as grep; sorted, bounded. */
 import { type Static, Type } from "@sinclair/typebox";
-// @ts-types="@types/picomatch"
-import picomatch from "picomatch";
 import { join } from "node:path";
 import { createDenoFsOps } from "../sys/fs.ts";
-import { ancestorsBetween, walkTree } from "./_ignore.ts";
+import { globMatcher, walkTree, workspaceAncestors } from "./_ignore.ts";
 import {
   displayPath,
   fsFailure,
+  type FsToolOptions,
   pathErrorsAsResults,
   pathResolver,
   realLocation,
 } from "./_paths.ts";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./_truncate.ts";
-import { FsError, type FsOps } from "./ops.ts";
+import { FsError } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
 
 /** Arguments of find. */
@@ -33,10 +32,7 @@ export const FindParams = Type.Object({
 export type FindArgs = Static<typeof FindParams>;
 
 /** Serialisable options of find (plus injectable fs). */
-export interface FindToolOptions {
-  cwd: string;
-  home?: string;
-  fs?: FsOps;
+export interface FindToolOptions extends FsToolOptions {
   /** Default result limit (default 1000). */
   defaultLimit?: number;
   /** Byte budget of the output (default 51,200). */
@@ -75,17 +71,11 @@ export function createFindTool(options: FindToolOptions): Tool<typeof FindParams
         }),
       );
     }
-    let realCwd = options.cwd;
-    try {
-      realCwd = await fs.realPath(options.cwd);
-    } catch (e) {
-      if (!(e instanceof FsError)) throw e;
-    }
-    const matches = picomatch(args.pattern, { dot: true, basename: !args.pattern.includes("/") });
+    const matches = globMatcher(args.pattern);
     const found: string[] = [];
     let more = false;
     const walker = walkTree(fs, root, {
-      ancestors: ancestorsBetween(realCwd, root),
+      ancestors: await workspaceAncestors(fs, options.cwd, root),
       includeDirs: true,
       signal,
     });

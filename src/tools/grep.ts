@@ -1,20 +1,19 @@
 /** The grep tool: in-process regex search over a tree, ignore-aware, bounded and ordered. */
 import { type Static, Type } from "@sinclair/typebox";
-// @ts-types="@types/picomatch"
-import picomatch from "picomatch";
 import { join } from "node:path";
 import { createDenoFsOps } from "../sys/fs.ts";
-import { ancestorsBetween, walkTree } from "./_ignore.ts";
+import { globMatcher, walkTree, workspaceAncestors } from "./_ignore.ts";
 import { BINARY_SNIFF_BYTES, LineMatcher, type MatchRow } from "./_lines.ts";
 import {
   displayPath,
   fsFailure,
+  type FsToolOptions,
   pathErrorsAsResults,
   pathResolver,
   realLocation,
 } from "./_paths.ts";
-import { byteLength, DEFAULT_MAX_BYTES, formatSize } from "./_truncate.ts";
-import { FsError, type FsOps, type SyncFileHandle } from "./ops.ts";
+import { byteLength, DEFAULT_MAX_BYTES, formatSize, markCutLine } from "./_truncate.ts";
+import { FsError, type SyncFileHandle } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
 
 /** Arguments of grep. */
@@ -43,10 +42,7 @@ export const GrepParams = Type.Object({
 export type GrepArgs = Static<typeof GrepParams>;
 
 /** Serialisable options of grep (plus injectable fs). */
-export interface GrepToolOptions {
-  cwd: string;
-  home?: string;
-  fs?: FsOps;
+export interface GrepToolOptions extends FsToolOptions {
   /**
    * Files scanned at the same time (default 8) when `fs` has no synchronous fast path
    * (`openWalkedFileSync`); with one, files are read one after the other, which is faster.
@@ -61,7 +57,7 @@ export interface GrepToolOptions {
 }
 
 /** Matched and context lines longer than this are cut with a marker. */
-export const GREP_MAX_LINE_CHARS = 500;
+const GREP_MAX_LINE_CHARS = 500;
 /** Characters of one line that are searched (bounded memory for minified files). */
 const SCAN_LINE_CHARS = 256 * 1024;
 /** Bytes read at a time: small files are read in one call, big ones in chunks of this size. */
@@ -167,9 +163,7 @@ export function candidateFinder(source: string, ignoreCase: boolean): RegExp | n
 
 function cut(text: string, fullLength: number): string {
   if (fullLength <= GREP_MAX_LINE_CHARS) return text;
-  return `${
-    text.slice(0, GREP_MAX_LINE_CHARS)
-  }… [line truncated, ${fullLength} characters in full]`;
+  return markCutLine(text.slice(0, GREP_MAX_LINE_CHARS), fullLength);
 }
 
 function yieldToEventLoop(): Promise<void> {
@@ -324,10 +318,7 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
         await fsFailure(fs, e, { cwd: options.cwd, absPath: abs, verb: "search", what: "Path" }),
       );
     }
-    let matcher: ((rel: string) => boolean) | null = null;
-    if (args.glob !== undefined) {
-      matcher = picomatch(args.glob, { dot: true, basename: !args.glob.includes("/") });
-    }
+    const matcher = args.glob === undefined ? null : globMatcher(args.glob);
     const controller = new AbortController();
     const signal = AbortSignal.any([outerSignal, controller.signal]);
     const pending: Array<Promise<ScanOutcome>> = [];
@@ -387,14 +378,8 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     };
 
     if (rootInfo.isDirectory) {
-      let realCwd = options.cwd;
-      try {
-        realCwd = await fs.realPath(options.cwd);
-      } catch (e) {
-        if (!(e instanceof FsError)) throw e;
-      }
       const walker = walkTree(fs, root, {
-        ancestors: ancestorsBetween(realCwd, root),
+        ancestors: await workspaceAncestors(fs, options.cwd, root),
         signal,
         pace,
       });

@@ -4,11 +4,12 @@ import { createDenoFsOps } from "../sys/fs.ts";
 import {
   displayPath,
   fsFailure,
+  type FsToolOptions,
   pathErrorsAsResults,
   pathResolver,
   realLocation,
 } from "./_paths.ts";
-import { FsError, type FsOps } from "./ops.ts";
+import { FsError } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
 
 /** Arguments of ls. */
@@ -24,10 +25,7 @@ export const LsParams = Type.Object({
 export type LsArgs = Static<typeof LsParams>;
 
 /** Serialisable options of ls (plus injectable fs). */
-export interface LsToolOptions {
-  cwd: string;
-  home?: string;
-  fs?: FsOps;
+export interface LsToolOptions extends FsToolOptions {
   /** Default entry limit (default 500). */
   defaultLimit?: number;
 }

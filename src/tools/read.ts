@@ -2,9 +2,22 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { createDenoFsOps } from "../sys/fs.ts";
 import { BINARY_SNIFF_BYTES, LineReader, looksBinary } from "./_lines.ts";
-import { displayPath, fsFailure, PathError, pathResolver, realLocation } from "./_paths.ts";
-import { byteLength, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "./_truncate.ts";
-import { FsError, type FsOps } from "./ops.ts";
+import {
+  displayPath,
+  fsFailure,
+  type FsToolOptions,
+  pathErrorsAsResults,
+  pathResolver,
+  realLocation,
+} from "./_paths.ts";
+import {
+  byteLength,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  formatSize,
+  markCutLine,
+} from "./_truncate.ts";
+import { type FileHandle, FsError } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
 
 /** Arguments of read. */
@@ -21,11 +34,7 @@ export const ReadParams = Type.Object({
 export type ReadArgs = Static<typeof ReadParams>;
 
 /** Serialisable options of read (plus injectable fs). */
-export interface ReadToolOptions {
-  cwd: string;
-  /** Home directory for `~`; defaults to `fs.homeDir()`. */
-  home?: string;
-  fs?: FsOps;
+export interface ReadToolOptions extends FsToolOptions {
   /** Line budget of one page (default 2000). */
   maxLines?: number;
   /** Byte budget of one page (default 51,200). */
@@ -33,14 +42,14 @@ export interface ReadToolOptions {
 }
 
 /** Lines longer than this are shortened with a marker giving their full length. */
-export const MAX_LINE_CHARS = 2000;
+const MAX_LINE_CHARS = 2000;
 /** Images larger than this are described, not attached. */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** Above this size the total line count is not computed; the note gives the size instead. */
-export const COUNT_LINES_MAX_BYTES = 16 * 1024 * 1024;
+const COUNT_LINES_MAX_BYTES = 16 * 1024 * 1024;
 
 /** The image MIME type from magic bytes, or null. */
-export function sniffImage(head: Uint8Array): string | null {
+function sniffImage(head: Uint8Array): string | null {
   const starts = (sig: number[], at = 0) => sig.every((b, i) => head[at + i] === b);
   if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png";
   if (starts([0xff, 0xd8, 0xff])) return "image/jpeg";
@@ -63,7 +72,7 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 /** Repairs `offset: 0` (a 0-based "from the start") to 1; other bad values fail validation. */
-export function prepareReadArguments(raw: unknown): unknown {
+function prepareReadArguments(raw: unknown): unknown {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
   const args = raw as Record<string, unknown>;
   return args.offset === 0 ? { ...args, offset: 1 } : raw;
@@ -86,17 +95,9 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
     }
     const abs = resolve(args.path);
     const shown = displayPath(options.cwd, abs);
-    let handle;
+    let handle: FileHandle | undefined;
     try {
       handle = await fs.openFile(abs);
-    } catch (e) {
-      if (!(e instanceof FsError)) throw e;
-      return {
-        isError: true,
-        output: await fsFailure(fs, e, { cwd: options.cwd, absPath: abs, verb: "read" }),
-      };
-    }
-    try {
       const size = handle.info.size;
       const reader = new LineReader(handle, { maxChars: MAX_LINE_CHARS });
       const head = await reader.prefix(BINARY_SNIFF_BYTES);
@@ -146,9 +147,7 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
         }
         const line = await reader.next();
         if (line === null) break;
-        const text = line.truncated
-          ? `${line.text}… [line truncated, ${line.length} characters in full]`
-          : line.text;
+        const text = line.truncated ? markCutLine(line.text, line.length) : line.text;
         const cost = byteLength(text) + (lines.length > 0 ? 1 : 0);
         if (bytes + cost > maxBytes && lines.length > 0) {
           stop = "bytes";
@@ -206,8 +205,15 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
           truncated: more,
         },
       };
+    } catch (e) {
+      // Opening, and also any read of the page, may fail.
+      if (!(e instanceof FsError)) throw e;
+      return {
+        isError: true,
+        output: await fsFailure(fs, e, { cwd: options.cwd, absPath: abs, verb: "read" }),
+      };
     } finally {
-      handle.close();
+      handle?.close();
     }
   }
 
@@ -227,23 +233,6 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
     async locations(args) {
       return [{ access: "read", path: await realLocation(fs, resolve(args.path)) }];
     },
-    async execute(args) {
-      try {
-        return await run(args);
-      } catch (e) {
-        if (e instanceof PathError) return { isError: true, output: e.message };
-        if (e instanceof FsError) {
-          return {
-            isError: true,
-            output: await fsFailure(fs, e, {
-              cwd: options.cwd,
-              absPath: resolve(args.path),
-              verb: "read",
-            }),
-          };
-        }
-        throw e;
-      }
-    },
+    execute: pathErrorsAsResults(run),
   };
 }

@@ -4,11 +4,12 @@ import { createDenoFsOps } from "../sys/fs.ts";
 import {
   displayPath,
   fsFailure,
+  type FsToolOptions,
   pathErrorsAsResults,
   pathResolver,
   realLocation,
 } from "./_paths.ts";
-import { FsError, type FsOps } from "./ops.ts";
+import { FsError } from "./ops.ts";
 import type { Tool, ToolOutput } from "./types.ts";
 
 /** Arguments of write. */
@@ -22,11 +23,7 @@ export const WriteParams = Type.Object({
 export type WriteArgs = Static<typeof WriteParams>;
 
 /** Serialisable options of write (plus injectable fs). */
-export interface WriteToolOptions {
-  cwd: string;
-  home?: string;
-  fs?: FsOps;
-}
+export type WriteToolOptions = FsToolOptions;
 
 /** Creates the write tool. */
 export function createWriteTool(options: WriteToolOptions): Tool<typeof WriteParams> {

@@ -7,6 +7,7 @@ import {
   FsError,
   type FsErrorCode,
   type FsOps,
+  readHandleFully,
   type WriteResult,
 } from "../../src/tools/ops.ts";
 
@@ -215,13 +216,11 @@ export class MemoryFs implements FsOps {
   async readFile(path: string, options: { maxBytes?: number } = {}): Promise<Uint8Array> {
     this.#fault("readFile", path);
     const handle = await this.openFile(path);
-    handle.close();
-    const node = this.#nodes.get(handle.path);
-    if (node?.kind !== "file") throw new FsError("changed", path, `"${path}" changed`);
-    if (options.maxBytes !== undefined && node.data.length > options.maxBytes) {
-      throw new FsError("too_large", path, `"${path}" is larger than ${options.maxBytes} bytes`);
+    try {
+      return await readHandleFully(handle, path, options.maxBytes);
+    } finally {
+      handle.close();
     }
-    return node.data.slice();
   }
 
   writeFile(

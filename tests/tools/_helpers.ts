@@ -1,4 +1,4 @@
-/** Shared helpers for tool tests: calling a tool, and a tiny real PNG. */
+/** Shared helpers for tool tests: calling a tool, a tiny real PNG, watching processes. */
 import type { AnyTool, ToolOutput } from "../../src/tools/types.ts";
 
 /** Runs a tool's execute with a fresh signal and a no-op context. */
@@ -47,14 +47,36 @@ export async function tinyPng(): Promise<Uint8Array> {
     chunk("IDAT", zipped),
     chunk("IEND", new Uint8Array(0)),
   ];
-  const total = parts.reduce((n, p) => n + p.length, 0);
-  const png = new Uint8Array(total);
+  return concatBytes(parts);
+}
+
+/** The bytes of `parts`, one after the other. */
+export function concatBytes(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
-    png.set(p, at);
+    out.set(p, at);
     at += p.length;
   }
-  return png;
+  return out;
+}
+
+/** True while `pid` exists and is not a zombie. */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+}
+
+/** Waits up to 1 s for SIGKILLed processes to disappear, then returns those still alive. */
+export async function survivors(pids: number[]): Promise<number[]> {
+  for (let i = 0; i < 50 && pids.some(isAlive); i++) await new Promise((r) => setTimeout(r, 20));
+  return pids.filter(isAlive);
 }
 
 /** "line 1\nline 2\n…" with `n` lines and a trailing newline. */

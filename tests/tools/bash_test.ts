@@ -6,30 +6,13 @@ import type { ProcessOps } from "../../src/tools/ops.ts";
 import type { ToolUpdate } from "../../src/tools/types.ts";
 import { createDenoProcessOps, createProcessRegistry } from "../../src/sys/process.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
+import { call, isAlive, survivors } from "./_helpers.ts";
 
 const ENV = { PATH: "/usr/local/bin:/usr/bin:/bin" };
-
-/** True while `pid` exists and is not a zombie. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  }
-}
 
 async function readPids(path: string): Promise<number[]> {
   const text = await Deno.readTextFile(path);
   return text.trim().split("\n").filter((l) => l !== "").map(Number);
-}
-
-/** Waits briefly for SIGKILLed processes to disappear, then returns those still alive. */
-async function survivors(pids: number[]): Promise<number[]> {
-  for (let i = 0; i < 25 && pids.some(isAlive); i++) await new Promise((r) => setTimeout(r, 20));
-  return pids.filter(isAlive);
 }
 
 function setup(ws: TempWorkspace, extra: Partial<Parameters<typeof createBashTool>[0]> = {}) {
@@ -112,10 +95,7 @@ Deno.test("bash returns a bounded tail of huge output with the spill file path",
   assert.equal((await Deno.stat(spill)).size, 10 * 1024 * 1024);
   // The model pages the spill file with read.
   const read = createReadTool({ cwd: ws.dir });
-  const page = await read.execute({ path: spill, limit: 3 }, new AbortController().signal, {
-    toolCallId: "read-1",
-    onUpdate: () => {},
-  });
+  const page = await call(read, { path: spill, limit: 3 });
   assert.ok(!page.isError, page.output);
   assert.ok(page.output.startsWith("1\n2\n3\n"), page.output);
   // Memory: two tail rings plus at most one unspilled head, whatever the command printed.

@@ -54,6 +54,23 @@ Deno.test("find() stops at the limit with a note and reports no matches", async 
   assert.equal(onFile.output, 'Cannot search "f00.txt": it is a file, not a directory; use read');
 });
 
+Deno.test("find() defaults to 1000 results and ls() to 500 entries, each with a note", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 1001; i++) files[`/ws/f${String(i).padStart(4, "0")}.txt`] = "";
+  const fs = new MemoryFs(files);
+  const found = await call(createFindTool({ cwd: "/ws", fs }), { pattern: "*.txt" });
+  const [findBody, findNote] = found.output.split("\n\n");
+  assert.equal(findBody?.split("\n").length, 1000);
+  assert.equal(
+    findNote,
+    "[Showing the first 1000 results. Use limit=2000 for more, or narrow the pattern or path.]",
+  );
+  const listed = await call(createLsTool({ cwd: "/ws", fs }), {});
+  const [lsBody, lsNote] = listed.output.split("\n\n");
+  assert.equal(lsBody?.split("\n").length, 500);
+  assert.equal(lsNote, "[Showing 500 of 1001 entries. Use limit=1001 to see all.]");
+});
+
 Deno.test("ls() sorts case-insensitively, marks directories and includes dotfiles", async () => {
   const fs = new MemoryFs({
     "/ws/b.txt": "",

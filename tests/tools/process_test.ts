@@ -16,6 +16,7 @@ import {
   DEFAULT_PATH,
 } from "../../src/sys/process.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
+import { concatBytes, isAlive, survivors } from "./_helpers.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -30,18 +31,6 @@ function numbered(from: number, to: number): string {
   let s = "";
   for (let i = from; i <= to; i++) s += `${i}\n`;
   return s;
-}
-
-/** True while `pid` exists and is not a zombie. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  }
 }
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
@@ -78,18 +67,8 @@ function memorySpill(path: string, options: { failAfter?: number } = {}) {
     get closed() {
       return closed;
     },
-    text: () => dec.decode(concat(chunks)),
+    text: () => dec.decode(concatBytes(chunks)),
   };
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 Deno.test("TailBuffer keeps everything while under capacity and counts lines", () => {
@@ -384,8 +363,7 @@ Deno.test("killGroup() kills grandchildren and reports the signal", async () => 
   await child.stderr.cancel();
   await child.killGroup(); // repeating is harmless
   // SIGKILL is delivered asynchronously; the group is gone within moments.
-  for (let i = 0; i < 50 && pids.some(isAlive); i++) await new Promise((r) => setTimeout(r, 20));
-  assert.deepEqual(pids.filter(isAlive), []);
+  assert.deepEqual(await survivors(pids), []);
 });
 
 Deno.test("createSpillFile() creates parents and refuses to overwrite", async () => {
@@ -435,10 +413,7 @@ Deno.test("createProcessRegistry().killAll() kills every tracked group", async (
     await c.stdout.cancel();
     await c.stderr.cancel();
   }
-  for (let i = 0; i < 50 && grandchildren.some(isAlive); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.deepEqual(grandchildren.filter(isAlive), []);
+  assert.deepEqual(await survivors(grandchildren), []);
 });
 
 Deno.test("createProcessRegistry() stops tracking a group when told", () => {
@@ -500,10 +475,7 @@ Deno.test("killGroup() still kills the group inside a Worker with scoped run per
     assert.equal(result.error, undefined);
     assert.equal(result.denied, true, "Deno.kill on a group must be refused under scoped run");
     assert.deepEqual(result.status, { code: null, signal: "SIGKILL" });
-    for (let i = 0; i < 50 && isAlive(result.grandchild); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.equal(isAlive(result.grandchild), false);
+    assert.deepEqual(await survivors([result.grandchild]), []);
   } finally {
     worker.terminate();
     URL.revokeObjectURL(blobUrl);
