@@ -34,7 +34,6 @@ export async function createTempWorkspace(
     },
     async cleanup() {
       try {
-        // Tests may leave read-only files behind; make sure removal still succeeds.
         await Deno.remove(dir, { recursive: true });
       } catch (e) {
         if (!(e instanceof Deno.errors.NotFound)) throw e;
