@@ -8,13 +8,11 @@
  * SIGINT/SIGTERM. Nothing here is a test: a missed target is reported, never a failure exit.
  */
 import { parseArgs } from "node:util";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BenchEnv } from "./_bench/env.ts";
 import { DataSets, FULL_SIZES, type Measure, QUICK_SIZES } from "./_bench/measure.ts";
 import { MEASURES } from "./_bench/measures.ts";
 import { machineFacts } from "./_bench/proc.ts";
-import { findRipgrep } from "./_bench/ripgrep.ts";
 import { renderTable, type Row } from "./_bench/table.ts";
 
 const encoder = new TextEncoder();
@@ -44,18 +42,6 @@ function selectMeasures(only: string | undefined): Measure[] {
     if (!out.includes(m)) out.push(m);
   }
   return out.sort((a, b) => a.id - b.id);
-}
-
-async function missingFiles(root: string, paths: string[]): Promise<string[]> {
-  const missing: string[] = [];
-  for (const p of paths) {
-    try {
-      await Deno.stat(join(root, p));
-    } catch {
-      missing.push(p);
-    }
-  }
-  return missing;
 }
 
 async function main(): Promise<void> {
@@ -93,25 +79,9 @@ async function main(): Promise<void> {
 
   const started = performance.now();
   const rows: Row[] = [];
-  const notes: string[] = [];
   try {
     const data = new DataSets(env, quick ? QUICK_SIZES : FULL_SIZES);
-    if (measures.some((m) => m.name === "grep")) {
-      const rg = await findRipgrep((m) => env.log(m));
-      if (rg.note !== undefined) notes.push(rg.note);
-    }
     for (const m of measures) {
-      const missing = await missingFiles(projectRoot, m.needs);
-      if (missing.length > 0) {
-        env.log(`${m.id} ${m.name}: skipped, missing ${missing.join(", ")}`);
-        rows.push({
-          id: m.id,
-          measure: m.title,
-          moat: { text: "skipped" },
-          note: `${m.title}: not measured, ${missing.join(", ")} not present yet.`,
-        });
-        continue;
-      }
       const t = performance.now();
       env.log(`${m.id} ${m.name}: running`);
       try {
@@ -146,7 +116,6 @@ async function main(): Promise<void> {
       seconds.toFixed(0)
     } s`,
     "Reproduce: `npx -y deno@2.9.6 task bench`",
-    ...notes,
   ];
   write(renderTable({ title: "moat benchmark", lines: header }, rows));
 }

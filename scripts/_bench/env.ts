@@ -6,7 +6,8 @@
 import { join } from "node:path";
 import { type ProcessPeak, TreePeakSampler } from "./proc.ts";
 
-const RESULT_MARK = "@@BENCH_RESULT@@";
+/** Prefix of the line a child job prints its JSON result on. */
+export const JOB_RESULT_MARK = "@@BENCH_RESULT@@";
 
 /** Options the whole run shares. */
 export interface BenchOptions {
@@ -105,7 +106,7 @@ export class BenchEnv {
     ]).finally(() => clearTimeout(timer));
     const peaks = sampler?.stop() ?? [];
     const wallMs = performance.now() - start;
-    const line = out.split("\n").find((l) => l.startsWith(RESULT_MARK));
+    const line = out.split("\n").find((l) => l.startsWith(JOB_RESULT_MARK));
     if (!status.success || line === undefined) {
       const why = status.signal ? `signal ${status.signal}` : `exit code ${status.code}`;
       throw new Error(
@@ -114,7 +115,7 @@ export class BenchEnv {
         }`,
       );
     }
-    return { result: JSON.parse(line.slice(RESULT_MARK.length)) as T, peaks, wallMs };
+    return { result: JSON.parse(line.slice(JOB_RESULT_MARK.length)) as T, peaks, wallMs };
   }
 
   /** Kills tracked children and removes the temp root; safe to call twice. Synchronous. */
@@ -135,6 +136,3 @@ export class BenchEnv {
     }
   }
 }
-
-/** Prefix of the line a child job prints its JSON result on. */
-export const JOB_RESULT_MARK = RESULT_MARK;

@@ -1,7 +1,7 @@
 /**
  * Operations measured inside isolated child processes (see child.ts). Each job returns plain JSON.
- * Modules under test are imported inside the job that needs them, so a measure whose module has
- * not landed yet does not break the others.
+ * Modules under test are imported inside the job that needs them, so each child loads only what
+ * its measure uses (the `idle` job is the memory baseline).
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { fileURLToPath } from "node:url";
@@ -11,9 +11,10 @@ import {
   emptyUsage,
   type ModelClient,
 } from "../../src/model/types.ts";
-import type { AnyTool, Tool, ToolContext } from "../../src/tools/types.ts";
-import type { OnToolCall } from "../../src/agent/mod.ts";
+import type { Tool, ToolContext } from "../../src/tools/types.ts";
+import type { CallRecord, PipelineContext } from "../../src/agent/mod.ts";
 import { resetPeakRss, statusKb } from "./proc.ts";
+import { epochMs } from "./watch.ts";
 
 /** A job: JSON params in, JSON-serialisable record out. */
 export type Job = (params: Record<string, unknown>) => Promise<Record<string, unknown>>;
@@ -140,84 +141,53 @@ export const JOBS: Record<string, Job> = {
 
   /**
    * Measure 2: `count` read calls of one small file through the agent's pipeline (lookup,
-   * validation, policy, execute; plus the sandbox's worker/tool-host hop when it is used).
+   * validation, the sandbox's policy, execute through its worker/tool-host hop).
    */
-  async pipelineReads(params) {
-    const agent = await import("../../src/agent/mod.ts");
-    const setup = await toolSetup(params);
-    try {
-      const ctx = {
-        tools: agent.buildToolMap(setup.tools),
-        signal: new AbortController().signal,
-        maxResultChars: 50_000,
-        ...(setup.onToolCall ? { onToolCall: setup.onToolCall } : {}),
-      };
-      const path = str(params, "path");
-      const count = num(params, "count");
-      const call = async (i: number) => {
-        const block = {
-          type: "toolCall" as const,
-          id: `call_${i}`,
-          name: "read",
-          arguments: { path },
-        };
-        const prepared = await agent.prepareToolCall(block, ctx);
-        if (prepared.kind !== "ready") {
-          throw new Error(`read refused: ${text(prepared.record.result.content)}`);
-        }
-        const record = await agent.executePreparedCall(prepared, ctx, () => {});
+  pipelineReads(params) {
+    const path = str(params, "path");
+    const count = num(params, "count");
+    return withPipeline(params, async (call, mode) => {
+      const read = async (id: string) => {
+        const record = await call("read", { path }, id);
         if (record.result.isError) throw new Error(`read failed: ${text(record.result.content)}`);
       };
-      for (let i = 0; i < 50; i++) await call(-1 - i);
+      for (let i = 0; i < 50; i++) await read(`warm_${i}`);
       const times: number[] = [];
       for (let i = 0; i < count; i++) {
         const t = performance.now();
-        await call(i);
+        await read(`call_${i}`);
         times.push(performance.now() - t);
       }
-      return { times, mode: setup.mode };
-    } finally {
-      await setup.close();
-    }
+      return { times, mode };
+    });
   },
 
   /**
-   * Measures 3 and 7: one bash call through the pipeline (and the sandbox when used). Reports
-   * wall time, start/end as epoch ms (for cross-process timing) and what reached the model.
+   * Measures 3 and 7: one bash call through the pipeline and the sandbox. Reports wall time,
+   * start/end as epoch ms (for cross-process timing) and what reached the model.
    */
-  async bashCall(params) {
-    const agent = await import("../../src/agent/mod.ts");
-    const setup = await toolSetup(params);
-    try {
-      const ctx = {
-        tools: agent.buildToolMap(setup.tools),
-        signal: new AbortController().signal,
-        maxResultChars: 50_000,
-        ...(setup.onToolCall ? { onToolCall: setup.onToolCall } : {}),
-      };
-      const args: Record<string, unknown> = { command: str(params, "command") };
-      if (params.timeout !== undefined) args.timeout = num(params, "timeout");
+  bashCall(params) {
+    const args: Record<string, unknown> = { command: str(params, "command") };
+    if (params.timeout !== undefined) args.timeout = num(params, "timeout");
+    return withPipeline(params, async (call, mode) => {
       // Warm the path (worker start, first spawn) so the measured call is a steady-state call.
-      await runBash(agent, ctx, { command: "true" }, "warm");
-      const startEpoch = performance.timeOrigin + performance.now();
+      await call("bash", { command: "true" }, "warm");
+      const startEpoch = epochMs();
       const t = performance.now();
-      const record = await runBash(agent, ctx, args, "bench");
+      const record = await call("bash", args, "bench");
       const ms = performance.now() - t;
-      const endEpoch = performance.timeOrigin + performance.now();
-      const content = text(record.result.content);
+      const endEpoch = epochMs();
       return {
         ms,
         startEpoch,
         endEpoch,
-        mode: setup.mode,
+        mode,
         isError: record.result.isError,
         modelBytes: new TextEncoder().encode(JSON.stringify(record.result.content)).length,
-        contentTail: content.slice(-400),
+        contentTail: text(record.result.content).slice(-400),
         details: record.result.details ?? null,
       };
-    } finally {
-      await setup.close();
-    }
+    });
   },
 
   /**
@@ -242,11 +212,6 @@ export const JOBS: Record<string, Job> = {
       if (m) matches.push(`${m[1]}:${m[2]}`);
     }
     return { ms, matches, details: out.details ?? null };
-  },
-
-  /** Peak-RSS helper check: resetting works on this kernel. */
-  peakReset() {
-    return Promise.resolve({ reset: resetPeakRss(), ...mem() });
   },
 };
 
@@ -284,61 +249,54 @@ function text(content: ContentBlock[] | string): string {
   return content.map((b) => (b.type === "text" ? b.text : `[${b.mimeType} image]`)).join("\n");
 }
 
-type AgentModule = typeof import("../../src/agent/mod.ts");
-type PipelineCtx = Parameters<AgentModule["prepareToolCall"]>[1];
-
-async function runBash(
-  agent: AgentModule,
-  ctx: PipelineCtx,
+/** Sends one tool call through the pipeline (prepare + execute); a refused call throws. */
+type PipelineCall = (
+  name: string,
   args: Record<string, unknown>,
   id: string,
-): Promise<Awaited<ReturnType<AgentModule["executePreparedCall"]>>> {
-  const block = { type: "toolCall" as const, id, name: "bash", arguments: args };
-  const prepared = await agent.prepareToolCall(block, ctx);
-  if (prepared.kind !== "ready") {
-    throw new Error(`bash refused: ${text(prepared.record.result.content)}`);
-  }
-  return await agent.executePreparedCall(prepared, ctx, () => {});
-}
+) => Promise<CallRecord>;
 
-/** Tools for a job: the sandbox's (policy + worker/tool-host hop) or the plain built-ins. */
-interface ToolSetup {
-  tools: AnyTool[];
-  onToolCall?: OnToolCall;
-  /** "bwrap" | "worker" from the sandbox, or "none" for the plain built-in tools. */
-  mode: string;
-  close(): Promise<void>;
-}
-
-async function toolSetup(params: Record<string, unknown>): Promise<ToolSetup> {
+/**
+ * Runs `fn` with the sandbox of the job's `cwd`/`spillDir` params (policy + worker/tool-host hop)
+ * and a function that sends calls through the agent's pipeline; closes the sandbox afterwards.
+ */
+async function withPipeline<T>(
+  params: Record<string, unknown>,
+  fn: (call: PipelineCall, mode: string) => Promise<T>,
+): Promise<T> {
+  const { executePreparedCall, prepareToolCall, buildToolMap } = await import(
+    "../../src/agent/mod.ts"
+  );
+  const { createSandbox } = await import("../../src/sandbox/mod.ts");
+  const { defaultGrants } = await import("../../src/policy/grants.ts");
   const cwd = str(params, "cwd");
   const spillDir = str(params, "spillDir");
-  const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" };
-  if (params.sandbox === true) {
-    const { createSandbox } = await import("../../src/sandbox/mod.ts");
-    const { defaultGrants } = await import("../../src/policy/grants.ts");
-    await Deno.mkdir(spillDir, { recursive: true });
-    const sandbox = await createSandbox({
-      cwd,
-      grants: defaultGrants(cwd),
-      spillDir,
-      env: Deno.env.toObject(),
-      secretEnvNames: ["OPENAI_API_KEY"],
-      noPrompt: true,
-      // The tool host re-executes moat's entry point (this process's main module is the bench).
-      hostScript: fileURLToPath(new URL("../../main.ts", import.meta.url)),
-    });
-    return {
-      tools: sandbox.tools,
+  await Deno.mkdir(spillDir, { recursive: true });
+  const sandbox = await createSandbox({
+    cwd,
+    grants: defaultGrants(cwd),
+    spillDir,
+    env: Deno.env.toObject(),
+    secretEnvNames: ["OPENAI_API_KEY"],
+    noPrompt: true,
+    // The tool host re-executes moat's entry point (this process's main module is the bench).
+    hostScript: fileURLToPath(new URL("../../main.ts", import.meta.url)),
+  });
+  try {
+    const ctx: PipelineContext = {
+      tools: buildToolMap(sandbox.tools),
+      signal: new AbortController().signal,
+      maxResultChars: 50_000,
       onToolCall: sandbox.onToolCall,
-      mode: sandbox.mode,
-      close: () => sandbox.close(),
     };
+    return await fn(async (name, args, id) => {
+      const prepared = await prepareToolCall({ type: "toolCall", id, name, arguments: args }, ctx);
+      if (prepared.kind !== "ready") {
+        throw new Error(`${name} refused: ${text(prepared.record.result.content)}`);
+      }
+      return await executePreparedCall(prepared, ctx, () => {});
+    }, sandbox.mode);
+  } finally {
+    await sandbox.close();
   }
-  const { createBuiltinTools } = await import("../../src/tools/registry.ts");
-  return {
-    tools: createBuiltinTools({ cwd, spillDir, env }),
-    mode: "none",
-    close: () => Promise.resolve(),
-  };
 }

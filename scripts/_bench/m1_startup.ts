@@ -1,8 +1,10 @@
 /** Measure 1: start-up of `moat --version` and time to the first model request, vs empty Deno. */
+import { join } from "node:path";
 import { reply, startFakeOpenAI } from "../../tests/support/fake_openai.ts";
+import { readStartTask } from "../compile.ts";
 import type { BenchEnv } from "./env.ts";
 import type { Measure } from "./measure.ts";
-import { startTaskArgs, timeCommand } from "./run_cmd.ts";
+import { timeCommand } from "./run_cmd.ts";
 import { summarize } from "./stats.ts";
 import { ratio, type Row } from "./table.ts";
 
@@ -61,14 +63,14 @@ export const startup: Measure = {
   id: 1,
   name: "startup",
   title: "Start-up",
-  needs: ["main.ts", "src/cli/run.ts", "tests/support/fake_openai.ts"],
   async run(env) {
     const runs = env.options.runs;
-    const { args, script } = await startTaskArgs(env.projectRoot);
+    const start = await readStartTask(join(env.projectRoot, "deno.json"));
+    const args = ["run", ...start.flags, join(env.projectRoot, start.entry)];
     const empty = env.path("empty.ts");
     await Deno.writeTextFile(empty, "// intentionally empty: the start-up baseline\n");
-    const baseArgs = args.map((a, i) => (i === script ? empty : a));
-    const flags = args.filter((_, i) => i !== script && i > 0).join(" ");
+    const baseArgs = ["run", ...start.flags, empty];
+    const flags = start.flags.join(" ");
 
     const version = async () => {
       const r = await timeCommand(env, env.deno, [...args, "--version"], { cwd: env.projectRoot });
@@ -133,7 +135,8 @@ export const startup: Measure = {
         baseline: { stat: b, unit: "ms" },
         baselineLabel: label,
         compare: ratio(v.median, b.median),
-        note: `Wall time from spawn to exit of \`deno ${args.join(" ")} --version\` (the start ` +
+        note:
+          `Wall time from spawn to exit of \`deno run ${flags} ${start.entry} --version\` (the start ` +
           `task's flags, read from deno.json) vs \`deno run ${flags} empty.ts\`; Deno's cache warm.`,
       },
       {

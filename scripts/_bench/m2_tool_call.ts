@@ -1,6 +1,6 @@
 /** Measure 2: per-call overhead of 1,000 small reads through the full pipeline vs Deno directly. */
 import type { Measure } from "./measure.ts";
-import { modeLabel, sandboxPresent } from "./measure.ts";
+import { modeLabel } from "./measure.ts";
 import { median, percentile, summarize } from "./stats.ts";
 import { difference, type Row } from "./table.ts";
 
@@ -9,26 +9,23 @@ export const toolCall: Measure = {
   id: 2,
   name: "tool-call",
   title: "Tool-call overhead",
-  needs: ["src/agent/pipeline.ts", "src/tools/registry.ts"],
   async run(env, data) {
     const ws = env.path("toolcall-ws");
     await Deno.mkdir(ws, { recursive: true });
     const file = `${ws}/small.txt`;
     await Deno.writeTextFile(file, "a small file\n".repeat(40));
-    const sandbox = await sandboxPresent(env);
     const count = data.sizes.toolCalls;
     const medians: number[] = [];
     const p99s: number[] = [];
     const baseMedians: number[] = [];
     const baseP99s: number[] = [];
-    let mode = "none";
+    let mode = "";
     for (let i = 0; i < env.options.runs; i++) {
       const { result } = await env.job<{ times: number[]; mode: string }>("pipelineReads", {
         cwd: ws,
         spillDir: env.path("toolcall-spill"),
         path: "small.txt",
         count,
-        sandbox,
       });
       mode = result.mode;
       medians.push(median(result.times));
@@ -54,11 +51,8 @@ export const toolCall: Measure = {
         met: overhead <= 2,
         note: `${count.toLocaleString("en")} sequential read calls of a 520-byte file per run ` +
           `(after 50 warm-up calls) through prepareToolCall + executePreparedCall: lookup, ` +
-          `TypeBox validation, ${
-            mode === "none"
-              ? "execute (no sandbox module yet: no policy, no worker hop)"
-              : `the sandbox's onToolCall policy and the ${mode} tool-host hop`
-          }. Median/p99 are per run; the table shows their median over runs. Overhead = ` +
+          `TypeBox validation, the sandbox's onToolCall policy and the ${mode} tool-host hop. ` +
+          `Median/p99 are per run; the table shows their median over runs. Overhead = ` +
           `moat median − direct median.`,
       },
       {

@@ -1,6 +1,6 @@
 /** Measure 3: bash `seq 1 20000000` through moat: wall, peak RSS, bytes that reach the model. */
 import type { Measure } from "./measure.ts";
-import { modeLabel, sandboxPresent } from "./measure.ts";
+import { modeLabel } from "./measure.ts";
 import type { ProcessPeak } from "./proc.ts";
 import { timeCommand } from "./run_cmd.ts";
 import { summarize } from "./stats.ts";
@@ -30,26 +30,23 @@ export const bigOutput: Measure = {
   id: 3,
   name: "big-output",
   title: "Big output",
-  needs: ["src/tools/bash.ts", "src/tools/registry.ts", "src/agent/pipeline.ts"],
   async run(env, data) {
     const n = data.sizes.seqCount;
     const ws = env.path("bigout-ws");
     await Deno.mkdir(ws, { recursive: true });
-    const sandbox = await sandboxPresent(env);
     const walls: number[] = [];
     const rss: number[] = [];
     const hostRss: number[] = [];
     const bytes: number[] = [];
     const base: number[] = [];
     const idle: number[] = [];
-    let mode = "none";
+    let mode = "";
     let stdoutBytes = 0;
     for (let i = 0; i < env.options.runs; i++) {
       const { result, peaks } = await env.job<BashCallResult>("bashCall", {
         cwd: ws,
         spillDir: env.path("bigout-spill", String(i)),
         command: `seq 1 ${n}`,
-        sandbox,
       }, { sampleTree: true, timeoutMs: 240_000 });
       if (
         result.isError || result.details?.exitCode !== 0 || !result.contentTail.includes(`${n}`)
@@ -88,10 +85,8 @@ export const bigOutput: Measure = {
         compare: ratio(w.median, b.median),
         target: "≤ 1.5×",
         met: w.median <= 1.5 * b.median,
-        note:
-          `${outMb} MB of stdout through the bash tool in the agent pipeline${
-            mode === "none" ? "" : " and the sandbox"
-          } (one warm-up \`true\` call first); baseline \`bash -c "seq 1 ${n} > file"\` timed ` +
+        note: `${outMb} MB of stdout through the bash tool in the agent pipeline and the sandbox ` +
+          `(one warm-up \`true\` call first); baseline \`bash -c "seq 1 ${n} > file"\` timed ` +
           `from spawn.`,
       },
       {

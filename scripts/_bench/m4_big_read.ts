@@ -22,7 +22,6 @@ export const bigRead: Measure = {
   id: 4,
   name: "big-read",
   title: "Big read",
-  needs: ["src/tools/read.ts"],
   async run(env, data) {
     const file = await data.bigFile();
     const sizeLabel = file.bytes >= 1024 ** 3

@@ -54,7 +54,6 @@ export const grep: Measure = {
   id: 5,
   name: "grep",
   title: "grep",
-  needs: ["src/tools/grep.ts"],
   async run(env, data) {
     const tree = await data.tree();
     const rgStatus = await findRipgrep((m) => env.log(m));
@@ -107,7 +106,8 @@ export const grep: Measure = {
                 rgStatus.available
                   ? `ripgrep (${rgStatus.version}, all cores, \`rg ${RG_FLAGS.join(" ")}\`) ` +
                     `timed from spawn. Match sets (path:line) asserted equal on every run.`
-                  : "ripgrep missing: no baseline, no match-set check."
+                  : "ripgrep (rg) is not installed and could not be installed: no baseline, no " +
+                    "match-set check."
               }`,
           }
           : {}),

@@ -18,7 +18,6 @@ export const parallel: Measure = {
   id: 6,
   name: "parallel",
   title: "Parallel batch",
-  needs: ["src/agent/mod.ts"],
   async run(env) {
     const walls: number[] = [];
     const slowest: number[] = [];

@@ -1,6 +1,6 @@
 /** Measure 7: bash `sleep 300 & sleep 300 & wait` with timeout 1 s: when is every process gone? */
 import type { Measure } from "./measure.ts";
-import { modeLabel, sandboxPresent } from "./measure.ts";
+import { modeLabel } from "./measure.ts";
 import { summarize } from "./stats.ts";
 import { difference, type Row } from "./table.ts";
 import { epochMs, watchUntilGone } from "./watch.ts";
@@ -19,15 +19,13 @@ export const timeout: Measure = {
   id: 7,
   name: "timeout",
   title: "Timeout precision",
-  needs: ["src/tools/bash.ts", "src/tools/registry.ts", "src/agent/pipeline.ts"],
   async run(env) {
     const ws = env.path("timeout-ws");
     await Deno.mkdir(ws, { recursive: true });
-    const sandbox = await sandboxPresent(env);
     const gone: number[] = [];
     const returned: number[] = [];
     const base: number[] = [];
-    let mode = "none";
+    let mode = "";
     for (let i = 0; i < env.options.runs; i++) {
       // A unique duration per run tells our sleeps apart from anyone else's `sleep 300`.
       const arg = `300.${String(Deno.pid % 1000).padStart(3, "0")}${i}1`;
@@ -38,7 +36,6 @@ export const timeout: Measure = {
         spillDir: env.path("timeout-spill"),
         command,
         timeout: 1,
-        sandbox,
       });
       const w = await watch;
       if (w.goneAt === null) {

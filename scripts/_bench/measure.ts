@@ -82,22 +82,10 @@ export interface Measure {
   /** Name for `--only=`. */
   name: string;
   title: string;
-  /** Project files the measure needs; it is skipped with a note while any is missing. */
-  needs: string[];
   run(env: BenchEnv, data: DataSets): Promise<Row[]>;
 }
 
-/** Whether the sandbox module has landed (measures then go through its policy and tool host). */
-export async function sandboxPresent(env: BenchEnv): Promise<boolean> {
-  try {
-    await Deno.stat(`${env.projectRoot}/src/sandbox/mod.ts`);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Human label of how tools ran: the sandbox mode, or a clear "(no sandbox yet)". */
+/** Human label of how tools ran: the sandbox mode ("bwrap" or "worker"). */
 export function modeLabel(mode: string): string {
-  return mode === "none" ? "(no sandbox yet)" : `(sandbox: ${mode})`;
+  return `(sandbox: ${mode})`;
 }

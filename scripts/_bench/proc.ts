@@ -52,7 +52,7 @@ export function procInfo(pid: number): ProcInfo | null {
 }
 
 /** Every process visible in /proc. */
-export function listProcs(): ProcInfo[] {
+function listProcs(): ProcInfo[] {
   const out: ProcInfo[] = [];
   for (const entry of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;

@@ -1,10 +1,9 @@
 /** Locating ripgrep for the grep baseline, installing it from apt when running as root. */
 
-/** Whether rg is usable; `note` explains a missing column. */
+/** Whether rg is usable, and its version line when it is. */
 export interface RipgrepStatus {
   available: boolean;
   version?: string;
-  note?: string;
 }
 
 async function version(): Promise<string | null> {
@@ -22,14 +21,11 @@ async function version(): Promise<string | null> {
   }
 }
 
-let cached: RipgrepStatus | undefined;
-
 /**
- * Finds `rg` on PATH; when absent and running as root, tries `apt-get install -y ripgrep` once.
- * Never throws: a missing rg becomes a note and the column is skipped.
+ * Finds `rg` on PATH; when absent and running as root, tries `apt-get install -y ripgrep`.
+ * Never throws: a missing rg is reported as unavailable (the grep measure then skips its column).
  */
 export async function findRipgrep(log: (message: string) => void): Promise<RipgrepStatus> {
-  if (cached) return cached;
   let v = await version();
   if (v === null && Deno.uid() === 0) {
     log("ripgrep missing: trying apt-get install -y ripgrep");
@@ -47,11 +43,5 @@ export async function findRipgrep(log: (message: string) => void): Promise<Ripgr
     }
     v = await version();
   }
-  cached = v === null
-    ? {
-      available: false,
-      note: "ripgrep (rg) is not installed and could not be installed: grep's rg column skipped.",
-    }
-    : { available: true, version: v };
-  return cached;
+  return v === null ? { available: false } : { available: true, version: v };
 }

@@ -37,19 +37,3 @@ export async function timeCommand(
   ]).finally(() => clearTimeout(timer));
   return { ms: performance.now() - start, code: status.code, stdout, stderr };
 }
-
-/** The `start` task of deno.json split into Deno's argv (without the leading `deno`). */
-export async function startTaskArgs(
-  projectRoot: string,
-): Promise<{ args: string[]; script: number }> {
-  const config = JSON.parse(await Deno.readTextFile(`${projectRoot}/deno.json`));
-  const task: unknown = config?.tasks?.start;
-  if (typeof task !== "string") throw new Error(`deno.json has no "start" task`);
-  const tokens = task.trim().split(/\s+/);
-  if (tokens[0] !== "deno") throw new Error(`"start" task does not begin with deno: ${task}`);
-  const args = tokens.slice(1);
-  const script = args.findIndex((a) => /\.(ts|js|mjs)$/.test(a));
-  if (script < 0) throw new Error(`"start" task names no script: ${task}`);
-  args[script] = `${projectRoot}/${args[script]}`;
-  return { args, script };
-}

@@ -37,15 +37,3 @@ export function summarize(samples: readonly number[]): Stat {
     n: samples.length,
   };
 }
-
-/** Runs `fn` `runs` times in sequence (after `warmup` discarded runs) and returns the samples. */
-export async function repeat<T>(
-  runs: number,
-  fn: (run: number) => Promise<T>,
-  options: { warmup?: number } = {},
-): Promise<T[]> {
-  for (let i = 0; i < (options.warmup ?? 0); i++) await fn(-1 - i);
-  const out: T[] = [];
-  for (let i = 0; i < runs; i++) out.push(await fn(i));
-  return out;
-}
