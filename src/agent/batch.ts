@@ -21,7 +21,7 @@ import {
 import type { AfterToolCall, Clock, OnToolCall } from "./types.ts";
 
 /** Result text of a call that never started because the run was aborted. */
-export const INTERRUPTED_TEXT = "(interrupted before this tool ran)";
+const INTERRUPTED_TEXT = "(interrupted before this tool ran)";
 /** Default sliding window of concurrent concurrency-safe calls. */
 export const DEFAULT_CONCURRENCY = 5;
 

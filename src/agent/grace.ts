@@ -14,7 +14,7 @@ export interface AbortGraceOptions {
   clock: Clock;
   graceMs: number;
   /** Called once when the deadline passes with work still pending; must not throw. */
-  onDeadline: (pending: ReadonlySet<number>) => void;
+  onDeadline: () => void;
 }
 
 /** The grace registry of one batch. */
@@ -23,8 +23,6 @@ export interface AbortGrace {
   add(index: number): void;
   /** Marks call `index` as no longer pending; the timer is cleared once nothing is pending. */
   delete(index: number): void;
-  /** Whether the deadline already fired. */
-  readonly expired: boolean;
   /** Removes the abort listener and any timer. */
   dispose(): void;
 }
@@ -45,8 +43,8 @@ export function createAbortGrace(options: AbortGraceOptions): AbortGrace {
       timerSet = false;
       if (disposed) return;
       expired = true;
-      onDeadline(new Set(pending));
       pending.clear();
+      onDeadline();
     }, graceMs);
   };
   const clearTimer = () => {
@@ -67,9 +65,6 @@ export function createAbortGrace(options: AbortGraceOptions): AbortGrace {
       pending.delete(index);
       // Everything settled within the grace: the deadline has nothing left to abandon.
       if (pending.size === 0) clearTimer();
-    },
-    get expired() {
-      return expired;
     },
     dispose() {
       disposed = true;

@@ -8,11 +8,11 @@ import type { HealthSignalKind } from "./events.ts";
 import type { Clock, HealthOptions } from "./types.ts";
 
 /** Default consecutive identical tool-call turns before `repeated_calls`. */
-export const DEFAULT_REPEAT_THRESHOLD = 5;
+const DEFAULT_REPEAT_THRESHOLD = 5;
 /** Default failed write-kind results in a row before `failing_edits`. */
-export const DEFAULT_FAILING_EDITS = 3;
+const DEFAULT_FAILING_EDITS = 3;
 /** Default window for those failures (5 minutes). */
-export const DEFAULT_FAILING_EDITS_WINDOW_MS = 5 * 60_000;
+const DEFAULT_FAILING_EDITS_WINDOW_MS = 5 * 60_000;
 
 /** One fired signal. */
 export interface HealthSignal {

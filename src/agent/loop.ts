@@ -18,6 +18,7 @@ import {
 import { DEFAULT_MAX_RESULT_CHARS } from "../tools/_truncate.ts";
 import type { AnyTool } from "../tools/types.ts";
 import {
+  type BatchOptions,
   DEFAULT_CONCURRENCY,
   executeToolBatch,
   fillMissingToolResults,
@@ -30,9 +31,9 @@ import { createHealthMonitor, type HealthSignal } from "./health.ts";
 import type { AgentOptions, AgentRunRequest, AgentRunResult, Clock } from "./types.ts";
 
 /** Result text of every call of a reply that arrived when the turn limit was reached. */
-export const MAX_TURNS_TEXT = "(not executed: reached max turns)";
+const MAX_TURNS_TEXT = "(not executed: reached max turns)";
 /** Result text of every call of a reply that ended on the output token limit. */
-export const TRUNCATED_CALL_TEXT =
+const TRUNCATED_CALL_TEXT =
   "Error: not executed: your reply hit the output token limit, so the arguments of this call " +
   "may be truncated. Send a complete call again (split large content into smaller calls).";
 
@@ -172,7 +173,7 @@ export async function runAgentLoop(
       continue;
     }
 
-    const batchOptions: Parameters<typeof executeToolBatch>[1] = {
+    const batchOptions: BatchOptions = {
       tools,
       signal,
       clock,

@@ -218,7 +218,7 @@ function capText(text: string, limit: number): string {
 }
 
 /** Caps the text of a result at `limit` characters in total (images are kept). */
-export function capContent(
+function capContent(
   content: ContentBlock[] | string,
   limit: number,
 ): ContentBlock[] | string {

@@ -99,7 +99,12 @@ async function streamReply(
       // A failing event sink must not break the stream; the loop reports its own sink errors.
     }
   };
-  const assembler = new ReplyAssembler(hashText(JSON.stringify(messages)), emit);
+  // Hashing the whole request is only needed for calls sent without an id, which is rare.
+  let turnHash: string | undefined;
+  const assembler = new ReplyAssembler(
+    () => (turnHash ??= hashText(JSON.stringify(messages))),
+    emit,
+  );
   let opened = false;
   try {
     const stream = await sdk.chat.completions.create(
@@ -184,10 +189,12 @@ function userContent(
   );
 }
 
-function assistantWire(message: AssistantMessage): OpenAI.Chat.ChatCompletionAssistantMessageParam {
+function assistantWire(
+  message: AssistantMessage,
+  calls: readonly ToolCallBlock[],
+): OpenAI.Chat.ChatCompletionAssistantMessageParam {
   const text = message.blocks.filter((b): b is TextBlock => b.type === "text").map((b) => b.text)
     .join("");
-  const calls = message.blocks.filter((b): b is ToolCallBlock => b.type === "toolCall");
   if (calls.length === 0) return { role: "assistant", content: text };
   return {
     role: "assistant",
@@ -251,8 +258,8 @@ function toWireMessages(request: ModelRequest, vision: boolean): WireMessage[] {
         out.push({ role: "user", content: userContent(message.content, vision) });
         break;
       case "assistant": {
-        out.push(assistantWire(message));
         const calls = message.blocks.filter((b): b is ToolCallBlock => b.type === "toolCall");
+        out.push(assistantWire(message, calls));
         if (calls.length === 0) break;
         const next: Message | undefined = messages[i + 1];
         const results = next?.role === "toolResult" ? next.results : [];
@@ -274,7 +281,7 @@ function toWireMessages(request: ModelRequest, vision: boolean): WireMessage[] {
 }
 
 function toolMessages(
-  calls: ToolCallBlock[],
+  calls: readonly ToolCallBlock[],
   results: readonly ToolResult[],
   vision: boolean,
 ): WireMessage[] {
@@ -355,7 +362,7 @@ class ReplyAssembler {
   #usage: Usage | undefined;
   #model: string | undefined;
 
-  constructor(readonly turnHash: string, readonly emit: (e: ModelStreamEvent) => void) {}
+  constructor(readonly turnHash: () => string, readonly emit: (e: ModelStreamEvent) => void) {}
 
   add(chunk: OpenAI.Chat.ChatCompletionChunk): void {
     if (typeof chunk.model === "string" && chunk.model !== "") this.#model = chunk.model;
@@ -429,7 +436,7 @@ class ReplyAssembler {
   }
 
   #generatedId(index: number): string {
-    return `call_${index}_${this.turnHash}`;
+    return `call_${index}_${this.turnHash()}`;
   }
 
   finish(): AssistantMessage {

@@ -1,4 +1,4 @@
-/** Shared fixtures for agent tests: a manual clock, deferreds, tiny in-test tools, event capture. */
+/** Shared fixtures for agent tests: a manual clock, gates, tiny in-test tools, event capture. */
 import { Type } from "@sinclair/typebox";
 import type { AgentEvent } from "../../src/agent/events.ts";
 import type { Clock } from "../../src/agent/types.ts";
@@ -49,24 +49,6 @@ export class ManualClock implements Clock {
     if (this.#timers.size > 0) return Promise.resolve();
     return new Promise((resolve) => this.#onTimer.push(resolve));
   }
-}
-
-/** A promise with its resolve function exposed. */
-export interface Deferred<T> {
-  promise: Promise<T>;
-  resolve: (value: T) => void;
-  reject: (error: unknown) => void;
-}
-
-/** Creates a deferred. */
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
 
 /** A user message. */
@@ -162,11 +144,11 @@ export async function until(predicate: () => boolean, what: string): Promise<voi
 
 /** A set of gates keyed by id: `open(id)` releases the call waiting on that id. */
 export function gates(): { wait(id: string): Promise<void>; open(id: string): void } {
-  const map = new Map<string, Deferred<void>>();
+  const map = new Map<string, PromiseWithResolvers<void>>();
   const get = (id: string) => {
     let d = map.get(id);
     if (d === undefined) {
-      d = deferred();
+      d = Promise.withResolvers<void>();
       map.set(id, d);
     }
     return d;

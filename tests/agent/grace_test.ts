@@ -4,13 +4,13 @@ import type { Message, ToolResultMessage } from "../../src/model/types.ts";
 import type { ToolOutput } from "../../src/tools/types.ts";
 import { assertHistoryAcceptable } from "../support/history_check.ts";
 import { scripted, ScriptedModelClient } from "../support/scripted_model.ts";
-import { controlledTool, deferred, eventLog, flush, ManualClock, until, user } from "./_helpers.ts";
+import { controlledTool, eventLog, flush, ManualClock, until, user } from "./_helpers.ts";
 
 Deno.test("runAgentLoop() abandons a stuck tool after the grace deadline and interrupts the rest on abort", async () => {
   const controller = new AbortController();
   const clock = new ManualClock();
-  const fastSettled = deferred();
-  const stuckGate = deferred<ToolOutput>();
+  const fastSettled = Promise.withResolvers<void>();
+  const stuckGate = Promise.withResolvers<ToolOutput>();
   let stuckSignal: AbortSignal | undefined;
   let laterRan = false;
 

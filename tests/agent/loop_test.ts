@@ -453,6 +453,27 @@ Deno.test("runAgentLoop() ends after the batch when afterToolCall asks to termin
   assertHistoryAcceptable(history);
 });
 
+Deno.test("runAgentLoop() stores the error flag an afterToolCall hook sets", async () => {
+  const model = new ScriptedModelClient([
+    scripted.toolCalls([
+      { id: "a", name: "read", args: { path: "README.md" } },
+      { id: "b", name: "read", args: { path: "missing" } },
+    ]),
+    scripted.text("ok"),
+  ]);
+  const history: Message[] = [];
+  await runAgentLoop({ history, prompt: user("go") }, {
+    ...baseOptions(model),
+    // Flip both flags: a success becomes an error and an error a success.
+    afterToolCall: ({ result }) => ({ isError: !result.isError }),
+  });
+  assert.deepEqual(resultsOf(history[2]).map((r) => [r.toolCallId, r.isError, r.content]), [
+    ["a", true, README],
+    ["b", false, 'File "missing" not found.'],
+  ]);
+  assertHistoryAcceptable(history);
+});
+
 Deno.test("runAgentLoop() survives an onEvent sink that throws", async () => {
   const model = new ScriptedModelClient([
     scripted.toolCalls([{ name: "read", args: { path: "README.md" } }]),

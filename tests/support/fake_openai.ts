@@ -13,8 +13,8 @@
  * `stream_options.include_usage`, then `data: [DONE]`), or as one `chat.completion` otherwise.
  * Other helpers: `reply.message({text, toolCalls, finishReason, usage})`, `reply.deltas(raw)` for
  * hand-made deltas, tool calls with `id: null` (id omitted on the wire) or `argsAsObject: true`,
- * string `arguments` sent verbatim (so invalid JSON is easy); options `delayMs` (before the first
- * byte), `chunkDelayMs`; faults `fault.status(code, {retryAfter, message, code})`,
+ * string `arguments` sent verbatim (so invalid JSON is easy); option `delayMs` (before the first
+ * byte); faults `fault.status(code, {retryAfter, message, code})`,
  * `fault.unauthorized()`, `fault.contextOverflow()`, `fault.disconnect(r, {afterChunks, clean})`,
  * `fault.malformed(r, {afterChunks})`, `fault.stall(r, {afterChunks})` (only `: ping` comments
  * follow, until the client aborts; `await server.waitForStreamsClosed()` proves it went away). A step may be a function `(request, n) => step` (e.g. keep calling tools
@@ -22,8 +22,8 @@
  * out the server answers 500 "script exhausted" (with `x-should-retry: false`). Every request is
  * recorded in `server.requests`; `await server.waitForRequest(n)` resolves with the n-th request
  * (1-based, any path). Requests are validated like the real API (tool messages must follow their
- * assistant `tool_calls` in order, no images in tool messages, …) and answered 400 when invalid;
- * pass `{ validate: false }` to turn that off. `await server.close()` closes everything.
+ * assistant `tool_calls` in order, no images in tool messages, …) and answered 400 when invalid.
+ * `await server.close()` closes everything.
  * (An abrupt `fault.disconnect` makes Deno print the deliberate stream error on stderr: harmless.)
  */
 
@@ -55,8 +55,6 @@ export interface ReplyOptions {
   model?: string;
   /** Wait this long before sending the response headers (first byte). */
   delayMs?: number;
-  /** Wait this long between streamed chunks. */
-  chunkDelayMs?: number;
 }
 
 /** Options for a reply with text. */
@@ -159,8 +157,6 @@ export type Step = FakeReply | FakeStatus | StepFn | RepeatStep;
 
 /** Options of the fake server. */
 export interface FakeOpenAIOptions {
-  /** Reject requests the real OpenAI API would reject (default true). */
-  validate?: boolean;
   /** Model ids listed by GET /v1/models (default ["fake-model"]). */
   models?: string[];
 }
@@ -239,27 +235,23 @@ export const reply = {
         function: { name: call.name, arguments: "" },
       };
       const pieces: RawDelta[] = [];
+      let wireArgs: unknown = args;
       if (call.argsAsObject) {
-        const obj = typeof call.arguments === "string"
-          ? JSON.parse(call.arguments)
-          : call.arguments;
-        pieces.push({ tool_calls: [{ ...head, function: { name: call.name, arguments: obj } }] });
-        wire.push({
-          ...(id === null ? {} : { id }),
-          type: "function",
-          function: { name: call.name, arguments: obj },
+        wireArgs = typeof call.arguments === "string" ? JSON.parse(call.arguments) : call.arguments;
+        pieces.push({
+          tool_calls: [{ ...head, function: { name: call.name, arguments: wireArgs } }],
         });
       } else {
         pieces.push({ tool_calls: [head] });
         for (const part of splitEven(args, argChunks)) {
           pieces.push({ tool_calls: [{ index, function: { arguments: part } }] });
         }
-        wire.push({
-          ...(id === null ? {} : { id }),
-          type: "function",
-          function: { name: call.name, arguments: args },
-        });
       }
+      wire.push({
+        ...(id === null ? {} : { id }),
+        type: "function",
+        function: { name: call.name, arguments: wireArgs },
+      });
       perCall.push(pieces);
     });
     const callDeltas: RawDelta[] = [];
@@ -303,7 +295,6 @@ function pickReplyOptions(o: ReplyOptions): ReplyOptions {
   if (o.usage !== undefined) out.usage = o.usage;
   if (o.model !== undefined) out.model = o.model;
   if (o.delayMs !== undefined) out.delayMs = o.delayMs;
-  if (o.chunkDelayMs !== undefined) out.chunkDelayMs = o.chunkDelayMs;
   return out;
 }
 
@@ -576,9 +567,7 @@ function usageOf(r: FakeReply, body: FakeChatBody) {
 
 const STALL_PING_MS = 20;
 
-type SseEvent = { data: string } | { raw: string } | { pause: number } | { stall: true } | {
-  fail: true;
-};
+type SseEvent = { data: string } | { raw: string } | { stall: true } | { fail: true };
 
 function streamEvents(r: FakeReply, body: FakeChatBody, created: number): SseEvent[] {
   const id = `chatcmpl-fake${++idCounter}`;
@@ -606,37 +595,23 @@ function streamEvents(r: FakeReply, body: FakeChatBody, created: number): SseEve
     data.push(JSON.stringify({ ...base, choices: [], usage: usageOf(r, body) }));
   }
   data.push("[DONE]");
-  const events: SseEvent[] = [];
-  const pause = r.options.chunkDelayMs;
-  data.forEach((d, i) => {
-    if (r.interruption && i === r.interruption.afterChunks) {
-      switch (r.interruption.action) {
-        case "disconnect":
-          events.push({ fail: true });
-          break;
-        case "end":
-          events.push({ raw: "" });
-          break;
-        case "stall":
-          events.push({ stall: true });
-          break;
-        case "malformed":
-          events.push({
-            raw: `data: {"id":"${id}","object":"chat.completion.chunk","choices":[{"delta":\n\n`,
-          });
-          break;
-      }
-    }
-    if (i > 0 && pause !== undefined) events.push({ pause });
-    events.push({ data: d });
-  });
-  if (r.interruption && r.interruption.action !== "malformed") {
-    const cut = events.findIndex((e) =>
-      "fail" in e || "stall" in e || ("raw" in e && e.raw === "")
-    );
-    if (cut >= 0) events.length = cut + 1;
+  const events: SseEvent[] = data.map((d) => ({ data: d }));
+  const cut = r.interruption;
+  if (cut === undefined || cut.afterChunks >= events.length) return events;
+  switch (cut.action) {
+    case "disconnect":
+      return [...events.slice(0, cut.afterChunks), { fail: true }];
+    case "end":
+      return [...events.slice(0, cut.afterChunks), { raw: "" }];
+    case "stall":
+      return [...events.slice(0, cut.afterChunks), { stall: true }];
+    case "malformed":
+      // The broken chunk goes in between; the rest of the reply still follows.
+      events.splice(cut.afterChunks, 0, {
+        raw: `data: {"id":"${id}","object":"chat.completion.chunk","choices":[{"delta":\n\n`,
+      });
+      return events;
   }
-  return events;
 }
 
 function sseBody(
@@ -658,43 +633,31 @@ function sseBody(
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        while (i < events.length) {
-          const ev = events[i++]!;
-          if ("data" in ev) {
-            controller.enqueue(enc.encode(`data: ${ev.data}\n\n`));
+        const ev = events[i++];
+        if (ev === undefined || ("raw" in ev && ev.raw === "")) {
+          end();
+          controller.close();
+        } else if ("data" in ev) {
+          controller.enqueue(enc.encode(`data: ${ev.data}\n\n`));
+        } else if ("raw" in ev) {
+          controller.enqueue(enc.encode(ev.raw));
+        } else if ("stall" in ev) {
+          // Like real servers, send SSE comments while idle: writing is how a server notices
+          // that the client has gone away.
+          await abortableSleep(STALL_PING_MS, stop);
+          if (!stop.aborted) {
+            i--;
+            controller.enqueue(enc.encode(": ping\n\n"));
             return;
           }
-          if ("raw" in ev) {
-            if (ev.raw === "") break;
-            controller.enqueue(enc.encode(ev.raw));
-            return;
+          end();
+          if (!cancelled.signal.aborted) {
+            controller.error(new Error("Fake OpenAI server: stream ended by close()."));
           }
-          if ("pause" in ev) {
-            await abortableSleep(ev.pause, stop);
-          } else if ("stall" in ev) {
-            // Like real servers, send SSE comments while idle: writing is how a server notices
-            // that the client has gone away.
-            await abortableSleep(STALL_PING_MS, stop);
-            if (!stop.aborted) {
-              i--;
-              controller.enqueue(enc.encode(": ping\n\n"));
-              return;
-            }
-          } else {
-            end();
-            controller.error(new Error("Fake OpenAI server: disconnected mid-stream on purpose."));
-            return;
-          }
-          if (stop.aborted) {
-            end();
-            if (!cancelled.signal.aborted) {
-              controller.error(new Error("Fake OpenAI server: stream ended by close()."));
-            }
-            return;
-          }
+        } else {
+          end();
+          controller.error(new Error("Fake OpenAI server: disconnected mid-stream on purpose."));
         }
-        end();
-        controller.close();
       } catch {
         // The client went away while we were writing: nothing left to do.
         end();
@@ -731,7 +694,6 @@ function completionResponse(r: FakeReply, body: FakeChatBody, created: number): 
 
 /** Starts a fake OpenAI server on 127.0.0.1 with an ephemeral port. */
 export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAIServer> {
-  const validate = options.validate ?? true;
   const models = options.models ?? ["fake-model"];
   const queue: Step[] = [];
   const requests: RecordedRequest[] = [];
@@ -783,11 +745,9 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
         fault.status(400, { message: "We could not parse the JSON body of your request." }),
       );
     }
-    if (validate) {
-      const problems = openAiRequestProblems(body);
-      if (problems.length > 0) {
-        return errorResponse(fault.status(400, { message: problems.join(" ") }));
-      }
+    const problems = openAiRequestProblems(body);
+    if (problems.length > 0) {
+      return errorResponse(fault.status(400, { message: problems.join(" ") }));
     }
     const n = chatRequests.length;
     const step = takeStep();

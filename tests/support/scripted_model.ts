@@ -50,7 +50,7 @@ export interface ScriptedCall {
 let nextId = 0;
 
 /** Deterministic usage for scripted replies. */
-export function scriptedUsage(outputTokens = 10): Usage {
+function scriptedUsage(outputTokens = 10): Usage {
   return {
     ...emptyUsage(),
     inputTokens: 100,
@@ -116,16 +116,6 @@ export class ScriptedModelClient implements ModelClient {
 
   constructor(steps: ScriptedStep[] = []) {
     this.#steps = [...steps];
-  }
-
-  /** Appends steps. */
-  script(...steps: ScriptedStep[]): void {
-    this.#steps.push(...steps);
-  }
-
-  /** Steps not used yet. */
-  get remaining(): number {
-    return this.#steps.length;
   }
 
   /** Plays the next step. */
