@@ -18,7 +18,7 @@ export type BwrapProbe =
   | { usable: false; cause: string };
 
 /** Runtime directories every tool host sees read-only (when they exist). */
-export const SYSTEM_DIRS: readonly string[] = [
+const SYSTEM_DIRS: readonly string[] = [
   "/usr",
   "/bin",
   "/sbin",
@@ -30,7 +30,7 @@ export const SYSTEM_DIRS: readonly string[] = [
 ];
 
 /** Directories whose programs are masked under a scoped `--allow-run` (plus PATH's own dirs). */
-export const STANDARD_BIN_DIRS: readonly string[] = [
+const STANDARD_BIN_DIRS: readonly string[] = [
   "/usr/local/sbin",
   "/usr/local/bin",
   "/usr/sbin",
@@ -40,7 +40,7 @@ export const STANDARD_BIN_DIRS: readonly string[] = [
 ];
 
 /** Programs a scoped `--allow-run` keeps executable besides the granted ones. */
-export const ALWAYS_KEPT_PROGRAMS: readonly string[] = ["bash", "bwrap"];
+const ALWAYS_KEPT_PROGRAMS: readonly string[] = ["bash", "bwrap"];
 
 /** Options of `probeBwrap`. */
 export interface ProbeOptions {
@@ -88,7 +88,12 @@ export async function probeBwrap(options: ProbeOptions = {}): Promise<BwrapProbe
     "--",
   ];
   const timeoutMs = options.timeoutMs ?? 5000;
-  const outer = await runQuietly(commands, [path, ...base, path, "--version"], timeoutMs);
+  // Both at once: the probe is on the start-up path, and the nested one only counts when the
+  // outer one works.
+  const [outer, nested] = await Promise.all([
+    runQuietly(commands, [path, ...base, path, "--version"], timeoutMs),
+    runQuietly(commands, [path, ...base, ...nestedBashPrefix(path), path, "--version"], timeoutMs),
+  ]);
   if (!outer.ok) {
     return {
       usable: false,
@@ -97,11 +102,6 @@ export async function probeBwrap(options: ProbeOptions = {}): Promise<BwrapProbe
         "apparmor_restrict_unprivileged_userns) or the container forbids them",
     };
   }
-  const nested = await runQuietly(
-    commands,
-    [path, ...base, ...nestedBashPrefix(path), path, "--version"],
-    timeoutMs,
-  );
   return { usable: true, path, nested: nested.ok };
 }
 
@@ -123,7 +123,7 @@ async function runQuietly(
 }
 
 /** Absolute path of `name` on `pathVar` (colon-separated), or undefined. */
-export function findProgram(
+function findProgram(
   name: string,
   pathVar: string | undefined,
   options: { paths?: PathOps } = {},
@@ -336,7 +336,7 @@ export function nestedBashPrefix(
 }
 
 /** Real, existing, de-duplicated directories of `toolPath` plus the standard bin dirs. */
-export function binDirs(toolPath: string | undefined, options: { paths?: PathOps } = {}): string[] {
+function binDirs(toolPath: string | undefined, options: { paths?: PathOps } = {}): string[] {
   const paths = options.paths ?? createDenoPathOps();
   const out: string[] = [];
   const candidates = [...(toolPath ?? "").split(":"), ...STANDARD_BIN_DIRS];

@@ -78,30 +78,25 @@ export interface PermissionPolicyOptions {
 /** The source name blocked results carry. */
 export const POLICY_SOURCE = "permissions";
 
-const FLAG: Record<ToolLocation["access"], string> = {
-  read: "read",
-  write: "write",
-  run: "run",
-  net: "net",
-};
+function blocked(reason: string): PolicyBlock {
+  return { block: true, reason, source: POLICY_SOURCE };
+}
 
 /** `write access to "/etc/hosts" is not granted (add --allow-write=/etc/hosts)` */
 export function notGrantedReason(location: ToolLocation): string {
   const { target } = describeLocation(location);
-  const kind = FLAG[location.access];
+  const kind = location.access;
   return `${kind} access to "${target}" is not granted (add --allow-${kind}=${target})`;
 }
 
 function deniedReason(location: ToolLocation): string {
   const { target } = describeLocation(location);
-  const kind = FLAG[location.access];
-  return `${kind} access to "${target}" is denied by --deny-${kind}`;
+  return `${location.access} access to "${target}" is denied by --deny-${location.access}`;
 }
 
 function declinedReason(location: ToolLocation): string {
   const { target } = describeLocation(location);
-  const kind = FLAG[location.access];
-  return `${kind} access to "${target}" was declined by the user; do not retry it`;
+  return `${location.access} access to "${target}" was declined by the user; do not retry it`;
 }
 
 /** Creates the onToolCall hook that enforces the grants. */
@@ -113,36 +108,44 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
   };
   return async (call) => {
     const base = { toolCallId: call.toolCallId, toolName: call.name };
+    const recordEach = (
+      locations: ToolLocation[],
+      how: Pick<PermissionDecision, "outcome" | "by" | "reason">,
+    ) => {
+      for (const location of locations) {
+        record({
+          ...base,
+          access: location.access,
+          target: describeLocation(location).target,
+          ...how,
+        });
+      }
+    };
+    const fail = (reason: string): PolicyBlock => {
+      record({ ...base, access: "read", target: "", outcome: "denied", by: "error", reason });
+      return blocked(reason);
+    };
     let locations: ToolLocation[];
     try {
       locations = dedupe(await (call.tool.locations?.(call.args) ?? []));
     } catch (e) {
-      const reason = `cannot resolve what this call touches: ${
-        e instanceof Error ? e.message : String(e)
-      }`;
-      record({ ...base, access: "read", target: "", outcome: "denied", by: "error", reason });
-      return { block: true, reason, source: POLICY_SOURCE };
+      return fail(
+        `cannot resolve what this call touches: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
     if (locations.length === 0) return undefined;
     const answer = await options.engine.query(locations);
-    if (!answer.ok) {
-      // Without an answer nothing is known to be granted; say why instead of "not granted".
-      const reason = `the permission check could not run: ${answer.reason}`;
-      record({ ...base, access: "read", target: "", outcome: "denied", by: "error", reason });
-      return { block: true, reason, source: POLICY_SOURCE };
-    }
-    const states = answer.states;
+    // Without an answer nothing is known to be granted; say why instead of "not granted".
+    if (!answer.ok) return fail(`the permission check could not run: ${answer.reason}`);
     const missing: ToolLocation[] = [];
     for (const [i, location] of locations.entries()) {
-      const { target } = describeLocation(location);
-      const at = { ...base, access: location.access, target };
-      const state = states[i] ?? "prompt";
+      const state = answer.states[i] ?? "prompt";
       if (state === "granted") {
-        record({ ...at, outcome: "granted", by: "grants" });
+        recordEach([location], { outcome: "granted", by: "grants" });
       } else if (state === "denied") {
         const reason = deniedReason(location);
-        record({ ...at, outcome: "denied", by: "deny_list", reason });
-        return { block: true, reason, source: POLICY_SOURCE };
+        recordEach([location], { outcome: "denied", by: "deny_list", reason });
+        return blocked(reason);
       } else {
         missing.push(location);
       }
@@ -153,22 +156,11 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
     const groups = groupByTarget(missing);
     if (options.prompter === undefined || options.noPrompt || call.signal.aborted) {
       const reason = groups.flat().map(notGrantedReason).join("; ");
-      for (const location of groups.flat()) {
-        const { target } = describeLocation(location);
-        record({
-          ...base,
-          access: location.access,
-          target,
-          outcome: "denied",
-          by: "no_prompt",
-          reason,
-        });
-      }
-      return { block: true, reason, source: POLICY_SOURCE };
+      recordEach(groups.flat(), { outcome: "denied", by: "no_prompt", reason });
+      return blocked(reason);
     }
     for (const group of groups) {
       const first = group[0] as ToolLocation;
-      const { target } = describeLocation(first);
       const answer = await options.prompter.ask({
         toolName: call.name,
         location: first,
@@ -176,24 +168,12 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
       });
       if (answer === "deny") {
         const reason = declinedReason(first);
-        for (const location of group) {
-          record({
-            ...base,
-            access: location.access,
-            target,
-            outcome: "denied",
-            by: "user",
-            reason,
-          });
-        }
-        return { block: true, reason, source: POLICY_SOURCE };
+        recordEach(group, { outcome: "denied", by: "user", reason });
+        return blocked(reason);
       }
       for (const location of group) {
         await options.onApproved?.({ toolCallId: call.toolCallId, location, scope: answer });
-        record({
-          ...base,
-          access: location.access,
-          target,
+        recordEach([location], {
           outcome: answer === "always" ? "approved_always" : "approved_once",
           by: "user",
         });

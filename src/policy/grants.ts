@@ -37,6 +37,8 @@ export interface Grants {
   explicit: ExplicitKinds;
 }
 
+type AllowKind = keyof ExplicitKinds;
+
 /** The permission flags moat accepts, spelled as on the command line (without `--`). */
 export const GRANT_FLAGS = [
   "allow-read",
@@ -73,7 +75,7 @@ export class UsageError extends Error {
 export type GrantsResult = { ok: true; grants: Grants } | { ok: false; error: UsageError };
 
 /** Environment variables every tool gets (when set), before `--allow-env` additions. */
-export const SAFE_ENV_NAMES: readonly string[] = [
+const SAFE_ENV_NAMES: readonly string[] = [
   "PATH",
   "HOME",
   "LANG",
@@ -126,49 +128,26 @@ export function parseGrantFlags(
       grants.env = true;
       grants.explicit = { read: true, write: true, run: true, net: true, env: true };
     }
-    const readScope = scopeOf(
-      values["allow-read"],
-      "allow-read",
-      (p) => grantedPath(paths, cwd, p, { home, flag: "allow-read" }),
-    );
-    if (readScope !== undefined && !grants.allowAll) {
-      grants.read = readScope;
-      grants.explicit.read = true;
+    const grantedIn = (flag: GrantFlag) => (p: string) =>
+      grantedPath(paths, cwd, p, { home, flag });
+    const allowFlags: Array<[AllowKind, GrantFlag, (item: string) => string]> = [
+      ["read", "allow-read", grantedIn("allow-read")],
+      ["write", "allow-write", grantedIn("allow-write")],
+      ["run", "allow-run", (p) => programName(paths, cwd, p)],
+      ["net", "allow-net", (h) => h],
+      ["env", "allow-env", (v) => v],
+    ];
+    for (const [kind, flag, convert] of allowFlags) {
+      // Parsed even under -A, so that a malformed value is still reported.
+      const scope = scopeOf(values[flag], flag, convert);
+      if (scope !== undefined && !grants.allowAll) {
+        grants[kind] = scope;
+        grants.explicit[kind] = true;
+      }
     }
-    const writeScope = scopeOf(
-      values["allow-write"],
-      "allow-write",
-      (p) => grantedPath(paths, cwd, p, { home, flag: "allow-write" }),
-    );
-    if (writeScope !== undefined && !grants.allowAll) {
-      grants.write = writeScope;
-      grants.explicit.write = true;
-    }
-    const runScope = scopeOf(values["allow-run"], "allow-run", (p) => programName(paths, cwd, p));
-    if (runScope !== undefined && !grants.allowAll) {
-      grants.run = runScope;
-      grants.explicit.run = true;
-    }
-    const netScope = scopeOf(values["allow-net"], "allow-net", (h) => h);
-    if (netScope !== undefined && !grants.allowAll) {
-      grants.net = netScope;
-      grants.explicit.net = true;
-    }
-    const envScope = scopeOf(values["allow-env"], "allow-env", (v) => v);
-    if (envScope !== undefined && !grants.allowAll) {
-      grants.env = envScope;
-      grants.explicit.env = true;
-    }
-    grants.denyRead = denyList(
-      values["deny-read"],
-      "deny-read",
-      (p) => deniedPath(paths, cwd, p, { home, flag: "deny-read" }),
-    );
-    grants.denyWrite = denyList(
-      values["deny-write"],
-      "deny-write",
-      (p) => deniedPath(paths, cwd, p, { home, flag: "deny-write" }),
-    );
+    const deniedIn = (flag: GrantFlag) => (p: string) => deniedPath(paths, cwd, p, { home, flag });
+    grants.denyRead = denyList(values["deny-read"], "deny-read", deniedIn("deny-read"));
+    grants.denyWrite = denyList(values["deny-write"], "deny-write", deniedIn("deny-write"));
     grants.denyRun = denyList(values["deny-run"], "deny-run", (p) => programName(paths, cwd, p));
   } catch (e) {
     if (e instanceof UsageError) return { ok: false, error: e };
@@ -358,7 +337,7 @@ function deniedPath(
   options: { home: string | undefined; flag: GrantFlag },
 ): string {
   const abs = resolve(cwd, expandHome(raw, options.home));
-  const real = realLocationSync(abs, { paths });
+  const real = realLocationSync(paths, abs);
   if (real === undefined) {
     throw new UsageError(
       `Denied path "${raw}" (--${options.flag}) cannot be resolved ("${abs}"): check the path ` +
@@ -377,13 +356,9 @@ function programName(paths: PathOps, cwd: string, raw: string): string {
 
 /**
  * Real path of `abs`, or of its nearest existing parent plus the missing segments; undefined when
- * a look-up fails for another reason than a missing path. `paths` defaults to Deno's.
+ * a look-up fails for another reason than a missing path.
  */
-export function realLocationSync(
-  abs: string,
-  options: { paths?: PathOps } = {},
-): string | undefined {
-  const paths = options.paths ?? createDenoPathOps();
+function realLocationSync(paths: PathOps, abs: string): string | undefined {
   const missing: string[] = [];
   let current = abs;
   for (;;) {

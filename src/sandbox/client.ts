@@ -11,6 +11,7 @@ import {
   type MainToHost,
   type PermissionStateName,
   readLines,
+  settledWithin,
 } from "./protocol.ts";
 
 /** A live tool host (process or Worker). */
@@ -61,13 +62,7 @@ export function startProcessHost(
         await writing;
         await writer.close().catch(() => {});
       }
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const exited = await Promise.race([
-        child.status.then(() => true),
-        new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), CLOSE_GRACE_MS)),
-      ]);
-      clearTimeout(timer);
-      if (!exited) child.kill();
+      if (!await settledWithin([child.status], CLOSE_GRACE_MS)) child.kill();
       await connection.closed;
     },
   };
@@ -131,13 +126,7 @@ export function startWorkerHost(config: HostConfig): HostConnection {
       if (gone) return;
       const done = new Promise<void>((resolve) => shutdownDone = resolve);
       worker.postMessage({ type: "shutdown" } satisfies MainToHost);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        done,
-        closed,
-        new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS)),
-      ]);
-      clearTimeout(timer);
+      await settledWithin([done, closed], CLOSE_GRACE_MS);
       settle("closed");
     },
   };
@@ -192,21 +181,10 @@ export class ToolHostClient {
   #pending = new Map<number, PendingCall | PendingQuery>();
   #nextId = 1;
   #closed = false;
-  #restarts = 0;
   #closeWhenIdle: (() => void) | undefined;
 
   constructor(start: () => HostConnection) {
     this.#start = start;
-  }
-
-  /** How many times a dead host was replaced. */
-  get restarts(): number {
-    return this.#restarts;
-  }
-
-  /** Number of calls and queries waiting for an answer. */
-  get pendingCount(): number {
-    return this.#pending.size;
   }
 
   /** Starts the host now (so it is ready before the first call). */
@@ -289,7 +267,6 @@ export class ToolHostClient {
     connection.onMessage = (msg) => this.#onMessage(msg);
     void connection.closed.then((reason) => {
       if (this.#connection === connection) this.#connection = undefined;
-      if (!this.#closed) this.#restarts++;
       const pending = [...this.#pending.values()];
       this.#pending.clear();
       const close = this.#closeWhenIdle;

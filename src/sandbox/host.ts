@@ -3,7 +3,7 @@
  * stdin, starts the tool Worker with the grants as Deno permissions, relays calls, aborts,
  * progress, results and permission queries, and exits when stdin closes or the Worker dies.
  */
-import { type HostToMain, type MainToHost, readLines } from "./protocol.ts";
+import { type HostToMain, type MainToHost, readLines, settledWithin } from "./protocol.ts";
 
 /** The host's standard streams (main.ts passes Deno's). */
 export interface ToolHostIo {
@@ -81,13 +81,7 @@ export async function runToolHost(_argv: string[], io: ToolHostIo): Promise<numb
     // stdin closed: kill every process group the tools started, then stop the Worker.
     const done = new Promise<void>((resolve) => shutdownDone = resolve);
     worker.postMessage({ type: "shutdown" } satisfies MainToHost);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      done,
-      died,
-      new Promise<void>((resolve) => timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)),
-    ]);
-    clearTimeout(timer);
+    await settledWithin([done, died], SHUTDOWN_GRACE_MS);
   }
   worker?.terminate();
   await writing;

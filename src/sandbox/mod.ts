@@ -152,7 +152,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const requested = options.sandbox ?? "auto";
   const warnings: string[] = [];
   const sys: SandboxSys = { ...denoSandboxSys(), ...options.sys };
-  const launchPromise = hostLaunch(sys, { script: options.hostScript, env: options.env });
+  // Only the OS sandbox re-executes moat; --sandbox=off needs no launch (nor `deno info`).
+  const launchPromise = requested === "off"
+    ? undefined
+    : hostLaunch(sys, { script: options.hostScript, env: options.env });
   let probe: BwrapProbe | undefined;
   if (requested !== "off") {
     const defaultProbe = () =>
@@ -160,7 +163,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     probe = await (options.probe ?? defaultProbe)();
     if (!probe.usable) {
       if (requested === "require") {
-        await launchPromise.catch(() => {});
+        await launchPromise?.catch(() => {});
         throw new SandboxUnavailableError(probe.cause);
       }
       warnings.push(
@@ -199,7 +202,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         guard: { denyRead: grants.denyRead, denyWrite: grants.denyWrite, recheckOpens: !bwrap },
       },
     };
-    if (!bwrap) return startWorkerHost(config);
+    if (!bwrap || launch === undefined) return startWorkerHost(config);
     const view = {
       bwrapPath: bwrap.path,
       grants,

@@ -68,3 +68,17 @@ export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGener
   }
   if (buffered.trim() !== "") yield buffered;
 }
+
+/**
+ * Waits until one of `promises` settles or `ms` have passed; true when one settled in time. The
+ * timer is cleared either way (shutdown grace periods of the host and its Worker).
+ */
+export async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  try {
+    return await Promise.race([...promises.map((p) => p.then(() => true, () => true)), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { probeBwrap } from "../../src/policy/bwrap.ts";
 import { defaultGrants } from "../../src/policy/grants.ts";
 import { RemoteToolError } from "../../src/sandbox/client.ts";
 import { createSandbox, SandboxUnavailableError } from "../../src/sandbox/mod.ts";
+import { readLines } from "../../src/sandbox/protocol.ts";
 import { UsageError } from "../../src/policy/grants.ts";
 import { createDenoHostProcessOps } from "../../src/sys/host_process.ts";
 import type { ToolUpdate } from "../../src/tools/types.ts";
@@ -52,12 +54,14 @@ for (const mode of MODES) {
     }
   });
 
-  Deno.test(`[${mode}] a dead tool host fails pending calls and is replaced`, async () => {
+  Deno.test(`[${mode}] a dead tool host fails pending calls and is replaced without a new probe`, async () => {
     const layout = await createLayout();
     await using _ = layout.root;
+    let probes = 0;
     const sb = await openSandbox(layout, mode, defaultGrants(layout.ws), {
       createTools: fakeTools,
       workerUrl: FAKE_WORKER,
+      probe: () => (probes++, probeBwrap()),
     });
     try {
       const pending = callTool(sb, "wait", {});
@@ -67,6 +71,8 @@ for (const mode of MODES) {
       const other = await pending;
       assert.ok("output" in other && other.output.isError, "the other pending call got an error");
       assert.match(textOf(await callTool(sb, "echo", { text: "again" })), /echo: again/);
+      // bubblewrap is probed once per run (never with --sandbox=off), not per host start.
+      assert.equal(probes, mode === "bwrap" ? 1 : 0);
     } finally {
       await sb.close();
     }
@@ -139,15 +145,7 @@ async function readJsonLines(
   stream: ReadableStream<Uint8Array>,
   onLine: (value: Record<string, string>) => void,
 ): Promise<void> {
-  let buffered = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf("\n")) !== -1) {
-      onLine(JSON.parse(buffered.slice(0, nl)));
-      buffered = buffered.slice(nl + 1);
-    }
-  }
+  for await (const line of readLines(stream)) onLine(JSON.parse(line));
 }
 
 /** The process group and session of `pid` (fields 5 and 6 of /proc/PID/stat). */
