@@ -3,6 +3,7 @@
  * node:util parseArgs into a typed result. Bad input is a value (`{ok: false}`), never a throw.
  */
 import { parseArgs } from "node:util";
+import { GRANT_FLAGS, type GrantFlag } from "../policy/grants.ts";
 
 /** Output formats of print mode. */
 export const OUTPUT_FORMATS = ["text", "json", "jsonl"] as const;
@@ -14,19 +15,12 @@ export const SANDBOX_MODES = ["auto", "require", "off"] as const;
 /** One of SANDBOX_MODES. */
 export type SandboxMode = typeof SANDBOX_MODES[number];
 
-/** Permission flags that take an optional `=LIST` (Deno's syntax: bare means "all"). */
-export const PERMISSION_LIST_FLAGS = [
-  "allow-read",
-  "deny-read",
-  "allow-write",
-  "deny-write",
-  "allow-run",
-  "deny-run",
-  "allow-net",
-  "allow-env",
-] as const;
-/** One of PERMISSION_LIST_FLAGS. */
-export type PermissionListFlag = typeof PERMISSION_LIST_FLAGS[number];
+/** A permission flag that takes an optional `=LIST` (Deno's syntax: bare means "all"). */
+export type PermissionListFlag = Exclude<GrantFlag, "allow-all">;
+/** Every permission flag of src/policy/grants.ts but `-A/--allow-all`, which takes no list. */
+const PERMISSION_LIST_FLAGS: readonly PermissionListFlag[] = GRANT_FLAGS.filter(
+  (flag): flag is PermissionListFlag => flag !== "allow-all",
+);
 
 /**
  * The permission flags exactly as given, in parseArgs' kebab-case shape (what parseGrantFlags of
@@ -104,7 +98,6 @@ export const CLI_OPTIONS = {
   "allow-net": { type: "string", multiple: true },
   "allow-env": { type: "string", multiple: true },
 } as const;
-const OPTIONS = CLI_OPTIONS;
 
 /** The usage text printed by `--help`. */
 export function helpText(version: string): string {
@@ -206,7 +199,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
 
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: rest, options: CLI_OPTIONS, allowPositionals: true, strict: true });
   } catch (e) {
     return usageError(e instanceof Error ? e.message : String(e));
   }

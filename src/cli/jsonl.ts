@@ -7,6 +7,7 @@ import type { AgentEvent } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import {
   assistantText,
+  clipText,
   type Reporter,
   resultText,
   type RunStartInfo,
@@ -75,8 +76,7 @@ export function eventRecord(
           text: event.update.text,
         }
         : null;
-    case "tool_end": {
-      const text = resultText(event.result.content);
+    case "tool_end":
       return {
         type: "tool_end",
         toolCallId: event.toolCallId,
@@ -85,11 +85,8 @@ export function eventRecord(
         durationMs: Math.round(event.durationMs),
         isError: event.result.isError,
         blocked: event.blocked ?? null,
-        output: text.length > TOOL_OUTPUT_PREVIEW_CHARS
-          ? `${text.slice(0, TOOL_OUTPUT_PREVIEW_CHARS)}… [${text.length} chars]`
-          : text,
+        output: clipText(resultText(event.result.content), TOOL_OUTPUT_PREVIEW_CHARS),
       };
-    }
     case "health":
       return { type: "health", signal: event.signal, message: event.message, count: event.count };
     case "message_saved":

@@ -3,8 +3,9 @@
  * one stderr line per tool call (`✓ read src/main.ts (3 ms)`, `✗ edit … blocked by permissions`),
  * a spinner only when stderr is a TTY, colour only on a TTY and never with NO_COLOR.
  */
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute } from "node:path";
 import type { AgentEvent, Clock } from "../agent/mod.ts";
+import { displayPath } from "../tools/_paths.ts";
 import type { Reporter, RunStartInfo, RunSummary } from "./report.ts";
 import { resultText } from "./report.ts";
 
@@ -65,9 +66,7 @@ export function describeCall(name: string, args: unknown, cwd: string): string {
   const a = args as Record<string, unknown>;
   const path = (p: unknown) => {
     if (typeof p !== "string" || p === "") return ".";
-    if (!isAbsolute(p)) return p;
-    const rel = relative(cwd, p);
-    return rel === "" ? "." : rel.startsWith("..") ? p : rel;
+    return isAbsolute(p) ? displayPath(cwd, p) : p;
   };
   switch (name) {
     case "bash":

@@ -113,11 +113,14 @@ export function createRunStats(): RunStats {
   return stats;
 }
 
+/** `text` cut to its first `maxChars` characters, with a note of its full length. */
+export function clipText(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars)}… [${text.length} chars]`;
+}
+
 /** Shortens long strings inside tool arguments so events stay small. */
 export function summarizeArgs(args: unknown, maxChars = 200): unknown {
-  if (typeof args === "string") {
-    return args.length <= maxChars ? args : `${args.slice(0, maxChars)}… [${args.length} chars]`;
-  }
+  if (typeof args === "string") return clipText(args, maxChars);
   if (Array.isArray(args)) return args.map((a) => summarizeArgs(a, maxChars));
   if (typeof args === "object" && args !== null) {
     return Object.fromEntries(

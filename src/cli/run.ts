@@ -28,7 +28,12 @@ import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/types.ts";
 import { VERSION } from "../version.ts";
 import { type CliFlags, helpText, parseCliArgs, type SandboxMode } from "./args.ts";
-import { resolveSettings, type Settings, userConfigDir } from "./config.ts";
+import {
+  DEFAULT_PRINT_MAX_TURNS,
+  resolveSettings,
+  type Settings,
+  userConfigDir,
+} from "./config.ts";
 import type { CliFs, CliSignal, Terminal } from "./io.ts";
 import { createJsonlReporter, createJsonReporter } from "./jsonl.ts";
 import { createTextRenderer, useColor } from "./render.ts";
@@ -135,8 +140,10 @@ export async function runCli(argv: string[], environment: CliEnvironment): Promi
     (await import("../sys/terminal.ts")).createDenoTerminal();
   try {
     const fs = environment.fs ?? (await import("../sys/session_fs.ts")).createDenoCliFs();
-    const deps = { ...await defaultDeps(environment.deps, fs), ...environment.deps } as CliDeps;
-    return await runCommand(argv, { ...environment, fs }, terminal, deps);
+    // Loaded only for a run: --help, --version and usage errors need no model or sandbox code.
+    const loadDeps = async () =>
+      ({ ...await defaultDeps(environment.deps, fs), ...environment.deps }) as CliDeps;
+    return await runCommand(argv, { ...environment, fs }, terminal, loadDeps);
   } catch (e) {
     // A bug, not bad input: say so plainly, without a stack trace unless asked for.
     terminal.writeStderr(
@@ -181,7 +188,7 @@ async function runCommand(
   argv: string[],
   environment: CliEnvironment,
   terminal: Terminal,
-  deps: CliDeps,
+  loadDeps: () => Promise<CliDeps>,
 ): Promise<number> {
   const usage = (message: string) => {
     terminal.writeStderr(`moat: ${message}\nRun 'moat --help' for usage.\n`);
@@ -251,7 +258,7 @@ async function runCommand(
     fs,
     clock,
     now,
-    deps,
+    deps: await loadDeps(),
     // Local servers need no key; the adapter sends a placeholder.
     apiKey: key,
     baseUrl: settings.baseUrl ?? DEFAULT_BASE_URL,
@@ -468,12 +475,11 @@ async function openEngine(
   if (!opened.ok) return opened;
   const sandbox = opened.sandbox;
   const tools = sandbox.tools;
+  const configDir = userConfigDir(setup.env);
   const context = settings.contextFiles
     ? await loadContextFiles(setup.fs, {
       workspace: setup.workspace,
-      ...(userConfigDir(setup.env) === undefined
-        ? {}
-        : { userConfigDir: userConfigDir(setup.env) as string }),
+      ...(configDir === undefined ? {} : { userConfigDir: configDir }),
     })
     : { files: [], warnings: [] };
   const modelOptions = modelClientOptions(setup, settings.model);
@@ -536,7 +542,7 @@ async function runOnce(
     maxTurns: number | undefined;
     getQueuedMessages?: () => UserMessage[];
   },
-): Promise<{ result?: AgentRunResult; error?: RunError }> {
+): Promise<RunOutcome> {
   const agentOptions: Parameters<typeof runAgentLoop>[1] = {
     model: engine.model,
     tools: engine.tools,
@@ -572,6 +578,48 @@ async function runOnce(
     }
     return { error: runErrorOf(e) };
   }
+}
+
+/** What runOnce settled with. */
+type RunOutcome = { result?: AgentRunResult; error?: RunError };
+
+/** How a settled run ended; `aborted` = its signal fired (interactive Ctrl-C). */
+function stopReasonOf(outcome: RunOutcome, aborted: boolean): RunStopReason {
+  if (outcome.error !== undefined) return "error";
+  if (aborted || outcome.result?.stopReason === "aborted") return "aborted";
+  if (outcome.result?.stopReason === "maxIterations") return "maxIterations";
+  return "completed";
+}
+
+/** Print mode's exit code for each way a run ends (4 for denials is decided by the caller). */
+const PRINT_EXIT_CODES: Record<RunStopReason, number> = {
+  completed: EXIT.ok,
+  error: EXIT.modelError,
+  maxIterations: EXIT.maxTurns,
+  aborted: EXIT.sigint,
+  interrupted: EXIT.sigint,
+  terminated: EXIT.sigterm,
+};
+
+/** The summary the reporter ends a run with: counters, outcome, stop reason and exit code. */
+function runSummary(
+  stats: RunStats,
+  outcome: RunOutcome,
+  end: { stopReason: RunStopReason; exitCode: number },
+): RunSummary {
+  const summary: RunSummary = {
+    stopReason: end.stopReason,
+    turns: stats.turns,
+    usage: stats.usage,
+    toolCalls: stats.toolCalls,
+    failed: stats.failed,
+    denied: stats.denied,
+    exitCode: end.exitCode,
+    text: stats.lastText,
+  };
+  if (end.stopReason === "completed" && outcome.result?.truncated) summary.truncated = true;
+  if (end.stopReason === "error" && outcome.error !== undefined) summary.error = outcome.error;
+  return summary;
 }
 
 function createReporter(setup: RunSetup, interactive: boolean): Reporter {
@@ -696,46 +744,23 @@ async function printMode(setup: RunSetup): Promise<number> {
       reporter,
       stats,
       writer,
-      maxTurns: settings.maxTurns ?? 100,
+      maxTurns: settings.maxTurns ?? DEFAULT_PRINT_MAX_TURNS,
     });
+    // The run is forced to end only by a second signal; a settled run's outcome is in `run`.
     const outcome = await Promise.race([run, forced]);
-    let stopReason: RunStopReason;
-    let exitCode: number;
-    let error: RunError | undefined;
-    if (signalled !== undefined) {
-      stopReason = signalled === "SIGINT" ? "interrupted" : "terminated";
-      exitCode = signalled === "SIGINT" ? EXIT.sigint : EXIT.sigterm;
-    } else if (outcome === "forced" || outcome.error !== undefined) {
-      stopReason = "error";
-      exitCode = EXIT.modelError;
-      if (outcome !== "forced") error = outcome.error;
-    } else if (outcome.result?.stopReason === "maxIterations") {
-      stopReason = "maxIterations";
-      exitCode = EXIT.maxTurns;
-    } else if (outcome.result?.stopReason === "aborted") {
-      stopReason = "aborted";
-      exitCode = EXIT.sigint;
-    } else {
-      stopReason = "completed";
-      exitCode = settings.failOnDeny && stats.denied > 0 ? EXIT.denied : EXIT.ok;
-      if (stats.lastText.trim() === "") {
-        reporter.warning("The model finished without an answer: its final reply was empty");
-      }
+    const settled = outcome === "forced" ? {} : outcome;
+    const stopReason: RunStopReason = signalled === "SIGINT"
+      ? "interrupted"
+      : signalled === "SIGTERM"
+      ? "terminated"
+      : stopReasonOf(settled, false);
+    const exitCode = stopReason === "completed" && settings.failOnDeny && stats.denied > 0
+      ? EXIT.denied
+      : PRINT_EXIT_CODES[stopReason];
+    if (stopReason === "completed" && stats.lastText.trim() === "") {
+      reporter.warning("The model finished without an answer: its final reply was empty");
     }
-    const summary: RunSummary = {
-      stopReason,
-      turns: stats.turns,
-      usage: stats.usage,
-      toolCalls: stats.toolCalls,
-      failed: stats.failed,
-      denied: stats.denied,
-      exitCode,
-      text: stats.lastText,
-    };
-    if (stopReason === "completed" && outcome !== "forced" && outcome.result?.truncated) {
-      summary.truncated = true;
-    }
-    if (error !== undefined) summary.error = error;
+    const summary = runSummary(stats, settled, { stopReason, exitCode });
     // Save and clean up before the final report so "run_end" means everything is settled.
     const sandbox = engine.sandbox;
     engine = undefined;
@@ -808,27 +833,9 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
               getQueued().map((content): UserMessage => ({ role: "user", content })),
           });
           await writerRef.writer?.flush();
-          const stopReason: RunStopReason = outcome.error !== undefined
-            ? "error"
-            : signal.aborted
-            ? "aborted"
-            : outcome.result?.stopReason === "maxIterations"
-            ? "maxIterations"
-            : "completed";
-          const summary: RunSummary = {
-            stopReason,
-            turns: stats.turns,
-            usage: stats.usage,
-            toolCalls: stats.toolCalls,
-            failed: stats.failed,
-            denied: stats.denied,
-            exitCode: 0,
-            text: stats.lastText,
-          };
-          if (stopReason === "completed" && outcome.result?.truncated) summary.truncated = true;
-          if (outcome.error !== undefined) summary.error = outcome.error;
+          const stopReason = stopReasonOf(outcome, signal.aborted);
           // Stops the spinner and explains errors and limits; the text was already streamed.
-          reporter.end(summary);
+          reporter.end(runSummary(stats, outcome, { stopReason, exitCode: EXIT.ok }));
         },
         model: () => model,
         setModel(name) {

@@ -2,6 +2,16 @@
 import type { CliFs } from "../cli/io.ts";
 import type { SessionFileInfo } from "../session/store.ts";
 
+/** `op`'s value, or `missing` when the path (or a parent directory on it) does not exist. */
+async function unlessMissing<T, M>(op: () => Promise<T>, missing: M): Promise<T | M> {
+  try {
+    return await op();
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return missing;
+    throw e;
+  }
+}
+
 /** Creates the Deno-backed CliFs (also a SessionFs). */
 export function createDenoCliFs(): CliFs {
   return {
@@ -34,37 +44,9 @@ export function createDenoCliFs(): CliFs {
       }
       return files;
     },
-    async isDirectory(path) {
-      try {
-        return (await Deno.stat(path)).isDirectory;
-      } catch (e) {
-        if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
-          return false;
-        }
-        throw e;
-      }
-    },
-    async exists(path) {
-      try {
-        await Deno.lstat(path);
-        return true;
-      } catch (e) {
-        if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
-          return false;
-        }
-        throw e;
-      }
-    },
-    async realPath(path) {
-      try {
-        return await Deno.realPath(path);
-      } catch (e) {
-        if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
-          return null;
-        }
-        throw e;
-      }
-    },
+    isDirectory: (path) => unlessMissing(async () => (await Deno.stat(path)).isDirectory, false),
+    exists: (path) => unlessMissing(() => Deno.lstat(path).then(() => true), false),
+    realPath: (path) => unlessMissing(() => Deno.realPath(path), null),
     async makeTempDir(prefix) {
       return await Deno.realPath(await Deno.makeTempDir({ prefix }));
     },

@@ -4,6 +4,7 @@ import {
   createTextRenderer,
   describeCall,
   formatDuration,
+  type TextRendererOptions,
   useColor,
 } from "../../src/cli/render.ts";
 import type { RunSummary } from "../../src/cli/report.ts";
@@ -23,13 +24,19 @@ const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
   ...over,
 });
 
-function sinks() {
+/** A text renderer (off a TTY, no colour, workspace /w unless `over` says otherwise) and its output. */
+function renderer(over: Partial<TextRendererOptions> = {}) {
   const out = { stdout: "", stderr: "" };
-  return {
-    out,
+  const r = createTextRenderer({
     writeStdout: (t: string) => void (out.stdout += t),
     writeStderr: (t: string) => void (out.stderr += t),
-  };
+    stdoutIsTty: false,
+    stderrIsTty: false,
+    color: false,
+    cwd: "/w",
+    ...over,
+  });
+  return { r, out };
 }
 
 const toolEnd = (over: Partial<Extract<AgentEvent, { type: "tool_end" }>>): AgentEvent => ({
@@ -43,14 +50,7 @@ const toolEnd = (over: Partial<Extract<AgentEvent, { type: "tool_end" }>>): Agen
 });
 
 Deno.test("createTextRenderer() off a TTY prints only the final text on stdout and one line per tool on stderr", () => {
-  const s = sinks();
-  const r = createTextRenderer({
-    ...s,
-    stdoutIsTty: false,
-    stderrIsTty: false,
-    color: false,
-    cwd: "/w",
-  });
+  const { r, out } = renderer();
   r.event({ type: "turn_start", turn: 1 });
   r.event({ type: "text_delta", delta: "thinking aloud" });
   r.event(toolEnd({}));
@@ -72,30 +72,23 @@ Deno.test("createTextRenderer() off a TTY prints only the final text on stdout a
   );
   r.end(summary());
   r.dispose();
-  assert.equal(s.out.stdout, "Final answer.\n");
-  assert.deepEqual(s.out.stderr.trimEnd().split("\n"), [
+  assert.equal(out.stdout, "Final answer.\n");
+  assert.deepEqual(out.stderr.trimEnd().split("\n"), [
     "✓ read src/main.ts (3 ms)",
     '✗ edit /etc/hosts blocked by permissions: write access to "/etc/hosts" is not granted',
     "✗ bash npm test … (1.5 s): Exit code 1",
   ]);
-  assert.ok(!s.out.stderr.includes("\x1b["), "no colour off a TTY");
+  assert.ok(!out.stderr.includes("\x1b["), "no colour off a TTY");
 });
 
 Deno.test("createTextRenderer() streams text on a TTY and colours stderr only when allowed", () => {
-  const s = sinks();
-  const r = createTextRenderer({
-    ...s,
-    stdoutIsTty: true,
-    stderrIsTty: false,
-    color: true,
-    cwd: "/w",
-  });
+  const { r, out } = renderer({ stdoutIsTty: true, color: true });
   r.event({ type: "text_delta", delta: "Hel" });
   r.event({ type: "text_delta", delta: "lo" });
   r.event(toolEnd({}));
   r.end(summary({ text: "Hello" }));
-  assert.equal(s.out.stdout, "Hello\n");
-  assert.ok(s.out.stderr.includes("\x1b[32m✓"));
+  assert.equal(out.stdout, "Hello\n");
+  assert.ok(out.stderr.includes("\x1b[32m✓"));
   assert.equal(useColor(true, { NO_COLOR: "1" }), false);
   assert.equal(useColor(true, {}), true);
   assert.equal(useColor(false, {}), false);
@@ -103,56 +96,33 @@ Deno.test("createTextRenderer() streams text on a TTY and colours stderr only wh
 
 Deno.test("createTextRenderer() shows a spinner only on a stderr TTY and stops it on dispose", () => {
   const clock = createManualClock();
-  const s = sinks();
-  const r = createTextRenderer({
-    ...s,
-    stdoutIsTty: false,
-    stderrIsTty: true,
-    color: false,
-    cwd: "/w",
-    clock,
-  });
+  const { r, out } = renderer({ stderrIsTty: true, clock });
   r.event({ type: "turn_start", turn: 1 });
   clock.tick(80);
-  assert.match(s.out.stderr, /⠙ thinking…/);
+  assert.match(out.stderr, /⠙ thinking…/);
   r.hold?.(true);
   assert.equal(clock.pending(), 0, "held while a question is asked");
   r.hold?.(false);
   r.dispose();
   assert.equal(clock.pending(), 0);
 
-  const plain = sinks();
-  const noTty = createTextRenderer({
-    ...plain,
-    stdoutIsTty: false,
-    stderrIsTty: false,
-    color: false,
-    cwd: "/w",
-    clock,
-  });
+  const { r: noTty, out: plain } = renderer({ clock });
   noTty.event({ type: "turn_start", turn: 1 });
   assert.equal(clock.pending(), 0);
-  assert.equal(plain.out.stderr, "");
+  assert.equal(plain.stderr, "");
   noTty.dispose();
 });
 
 Deno.test("createTextRenderer() explains non-completed runs on stderr", () => {
-  const s = sinks();
-  const r = createTextRenderer({
-    ...s,
-    stdoutIsTty: false,
-    stderrIsTty: false,
-    color: false,
-    cwd: "/w",
-  });
+  const { r, out } = renderer();
   r.end(summary({ stopReason: "maxIterations", exitCode: 3, turns: 4 }));
   r.end(
     summary({ stopReason: "error", exitCode: 1, error: { kind: "server", message: "HTTP 500" } }),
   );
   r.end(summary({ denied: 2, exitCode: 4 }));
-  assert.match(s.out.stderr, /stopped after 4 turn\(s\).*--max-turns/);
-  assert.match(s.out.stderr, /moat: error: HTTP 500/);
-  assert.match(s.out.stderr, /2 tool call\(s\) were denied.*--fail-on-deny/);
+  assert.match(out.stderr, /stopped after 4 turn\(s\).*--max-turns/);
+  assert.match(out.stderr, /moat: error: HTTP 500/);
+  assert.match(out.stderr, /2 tool call\(s\) were denied.*--fail-on-deny/);
 });
 
 Deno.test("describeCall() and formatDuration() keep lines short and paths relative", () => {
@@ -160,6 +130,8 @@ Deno.test("describeCall() and formatDuration() keep lines short and paths relati
   assert.equal(describeCall("read", '{"path": "a.ts"', "/w"), "(invalid arguments)");
   assert.equal(describeCall("edit", ["a.ts"], "/w"), "(invalid arguments)");
   assert.equal(describeCall("read", { path: "/elsewhere/x" }, "/w"), "/elsewhere/x");
+  assert.equal(describeCall("read", { path: "/w/..notes.md" }, "/w"), "..notes.md");
+  assert.equal(describeCall("ls", { path: "/w" }, "/w"), ".");
   assert.equal(describeCall("grep", { pattern: "TODO", path: "src" }, "/w"), '"TODO" src');
   assert.equal(describeCall("bash", { command: "x".repeat(200) }, "/w").length, 80);
   assert.equal(formatDuration(3.2), "3 ms");
@@ -168,14 +140,7 @@ Deno.test("describeCall() and formatDuration() keep lines short and paths relati
 });
 
 Deno.test("createTextRenderer() keeps each tool line to one short line without control characters", () => {
-  const s = sinks();
-  const r = createTextRenderer({
-    ...s,
-    stdoutIsTty: false,
-    stderrIsTty: false,
-    color: false,
-    cwd: "/w",
-  });
+  const { r, out } = renderer();
   const longPath = `/elsewhere/${"d/".repeat(300)}file.txt`;
   r.event(toolEnd({ args: { path: longPath } }));
   r.event(toolEnd({ name: "write", args: { path: "evil\x1b[2J\nname.txt" } }));
@@ -188,31 +153,23 @@ Deno.test("createTextRenderer() keeps each tool line to one short line without c
     }),
   );
   r.dispose();
-  const lines = s.out.stderr.trimEnd().split("\n");
+  const lines = out.stderr.trimEnd().split("\n");
   assert.equal(lines.length, 4);
   for (const line of lines) assert.ok([...line].length <= 300, `short: ${line}`);
-  assert.ok(!s.out.stderr.includes("\x1b"), "no escape sequence from the arguments");
+  assert.ok(!out.stderr.includes("\x1b"), "no escape sequence from the arguments");
   assert.match(lines[1] ?? "", /^✓ write evil\uFFFD\[2J …/);
   assert.match(lines[0] ?? "", /…/);
 });
 
 Deno.test("createTextRenderer() redraws the spinner with the next activity after a tool line", () => {
   const clock = createManualClock();
-  const s = sinks();
-  const r = createTextRenderer({
-    ...s,
-    stdoutIsTty: false,
-    stderrIsTty: true,
-    color: false,
-    cwd: "/w",
-    clock,
-  });
+  const { r, out } = renderer({ stderrIsTty: true, clock });
   r.event({ type: "turn_start", turn: 1 });
   r.event({ type: "tool_start", toolCallId: "c1", name: "read", args: { path: "/w/a.ts" } });
   clock.tick(80);
-  const mark = s.out.stderr.length;
+  const mark = out.stderr.length;
   r.event(toolEnd({ args: { path: "/w/a.ts" } }));
-  const after = s.out.stderr.slice(mark);
+  const after = out.stderr.slice(mark);
   assert.match(after, /✓ read a\.ts/);
   assert.doesNotMatch(after.slice(after.indexOf("✓")), /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] read a\.ts/);
   assert.match(after, /thinking…/);
@@ -230,18 +187,11 @@ Deno.test("createTextRenderer() says the session was saved on interrupt only whe
     moatVersion: "0",
   };
   for (const session of [null, "/s/1.jsonl"]) {
-    const s = sinks();
-    const r = createTextRenderer({
-      ...s,
-      stdoutIsTty: false,
-      stderrIsTty: false,
-      color: false,
-      cwd: "/w",
-    });
+    const { r, out } = renderer();
     r.start({ ...start, session });
     r.end(summary({ stopReason: "terminated", exitCode: 143 }));
     assert.equal(
-      s.out.stderr,
+      out.stderr,
       session === null
         ? "moat: terminated\n"
         : "moat: terminated; the session was saved (/s/1.jsonl)\n",
@@ -251,16 +201,7 @@ Deno.test("createTextRenderer() says the session was saved on interrupt only whe
 
 Deno.test("createTextRenderer() fits the spinner line into the terminal width", () => {
   const clock = createManualClock();
-  const s = sinks();
-  const r = createTextRenderer({
-    ...s,
-    stdoutIsTty: false,
-    stderrIsTty: true,
-    color: false,
-    cwd: "/w",
-    clock,
-    columns: () => 40,
-  });
+  const { r, out } = renderer({ stderrIsTty: true, clock, columns: () => 40 });
   r.event({
     type: "tool_start",
     toolCallId: "c1",
@@ -268,7 +209,7 @@ Deno.test("createTextRenderer() fits the spinner line into the terminal width", 
     args: { command: `echo ${"y".repeat(300)}` },
   });
   clock.tick(80);
-  const frames = s.out.stderr.split("\r\x1b[K").filter((f) => f !== "");
+  const frames = out.stderr.split("\r\x1b[K").filter((f) => f !== "");
   assert.ok(frames.length > 0);
   for (const f of frames) assert.ok([...f].length < 40, `fits: ${f}`);
   r.dispose();
@@ -276,18 +217,9 @@ Deno.test("createTextRenderer() fits the spinner line into the terminal width", 
 
 Deno.test("createTextRenderer() treats an unknown terminal width (0) as 80 columns", () => {
   const clock = createManualClock();
-  const s = sinks();
-  const r = createTextRenderer({
-    ...s,
-    stdoutIsTty: false,
-    stderrIsTty: true,
-    color: false,
-    cwd: "/w",
-    clock,
-    columns: () => 0,
-  });
+  const { r, out } = renderer({ stderrIsTty: true, clock, columns: () => 0 });
   r.event({ type: "turn_start", turn: 1 });
   clock.tick(80);
-  assert.match(s.out.stderr, /thinking…/);
+  assert.match(out.stderr, /thinking…/);
   r.dispose();
 });

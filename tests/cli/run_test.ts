@@ -460,3 +460,32 @@ Deno.test("runCli() /clear starts a session file at once, so -c resumes the clea
   // The resumed conversation is the empty one /clear began: only the new question is sent.
   assert.equal(requests.at(-1), 1);
 });
+
+Deno.test("runCli() print mode stops after 100 model turns by default, exit 3", async () => {
+  await using ws = await createTempWorkspace();
+  const terminal = createFakeTerminal();
+  let requests = 0;
+  const { deps } = fakeDeps({
+    stream: () => {
+      requests++;
+      return Promise.resolve({
+        role: "assistant",
+        blocks: [{ type: "toolCall", id: `c${requests}`, name: "ls", arguments: {} }],
+        stopReason: "toolUse",
+        usage: emptyUsage(),
+      });
+    },
+  });
+  const code = await runCli(["--no-session", "-o", "json", "loop"], {
+    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+  });
+  assert.equal(code, 3, terminal.stderr);
+  assert.equal(requests, 100);
+  const result = JSON.parse(terminal.stdout);
+  assert.equal(result.stopReason, "maxIterations");
+  assert.equal(result.turns, 100);
+  assert.equal(result.exitCode, 3);
+});

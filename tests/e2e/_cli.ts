@@ -70,15 +70,7 @@ export async function runMoat(
   args: readonly string[],
   options: RunMoatOptions,
 ): Promise<CliResult> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: await startArgv(args),
-    cwd: options.cwd,
-    env: options.env,
-    clearEnv: true,
-    stdin: options.stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = await spawnMoat(args, { ...options, openStdin: options.stdin !== undefined });
   if (options.stdin !== undefined) {
     const writer = child.stdin.getWriter();
     await writer.write(new TextEncoder().encode(options.stdin));
