@@ -4,6 +4,7 @@
  * its measure uses (the `idle` job is the memory baseline).
  */
 import { type Static, Type } from "@sinclair/typebox";
+import { systemClock } from "../../src/sys/clock.ts";
 import { fileURLToPath } from "node:url";
 import {
   type AssistantMessage,
@@ -123,6 +124,7 @@ export const JOBS: Record<string, Job> = {
       model,
       tools: [waitTool()],
       system: "bench",
+      clock: systemClock,
       onEvent(e) {
         if (e.type === "tool_start" && Number.isNaN(firstStart)) firstStart = performance.now();
         if (e.type === "tool_end") {

@@ -37,13 +37,6 @@ const TRUNCATED_CALL_TEXT =
   "Error: not executed: your reply hit the output token limit, so the arguments of this call " +
   "may be truncated. Send a complete call again (split large content into smaller calls).";
 
-/** Fallback when no clock is injected: global timers and Date (no Deno APIs). */
-const defaultClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as number),
-};
-
 /** Builds the name → tool map; two tools with one name are a configuration bug. */
 export function buildToolMap(tools: readonly AnyTool[]): Map<string, AnyTool> {
   const map = new Map<string, AnyTool>();
@@ -74,7 +67,7 @@ export async function runAgentLoop(
     parameters: t.parameters,
   }));
   const emit = safeEmitter(options.onEvent);
-  const clock = options.clock ?? defaultClock;
+  const clock = options.clock;
   const signal = options.signal ?? new AbortController().signal;
   const maxIterations = options.maxIterations ?? Infinity;
   const health = createHealthMonitor(options.health ?? {}, clock);

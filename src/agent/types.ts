@@ -109,8 +109,8 @@ export interface AgentOptions {
   concurrency?: number;
   /** How long pending executions may run after an abort before being abandoned (default 10 s). */
   graceMs?: number;
-  /** Clock for durations and the abort grace deadline (default: a Date/setTimeout clock). */
-  clock?: Clock;
+  /** Clock for durations and the abort grace deadline (`systemClock` from src/sys/clock.ts). */
+  clock: Clock;
   /** Generic result cap for tools without a `maxResultChars` of their own (default 50 000). */
   maxResultChars?: number;
   health?: HealthOptions;

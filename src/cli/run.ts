@@ -177,7 +177,7 @@ interface RunSetup {
   grants: Grants;
   terminal: Terminal;
   fs: CliFs;
-  clock: Clock | undefined;
+  clock: Clock;
   now: () => Date;
   deps: CliDeps;
   apiKey: string;
@@ -547,6 +547,7 @@ async function runOnce(
     model: engine.model,
     tools: engine.tools,
     system: engine.system(),
+    clock: setup.clock,
     signal: options.signal,
     onToolCall: engine.sandbox.onToolCall,
     onEvent: (event) => {
@@ -555,7 +556,6 @@ async function runOnce(
       options.reporter.event(event);
     },
   };
-  if (setup.clock !== undefined) agentOptions.clock = setup.clock;
   if (options.maxTurns !== undefined) agentOptions.maxIterations = options.maxTurns;
   if (setup.settings.temperature !== undefined) {
     agentOptions.temperature = setup.settings.temperature;
@@ -649,8 +649,8 @@ function createReporter(setup: RunSetup, interactive: boolean): Reporter {
         verbose: setup.flags.verbose,
         interactive,
         columns: () => terminal.columns(),
+        clock: setup.clock,
       };
-      if (setup.clock !== undefined) options.clock = setup.clock;
       return createTextRenderer(options);
     }
     default: {

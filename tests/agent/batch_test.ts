@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { systemClock } from "../../src/sys/clock.ts";
 import { Type } from "@sinclair/typebox";
 import { fillMissingToolResults, persistableResult, runAgentLoop } from "../../src/agent/mod.ts";
 import type { Message, ToolResult, ToolResultMessage } from "../../src/model/types.ts";
@@ -111,6 +112,7 @@ Deno.test("executeToolBatch() never runs more than the window and fills a freed 
     model,
     tools: [job],
     system: "",
+    clock: systemClock,
     concurrency: 3,
     onEvent: log.onEvent,
   });
@@ -155,6 +157,7 @@ Deno.test("executeToolBatch() treats a non-concurrency-safe call as a barrier", 
     model,
     tools: [job, serial],
     system: "",
+    clock: systemClock,
     onEvent: log.onEvent,
   });
   await until(() => log.of("tool_running").length === 2, "a and b running together");
@@ -207,6 +210,7 @@ Deno.test("executeToolBatch() serialises write calls on the same real path, not 
     model,
     tools: [edit],
     system: "",
+    clock: systemClock,
     onEvent: log.onEvent,
   });
   await until(() => log.of("tool_running").length === 2, "two edits running");
@@ -238,6 +242,7 @@ Deno.test("executeToolBatch() prepares and approves a chunk in call order before
     model,
     tools: [job],
     system: "",
+    clock: systemClock,
     onToolCall: async (call) => {
       order.push(`check ${(call.args as { id: string }).id}`);
       await Promise.resolve();
@@ -271,6 +276,7 @@ Deno.test("executeToolBatch() delivers updates before the result and drops updat
     model,
     tools: [tool],
     system: "",
+    clock: systemClock,
     onEvent: log.onEvent,
   });
   late?.();
@@ -301,6 +307,7 @@ Deno.test("executeToolBatch() caps results of tools without their own cap and st
     model,
     tools: [uncapped, ownCap],
     system: "",
+    clock: systemClock,
     maxResultChars: 100,
     onEvent: log.onEvent,
   });
@@ -333,7 +340,12 @@ Deno.test("executeToolBatch() uses content over output for history", async () =>
     scripted.text("ok"),
   ]);
   const history: Message[] = [];
-  await runAgentLoop({ history, prompt: user("go") }, { model, tools: [tool], system: "" });
+  await runAgentLoop({ history, prompt: user("go") }, {
+    model,
+    tools: [tool],
+    system: "",
+    clock: systemClock,
+  });
   assert.deepEqual(lastResults(history)[0]?.content, [
     { type: "image", data: "aGk=", mimeType: "image/png" },
   ]);

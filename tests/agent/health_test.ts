@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { systemClock } from "../../src/sys/clock.ts";
 import { runAgentLoop } from "../../src/agent/mod.ts";
 import { scripted, ScriptedModelClient, type ScriptedStep } from "../support/scripted_model.ts";
 import { controlledTool, eventLog, ManualClock, memoryReadTool, user } from "./_helpers.ts";
@@ -21,6 +22,7 @@ Deno.test("runAgentLoop() reports repeated_calls after 5 identical tool-call tur
     model,
     tools: [memoryReadTool({ "a.txt": "A" })],
     system: "",
+    clock: systemClock,
     onEvent: log.onEvent,
   });
   assert.equal(result.stopReason, "completed", "health signals never stop the run");
@@ -48,6 +50,7 @@ Deno.test("runAgentLoop() does not report repeated_calls when arguments change",
     model,
     tools: [memoryReadTool({ "a.txt": "A" })],
     system: "",
+    clock: systemClock,
     onEvent: log.onEvent,
     health: { repeatThreshold: 5 },
   });
@@ -64,6 +67,7 @@ Deno.test("runAgentLoop() honours a custom repeat threshold", async () => {
     model,
     tools: [memoryReadTool({ "a.txt": "A" })],
     system: "",
+    clock: systemClock,
     onEvent: log.onEvent,
     health: { repeatThreshold: 2 },
   });
@@ -94,6 +98,7 @@ Deno.test("runAgentLoop() reports failing_edits after 3 failed edits in a row", 
     model,
     tools: [failingEdit([false, false, false])],
     system: "",
+    clock: systemClock,
     onEvent: log.onEvent,
   });
   assert.deepEqual(log.of("health").map((e) => [e.signal, e.count]), [["failing_edits", 3]]);
@@ -106,6 +111,7 @@ Deno.test("runAgentLoop() resets failing_edits on a successful edit", async () =
     model,
     tools: [failingEdit([false, false, true, false])],
     system: "",
+    clock: systemClock,
     onEvent: log.onEvent,
   });
   assert.equal(log.of("health").length, 0);

@@ -1,5 +1,6 @@
 /** The agent loop through the real `openai` SDK adapter and the fake OpenAI server. */
 import assert from "node:assert/strict";
+import { systemClock } from "../../src/sys/clock.ts";
 import { Type } from "@sinclair/typebox";
 import { runAgentLoop } from "../../src/agent/mod.ts";
 import { createOpenAiClient } from "../../src/model/openai.ts";
@@ -54,6 +55,7 @@ Deno.test("runAgentLoop() over the fake server reads the README in 2 model calls
     model: client(server.baseURL),
     tools: [fileReadTool(ws.dir)],
     system: "You are a test.",
+    clock: systemClock,
     onEvent: log.onEvent,
   });
 
@@ -88,6 +90,7 @@ Deno.test("runAgentLoop() over the fake server answers invalid JSON arguments wi
     model: client(server.baseURL),
     tools: [fileReadTool(ws.dir)],
     system: "",
+    clock: systemClock,
   });
   assert.equal(result.stopReason, "completed");
   assert.equal(server.chatRequests.length, 2);
@@ -112,6 +115,7 @@ Deno.test("runAgentLoop() over the fake server rejects on a mid-stream disconnec
       model: client(server.baseURL),
       tools: [fileReadTool(ws.dir)],
       system: "",
+      clock: systemClock,
       onEvent: log.onEvent,
     }),
     (e) => e instanceof ModelError,
@@ -133,6 +137,7 @@ Deno.test("runAgentLoop() over the fake server rejects with the HTTP 500 after t
       model: client(server.baseURL, 1),
       tools: [],
       system: "",
+      clock: systemClock,
     }),
     (e) => e instanceof ModelError && e.kind === "server" && e.status === 500,
   );
@@ -151,6 +156,7 @@ Deno.test("runAgentLoop() over the fake server returns aborted when aborted mid-
     model: client(server.baseURL),
     tools: [],
     system: "",
+    clock: systemClock,
     signal: controller.signal,
     onEvent: (e) => {
       log.onEvent(e);

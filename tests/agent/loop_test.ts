@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { systemClock } from "../../src/sys/clock.ts";
 import { Type } from "@sinclair/typebox";
 import { runAgentLoop } from "../../src/agent/mod.ts";
 import type { AgentOptions } from "../../src/agent/types.ts";
@@ -25,6 +26,7 @@ function baseOptions(model: ScriptedModelClient, extra: Partial<AgentOptions> = 
     model,
     tools: [memoryReadTool({ "README.md": README })],
     system: "You are a test.",
+    clock: systemClock,
     ...extra,
   };
 }
@@ -183,6 +185,7 @@ Deno.test("runAgentLoop() reports a blocked call on tool_end and never executes 
     model,
     tools: [tool],
     system: "",
+    clock: systemClock,
     onEvent: log.onEvent,
     onToolCall: (call) => {
       seen.push({ id: call.toolCallId, name: call.name, args: call.args, tool: call.tool.name });
@@ -219,7 +222,12 @@ Deno.test("runAgentLoop() quotes at most 5 validation errors joined by '; '", as
     scripted.text("ok"),
   ]);
   const history: Message[] = [];
-  await runAgentLoop({ history, prompt: user("go") }, { model, tools: [tool], system: "" });
+  await runAgentLoop({ history, prompt: user("go") }, {
+    model,
+    tools: [tool],
+    system: "",
+    clock: systemClock,
+  });
   const text = String(resultsOf(history[2])[0]?.content);
   const problems = text.replace(/^Error: invalid arguments for tool "many": /, "")
     .replace(/\. Fix the arguments and retry\.$/, "").split("; ");
@@ -250,7 +258,12 @@ Deno.test("runAgentLoop() repairs arguments with prepareArguments before validat
     scripted.text("ok"),
   ]);
   const history: Message[] = [];
-  await runAgentLoop({ history, prompt: user("go") }, { model, tools: [tool], system: "" });
+  await runAgentLoop({ history, prompt: user("go") }, {
+    model,
+    tools: [tool],
+    system: "",
+    clock: systemClock,
+  });
   assert.deepEqual(got, { paths: ["a", "b"] });
   assert.equal(resultsOf(history[2])[0]?.isError, false);
 });
@@ -267,7 +280,12 @@ Deno.test("runAgentLoop() turns a throwing prepareArguments into an error result
     scripted.text("ok"),
   ]);
   const history: Message[] = [];
-  await runAgentLoop({ history, prompt: user("go") }, { model, tools: [tool], system: "" });
+  await runAgentLoop({ history, prompt: user("go") }, {
+    model,
+    tools: [tool],
+    system: "",
+    clock: systemClock,
+  });
   assert.equal(
     resultsOf(history[2])[0]?.content,
     'Error: could not prepare the arguments of tool "read": cannot repair. Fix the arguments and retry.',
@@ -294,6 +312,7 @@ Deno.test("runAgentLoop() refuses every call of a reply cut at the output limit 
     model,
     tools: [tool],
     system: "",
+    clock: systemClock,
   });
   assert.equal(executed, 0);
   assert.equal(result.stopReason, "completed");
@@ -323,6 +342,7 @@ Deno.test("runAgentLoop() with maxIterations 1 executes nothing and stores not-e
     model,
     tools: [tool],
     system: "",
+    clock: systemClock,
     maxIterations: 1,
     onEvent: log.onEvent,
   });
@@ -397,6 +417,7 @@ Deno.test("runAgentLoop() rejects two tools with the same name before calling th
       model,
       tools: [memoryReadTool({}), memoryReadTool({})],
       system: "",
+      clock: systemClock,
     }),
     /Two tools are named "read"/,
   );
@@ -547,6 +568,7 @@ Deno.test("runAgentLoop() turns thrown values that cannot be printed into error 
     model,
     tools: [odd, oddPrepare],
     system: "",
+    clock: systemClock,
   });
   assert.equal(result.stopReason, "completed");
   assert.deepEqual(resultsOf(history[2]).map((r) => [r.isError, r.content]), [

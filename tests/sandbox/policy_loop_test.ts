@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { systemClock } from "../../src/sys/clock.ts";
 import { type AgentEvent, runAgentLoop } from "../../src/agent/mod.ts";
 import type { Approval } from "../../src/policy/approve.ts";
 import type { PermissionDecision } from "../../src/policy/check.ts";
@@ -30,6 +31,7 @@ for (const mode of MODES) {
         model,
         tools: sb.tools,
         system: "test",
+        clock: systemClock,
         onToolCall: sb.onToolCall,
         onEvent: (e) => events.push(e),
       });
