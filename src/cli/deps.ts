@@ -2,10 +2,6 @@
 import { createOpenAiClient } from "../model/openai.ts";
 import { UsageError } from "../policy/grants.ts";
 import { createSandbox, runToolHost, type SandboxOptions } from "../sandbox/mod.ts";
-import { createDenoCommandOps } from "../sys/command.ts";
-import { createDenoHostProcessOps } from "../sys/host_process.ts";
-import { createDenoPathOps } from "../sys/paths.ts";
-import { createDenoRuntimeOps } from "../sys/runtime.ts";
 import { createDenoToolHostIo } from "../sys/terminal.ts";
 import type { CliFs } from "./io.ts";
 import type { CliDeps, SandboxRequest, SandboxResult } from "./run.ts";
@@ -19,16 +15,8 @@ export function createDefaultDeps(fs: CliFs): CliDeps {
     async openSandbox(request: SandboxRequest): Promise<SandboxResult> {
       // bash spills full outputs here; it lives as long as the run and is removed on close.
       const spillDir = await fs.makeTempDir("moat-run-");
-      const options: SandboxOptions = {
-        ...request,
-        spillDir,
-        sys: {
-          processes: createDenoHostProcessOps(),
-          runtime: createDenoRuntimeOps(),
-          paths: createDenoPathOps(),
-          commands: createDenoCommandOps(),
-        },
-      };
+      // createSandbox brings its own Deno effects (src/sys) unless a test injects others.
+      const options: SandboxOptions = { ...request, spillDir };
       try {
         const sandbox = await createSandbox(options);
         let closing: Promise<void> | undefined;
