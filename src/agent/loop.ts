@@ -28,7 +28,7 @@ import {
 import { safeEmitter } from "./events.ts";
 import { DEFAULT_GRACE_MS } from "./grace.ts";
 import { createHealthMonitor, type HealthSignal } from "./health.ts";
-import type { AgentOptions, AgentRunRequest, AgentRunResult, Clock } from "./types.ts";
+import type { AgentOptions, AgentRunRequest, AgentRunResult } from "./types.ts";
 
 /** Result text of every call of a reply that arrived when the turn limit was reached. */
 const MAX_TURNS_TEXT = "(not executed: reached max turns)";
