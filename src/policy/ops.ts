@@ -27,8 +27,6 @@ export interface PathOps {
   stat(path: string): PathStat | undefined;
   /** `path` itself, a symlink with its target; undefined when it cannot be lstat'ed. */
   lstat(path: string): PathLink | undefined;
-  /** Device and inode of `path` itself (a symlink is not followed); undefined when unknown. */
-  identity?(path: string): { dev: number; ino: number } | undefined;
 }
 
 /** How a short command ended: its exit and output, or why it could not run. */

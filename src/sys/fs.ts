@@ -27,6 +27,13 @@ export interface DenoFsOptions {
    * so tests can swap the file deterministically. Never set in production.
    */
   beforeWalkedOpen?: (path: string) => void;
+  /** Test seam: runs after a path was resolved and lstat'ed and before it is opened. */
+  beforeOpen?: (realPath: string) => void | Promise<void>;
+  /**
+   * Without the OS sandbox: after each open, the path must still be its own real path and name
+   * the opened file, so a parent directory swapped for a symlink around the open is refused.
+   */
+  recheckRealPath?: boolean;
 }
 
 /** Converts a Deno error into an FsError; rethrows anything that is not a filesystem failure. */
@@ -78,13 +85,7 @@ export function checkOpenedIdentity(handle: FileInfo, atPath: FileInfo, path: st
   const sameIdentity = handle.dev === null || handle.ino === null
     ? true // the platform reports no identity (Windows): the type checks still apply
     : handle.dev === atPath.dev && handle.ino === atPath.ino;
-  if (atPath.isSymlink || !atPath.isFile || !handle.isFile || !sameIdentity) {
-    throw new FsError(
-      "changed",
-      path,
-      `"${path}" changed while being opened (possible symlink race)`,
-    );
-  }
+  if (atPath.isSymlink || !atPath.isFile || !handle.isFile || !sameIdentity) throw raced(path);
 }
 
 /** Real path of `path`, or of its nearest existing parent plus the missing segments. */
@@ -105,6 +106,40 @@ async function realLocation(path: string): Promise<string> {
       missing.push(basename(current));
       current = parent;
     }
+  }
+}
+
+function raced(path: string): FsError {
+  return new FsError(
+    "changed",
+    path,
+    `"${path}" changed while being opened (possible symlink race)`,
+  );
+}
+
+// For the post-open re-checks any failure (gone, no access) means the path cannot be confirmed,
+// which is refused like a race: hence the broad catches in these three.
+async function realPathOrNull(path: string): Promise<string | null> {
+  try {
+    return await Deno.realPath(path);
+  } catch {
+    return null;
+  }
+}
+
+function realPathSyncOrNull(path: string): string | null {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function lstatSyncOrNull(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return null;
   }
 }
 
@@ -142,6 +177,7 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
     if (before === null) throw new FsError("not_found", path, `No such file: "${path}"`);
     if (before.isDirectory) throw new FsError("is_a_directory", path, `"${path}" is a directory`);
     if (!before.isFile) throw new FsError("not_a_file", path, `"${path}" is not a regular file`);
+    if (options.beforeOpen) await options.beforeOpen(real);
     let file: Deno.FsFile;
     try {
       file = await Deno.open(real, { read: true });
@@ -157,6 +193,9 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
         throw new FsError("changed", path, `"${path}" changed while being opened (it vanished)`);
       }
       checkOpenedIdentity(info, toInfo(after), path);
+      // The lstat above went through the same parents as the open; a parent that was a symlink
+      // then shows now as a real path that differs from the one opened.
+      if (options.recheckRealPath && (await realPathOrNull(real)) !== real) throw raced(path);
     } catch (e) {
       file.close();
       throw toFsError(e, path);
@@ -202,6 +241,14 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
     try {
       info = toInfo(file.statSync());
       checkOpenedIdentity(info, toInfo(before), path);
+      if (options.recheckRealPath) {
+        // The walk's path had no symlink when it was listed; it must still have none now and
+        // still name the opened file (a parent swapped and swapped back is caught here).
+        if (realPathSyncOrNull(path) !== path) throw raced(path);
+        const after = lstatSyncOrNull(path);
+        if (after === null) throw raced(path);
+        checkOpenedIdentity(info, toInfo(after), path);
+      }
     } catch (e) {
       file.close();
       throw toFsError(e, path);

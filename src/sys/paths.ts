@@ -33,14 +33,6 @@ export function createDenoPathOps(): PathOps {
         return undefined;
       }
     },
-    identity(path: string): { dev: number; ino: number } | undefined {
-      try {
-        const st = Deno.lstatSync(path);
-        return st.ino === null ? undefined : { dev: st.dev, ino: st.ino };
-      } catch {
-        return undefined;
-      }
-    },
   };
 }
 

@@ -157,3 +157,42 @@ Deno.test("openWalkedFileSync() reads a regular file and refuses a FIFO, a direc
   assert.equal(code("missing.txt"), "not_found");
   assert.deepEqual(fs.readDirSync?.(ws.path("d")).map((e) => e.name), ["x"]);
 });
+
+Deno.test("createDenoFsOps({recheckRealPath}) refuses a file opened through a parent swapped for a symlink", async () => {
+  await using root = await createTempWorkspace({
+    "ws/sub/f.txt": "benign\n",
+    "outside/f.txt": "secret\n",
+  });
+  const inside = root.path("ws/sub/f.txt");
+  const isChanged = (e: unknown) => e instanceof FsError && e.code === "changed";
+  const swapToSymlink = async () => {
+    await Deno.rename(root.path("ws/sub"), root.path("ws/real"));
+    await Deno.symlink(root.path("outside"), root.path("ws/sub"));
+  };
+  const swapBack = async () => {
+    await Deno.remove(root.path("ws/sub"));
+    await Deno.rename(root.path("ws/real"), root.path("ws/sub"));
+  };
+  const readAll = async (fs: ReturnType<typeof createDenoFsOps>) =>
+    new TextDecoder().decode(await fs.readFile(inside));
+
+  // Swapped for the open and back before the check: the path is real again, but another file.
+  await assert.rejects(
+    readAll(createDenoFsOps({ beforeOpen: swapToSymlink, afterOpen: swapBack })),
+    isChanged,
+  );
+  // Swapped between the check and the open: the open and the lstat both go through the symlink.
+  const swapped = { beforeOpen: swapToSymlink };
+  await assert.rejects(readAll(createDenoFsOps({ ...swapped, recheckRealPath: true })), isChanged);
+  await swapBack();
+  // Under bubblewrap the re-check is off: outside paths are not in the view at all.
+  assert.equal(await readAll(createDenoFsOps(swapped)), "secret\n");
+  await swapBack();
+
+  // The walk's path already runs through a swapped parent when it is opened.
+  await swapToSymlink();
+  const walked = createDenoFsOps({ recheckRealPath: true });
+  assert.throws(() => walked.openWalkedFileSync!(inside), isChanged);
+  const unchecked = createDenoFsOps().openWalkedFileSync!(inside);
+  unchecked.close();
+});
