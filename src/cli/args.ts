@@ -54,6 +54,10 @@ export interface CliFlags {
   verbose: boolean;
   noContextFiles: boolean;
   includeDeltas: boolean;
+  /** `--replay FILE`: play this recorded session's model replies instead of calling a model. */
+  replay?: string;
+  /** `--replay-check`: compare live tool results with the recorded ones (exit 5 on a difference). */
+  replayCheck: boolean;
   permissions: PermissionFlagValues;
 }
 
@@ -86,6 +90,8 @@ export const CLI_OPTIONS = {
   verbose: { type: "boolean" },
   "no-context-files": { type: "boolean" },
   "include-deltas": { type: "boolean" },
+  replay: { type: "string" },
+  "replay-check": { type: "boolean" },
   version: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   "allow-all": { type: "boolean", short: "A" },
@@ -144,6 +150,12 @@ Sessions:
                                  its directory, when missing
       --no-session               do not write a session
 
+Replay (no model needed; the tools run for real under the current grants):
+      --replay FILE              play a recorded session's model replies back in print mode;
+                                 a prompt replaces its first user message
+      --replay-check             exit 5 when a tool result differs from the recording
+                                 (after normalising paths and durations); shows the first
+
   -h, --help                     show this help
       --version                  show the version
 
@@ -153,9 +165,9 @@ Environment and files:
   from .moat/config.json and $XDG_CONFIG_HOME/moat/config.json (flags win); AGENTS.md files are
   added to the system prompt; sessions live in $XDG_STATE_HOME/moat/sessions/.
 
-Exit codes: 0 completed · 1 model/provider error · 2 usage/config error or required sandbox
-unavailable · 3 max turns reached · 4 denied tool calls with --fail-on-deny · 130 SIGINT ·
-143 SIGTERM
+Exit codes: 0 completed · 1 model/provider error (or a replay ran out of replies) · 2 usage/config
+error or required sandbox unavailable · 3 max turns reached · 4 denied tool calls with
+--fail-on-deny · 5 --replay-check found a difference · 130 SIGINT · 143 SIGTERM
 
 Examples:
   moat "what does src/main.ts do?"
@@ -164,6 +176,7 @@ Examples:
   moat --output jsonl --fail-on-deny --no-session "update the changelog" > events.jsonl
   OPENAI_BASE_URL=http://localhost:11434/v1 moat --model qwen2.5-coder "explain this repo"
   moat -c                        continue the last conversation in this workspace
+  moat --replay examples/tour.jsonl --replay-check   offline check of tools and grants
 `;
 }
 
@@ -228,6 +241,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     verbose: v.verbose ?? false,
     noContextFiles: v["no-context-files"] ?? false,
     includeDeltas: v["include-deltas"] ?? false,
+    replayCheck: v["replay-check"] ?? false,
     permissions,
   };
   if (parsed.positionals.length > 0) flags.prompt = parsed.positionals.join(" ");
@@ -244,6 +258,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
       ["api-key-env", "apiKeyEnv"],
       ["cwd", "cwd"],
       ["session", "session"],
+      ["replay", "replay"],
     ] as const
   ) {
     const value = nonEmpty(name, v[name]);
@@ -301,6 +316,14 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   if (flags.noSession && (flags.continue || flags.session !== undefined)) {
     return usageError(
       `Option '--no-session' cannot be combined with '--continue' or '--session'`,
+    );
+  }
+  if (flags.replayCheck && flags.replay === undefined) {
+    return usageError(`Option '--replay-check' needs '--replay FILE'`);
+  }
+  if (flags.replay !== undefined && flags.continue) {
+    return usageError(
+      `Options '--replay' and '--continue' cannot be combined: a replay starts from the recording's own conversation`,
     );
   }
   if (flags.includeDeltas && flags.output !== undefined && flags.output !== "jsonl") {

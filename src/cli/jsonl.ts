@@ -5,6 +5,7 @@
  */
 import type { AgentEvent } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
+import { replayCheckText } from "./replay.ts";
 import {
   assistantText,
   clipText,
@@ -115,6 +116,7 @@ export function runStartRecord(info: RunStartInfo): Record<string, unknown> {
     sandbox: info.sandbox,
     tools: info.tools,
     session: info.session,
+    ...(info.replay === undefined ? {} : { replay: info.replay }),
   };
 }
 
@@ -132,6 +134,7 @@ export function runEndRecord(summary: RunSummary): Record<string, unknown> {
     truncated: summary.truncated === true,
   };
   if (summary.error !== undefined) record.error = summary.error;
+  if (summary.replay !== undefined) record.replay = summary.replay;
   return record;
 }
 
@@ -175,6 +178,8 @@ export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
         emit({ type: "error", ...summary.error });
         options.writeStderr?.(`moat: error: ${summary.error.message}\n`);
       }
+      const check = summary.replay?.check;
+      if (check !== undefined) options.writeStderr?.(replayCheckText(check));
       emit(runEndRecord(summary));
     },
     dispose() {},
@@ -200,6 +205,8 @@ export function createJsonReporter(
       if (summary.error !== undefined) {
         options.writeStderr(`moat: error: ${summary.error.message}\n`);
       }
+      const check = summary.replay?.check;
+      if (check !== undefined) options.writeStderr(replayCheckText(check));
       const { type: _type, ...end } = runEndRecord(summary);
       options.writeStdout(
         JSON.stringify({

@@ -8,6 +8,7 @@ import type { AgentEvent, Clock } from "../agent/mod.ts";
 import { displayPath } from "../tools/_paths.ts";
 import type { Reporter, RunStartInfo, RunSummary } from "./report.ts";
 import { resultText } from "./report.ts";
+import { replayCheckText } from "./replay.ts";
 
 /** Where and how the text renderer writes. */
 export interface TextRendererOptions {
@@ -153,6 +154,19 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
   return {
     start(info: RunStartInfo) {
       sessionPath = info.session;
+      if (info.replay !== undefined) {
+        const r = info.replay;
+        stderrLine(
+          c(
+            "2",
+            `Replaying ${displayPath(info.cwd, r.file)}: ${r.replies} recorded model repl${
+              r.replies === 1 ? "y" : "ies"
+            } (${r.recordedModel}); the tools run for real under your grants${
+              r.check ? " and their results are compared with the recording" : ""
+            }`,
+          ),
+        );
+      }
       if (options.verbose) {
         stderrLine(
           c(
@@ -285,6 +299,11 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
           const never: never = summary.stopReason;
           return never;
         }
+      }
+      const check = summary.replay?.check;
+      if (check !== undefined) {
+        const text = replayCheckText(check).trimEnd();
+        stderrLine(check.first === undefined ? c("32", text) : c("31", text));
       }
       if (summary.denied > 0 && summary.exitCode === 4) {
         stderrLine(

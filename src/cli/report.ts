@@ -5,6 +5,7 @@
 import type { AgentEvent } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { addUsage, emptyUsage, type ModelErrorKind, type Usage } from "../model/types.ts";
+import type { ReplayCheckSummary } from "./replay_check.ts";
 
 /** How a CLI run ended (the agent's stop reasons plus the CLI's own). */
 export type RunStopReason =
@@ -28,6 +29,32 @@ export interface RunStartInfo {
   tools: string[];
   session: string | null;
   moatVersion: string;
+  /** Set when the model's side is played back from a recording (--replay). */
+  replay?: ReplayStartInfo;
+}
+
+/** The recording a replay plays back. */
+export interface ReplayStartInfo {
+  /** The recording's path as given. */
+  file: string;
+  /** The model that made the recording. */
+  recordedModel: string;
+  /** When the recording was started (its header's createdAt). */
+  recordedAt: string;
+  /** Model replies in the recording. */
+  replies: number;
+  /** Whether live tool results are compared with the recorded ones (--replay-check). */
+  check: boolean;
+}
+
+/** How a replay went. */
+export interface ReplaySummary {
+  file: string;
+  /** Recorded replies the run played. */
+  played: number;
+  replies: number;
+  /** The comparison of tool results, with --replay-check. */
+  check?: ReplayCheckSummary;
 }
 
 /** A model/provider failure, as reported to the user. */
@@ -51,6 +78,8 @@ export interface RunSummary {
   /** The final answer ended on the model's output-token limit, so it is cut off. */
   truncated?: boolean;
   error?: RunError;
+  /** Set for a replay (--replay). */
+  replay?: ReplaySummary;
 }
 
 /** An output mode. Methods must not throw. */

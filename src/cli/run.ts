@@ -3,10 +3,17 @@
  * sandboxed tools, the system prompt, sessions and the output modes around the agent loop.
  *
  * Exit codes: 0 completed · 1 model/provider error · 2 usage/config error or required sandbox
- * unavailable · 3 max turns reached · 4 denied calls with --fail-on-deny · 130 SIGINT · 143 SIGTERM.
+ * unavailable · 3 max turns reached · 4 denied calls with --fail-on-deny · 5 --replay-check found a
+ * difference · 130 SIGINT · 143 SIGTERM.
  */
 import { dirname, resolve } from "node:path";
-import { type AgentRunResult, type Clock, type OnToolCall, runAgentLoop } from "../agent/mod.ts";
+import {
+  type AgentEvent,
+  type AgentRunResult,
+  type Clock,
+  type OnToolCall,
+  runAgentLoop,
+} from "../agent/mod.ts";
 import { type ModelClient, ModelError, type UserMessage } from "../model/types.ts";
 import type { OpenAiClientOptions } from "../model/openai.ts";
 import type { Prompter } from "../policy/approve.ts";
@@ -24,6 +31,7 @@ import {
   stateHome,
 } from "../session/store.ts";
 import type { ToolHostIo } from "../sandbox/host.ts";
+import { parseRecording, type Recording } from "../session/recording.ts";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/types.ts";
 import { VERSION } from "../version.ts";
@@ -38,6 +46,8 @@ import type { CliFs, CliSignal, Terminal } from "./io.ts";
 import { createJsonlReporter, createJsonReporter } from "./jsonl.ts";
 import { createTextRenderer, useColor } from "./render.ts";
 import { createLineSource, createReplPrompter, runRepl } from "./repl.ts";
+import { replayRecording } from "./replay.ts";
+import { createReplayChecker, type NormalizeContext } from "./replay_check.ts";
 import {
   createRunStats,
   type Reporter,
@@ -55,6 +65,7 @@ export const EXIT = {
   usage: 2,
   maxTurns: 3,
   denied: 4,
+  replayMismatch: 5,
   sigint: 130,
   sigterm: 143,
 } as const;
@@ -182,6 +193,8 @@ interface RunSetup {
   deps: CliDeps;
   apiKey: string;
   baseUrl: string;
+  /** `--replay`: the recording whose model replies are played back. */
+  recording?: Recording;
 }
 
 async function runCommand(
@@ -233,8 +246,19 @@ async function runCommand(
     );
   }
 
+  let recording: Recording | undefined;
+  if (flags.replay !== undefined) {
+    const loaded = await loadRecording(resolve(environment.cwd, flags.replay), fs);
+    if (!loaded.ok) {
+      terminal.writeStderr(`moat: ${loaded.error}\n`);
+      return EXIT.usage;
+    }
+    recording = loaded.recording;
+  }
+
   const key = env[settings.apiKeyEnv] ?? "";
-  if (key === "" && settings.baseUrl === undefined) {
+  // A replay needs no model: its replies come from the recording.
+  if (recording === undefined && key === "" && settings.baseUrl === undefined) {
     terminal.writeStderr(noEndpointMessage(settings.apiKeyEnv));
     return EXIT.usage;
   }
@@ -242,7 +266,9 @@ async function runCommand(
   const grantsResult = parseGrantFlags(flags.permissions, { cwd: workspace });
   if (!grantsResult.ok) return usage(grantsResult.error.message);
 
-  const interactive = !flags.print && flags.prompt === undefined && terminal.isTty("stdin");
+  // A replay always runs to completion like print mode, even on a terminal.
+  const interactive = !flags.print && recording === undefined && flags.prompt === undefined &&
+    terminal.isTty("stdin");
   if (interactive && flags.output !== undefined && flags.output !== "text") {
     return usage(`'--output ${flags.output}' needs print mode: pass a prompt or pipe one on stdin`);
   }
@@ -263,7 +289,41 @@ async function runCommand(
     apiKey: key,
     baseUrl: settings.baseUrl ?? DEFAULT_BASE_URL,
   };
+  if (recording !== undefined) setup.recording = recording;
   return interactive ? await interactiveMode(setup) : await printMode(setup);
+}
+
+/** Reads and strictly parses a replay file; any problem is a usage error naming the line. */
+async function loadRecording(
+  path: string,
+  fs: CliFs,
+): Promise<{ ok: true; recording: Recording } | { ok: false; error: string }> {
+  if (await fs.isDirectory(path)) {
+    return { ok: false, error: `The replay file "${path}" is a directory: pass a session file` };
+  }
+  let text: string | null;
+  try {
+    text = await fs.readTextFile(path);
+  } catch (e) {
+    return {
+      ok: false,
+      error: `Cannot read the replay file "${path}": ${e instanceof Error ? e.message : String(e)}`,
+    };
+  }
+  if (text === null) {
+    return {
+      ok: false,
+      error:
+        `The replay file "${path}" does not exist: pass a session file written by moat (see --session)`,
+    };
+  }
+  const parsed = parseRecording(path, text);
+  return parsed.ok ? parsed : { ok: false, error: parsed.error };
+}
+
+/** The machine-specific paths of one side of a replay check. */
+function normalizeContext(workspace: string, home: string | undefined): NormalizeContext {
+  return home === undefined || home === "" ? { workspace } : { workspace, home };
 }
 
 /** How long a prompt argument waits for the first byte of a piped stdin before going on without it. */
@@ -337,8 +397,10 @@ async function openSession(
     moatVersion: VERSION,
     createdAt: setup.now().toISOString(),
     cwd: workspace,
-    model: setup.settings.model,
+    model: setup.recording?.header.model ?? setup.settings.model,
     grants: setup.grants,
+    ...(setup.env.HOME === undefined || setup.env.HOME === "" ? {} : { home: setup.env.HOME }),
+    ...(setup.recording === undefined ? {} : { replayOf: setup.recording.path }),
   });
   const onError = (message: string) => warn(message);
   let path: string | null = null;
@@ -362,6 +424,8 @@ async function openSession(
     }
     try {
       existing = await fs.readTextFile(path);
+      // An empty file (from touch or mktemp) starts a new session in it.
+      if (existing !== null && existing.trim() === "") existing = null;
     } catch (e) {
       return {
         ok: false,
@@ -370,6 +434,15 @@ async function openSession(
         }`,
       };
     }
+  }
+  if (
+    path !== null && existing !== null && setup.recording !== undefined
+  ) {
+    return {
+      ok: false,
+      error:
+        `The session file "${path}" already holds a conversation, but a replay starts from the recording's own: pass a new file to --session, or --no-session`,
+    };
   }
   if (path !== null && existing !== null) {
     const loaded = parseSession(path, existing);
@@ -410,7 +483,6 @@ async function openSession(
 
 /** Context shared by every agent run of one invocation. */
 interface Engine {
-  model: ModelClient;
   tools: AnyTool[];
   sandbox: SandboxHandle;
   system: () => string;
@@ -482,9 +554,7 @@ async function openEngine(
       ...(configDir === undefined ? {} : { userConfigDir: configDir }),
     })
     : { files: [], warnings: [] };
-  const modelOptions = modelClientOptions(setup, settings.model);
   const engine: Engine = {
-    model: setup.deps.createModel(modelOptions),
     tools,
     sandbox,
     system: () => {
@@ -533,6 +603,7 @@ async function runOnce(
   setup: RunSetup,
   engine: Engine,
   options: {
+    model: ModelClient;
     history: import("../model/types.ts").Message[];
     prompt: UserMessage;
     signal: AbortSignal;
@@ -541,10 +612,12 @@ async function runOnce(
     writer: SessionWriter | null;
     maxTurns: number | undefined;
     getQueuedMessages?: () => UserMessage[];
+    /** Sees every agent event after the reporter (the replay check). */
+    observe?: (event: AgentEvent) => void;
   },
 ): Promise<RunOutcome> {
   const agentOptions: Parameters<typeof runAgentLoop>[1] = {
-    model: engine.model,
+    model: options.model,
     tools: engine.tools,
     system: engine.system(),
     clock: setup.clock,
@@ -554,6 +627,7 @@ async function runOnce(
       options.stats.observe(event);
       if (event.type === "message_saved") options.writer?.append(event.message);
       options.reporter.event(event);
+      options.observe?.(event);
     },
   };
   if (options.maxTurns !== undefined) agentOptions.maxIterations = options.maxTurns;
@@ -671,7 +745,19 @@ function startInfo(setup: RunSetup, engine: Engine, session: string | null) {
     session,
     moatVersion: VERSION,
   };
-  if (setup.settings.baseUrl !== undefined) info.baseUrl = setup.settings.baseUrl;
+  const recording = setup.recording;
+  if (recording !== undefined) {
+    info.model = recording.header.model;
+    info.replay = {
+      file: recording.path,
+      recordedModel: recording.header.model,
+      recordedAt: recording.header.createdAt,
+      replies: recording.replyCount,
+      check: setup.flags.replayCheck,
+    };
+  } else if (setup.settings.baseUrl !== undefined) {
+    info.baseUrl = setup.settings.baseUrl;
+  }
   return info;
 }
 
@@ -717,12 +803,26 @@ async function printMode(setup: RunSetup): Promise<number> {
   let engine: Engine | undefined;
   let writer: SessionWriter | null = null;
   try {
-    const read = await Promise.race([readPrintPrompt(setup), firstSignal]);
+    // A replay's prompts come from the recording (or the argument); stdin is not read.
+    const read = setup.recording !== undefined
+      ? { prompt: setup.flags.prompt }
+      : await Promise.race([readPrintPrompt(setup), firstSignal]);
     if (read === "signal") return signalledBeforeStart();
     if ("error" in read) {
       return setupFailed(`${read.error}\nRun 'moat --help' for usage.`);
     }
-    if (read.warning !== undefined) warn(read.warning);
+    if ("warning" in read && read.warning !== undefined) warn(read.warning);
+    const ignored = (["model", "baseUrl", "apiKeyEnv"] as const).filter((k) =>
+      setup.recording !== undefined && setup.flags[k] !== undefined
+    );
+    if (ignored.length > 0) {
+      const names = { model: "--model", baseUrl: "--base-url", apiKeyEnv: "--api-key-env" };
+      warn(
+        `${
+          ignored.map((k) => `'${names[k]}'`).join(", ")
+        } has no effect in a replay: the model's replies come from the recording`,
+      );
+    }
     const session = await openSession(setup, warn);
     if (!session.ok) return setupFailed(session.error);
     writer = session.writer;
@@ -737,15 +837,61 @@ async function printMode(setup: RunSetup): Promise<number> {
     }
 
     const stats = createRunStats();
-    const run = runOnce(setup, engine, {
+    const runOptions = {
       history: session.history,
-      prompt: { role: "user", content: read.prompt },
       signal: controller.signal,
       reporter,
       stats,
       writer,
-      maxTurns: settings.maxTurns ?? DEFAULT_PRINT_MAX_TURNS,
-    });
+      // A replay is bounded by its recording.
+      maxTurns: settings.maxTurns ??
+        (setup.recording === undefined ? DEFAULT_PRINT_MAX_TURNS : undefined),
+    };
+    const checker = setup.recording !== undefined && setup.flags.replayCheck
+      ? createReplayChecker({
+        recorded: normalizeContext(setup.recording.header.cwd, setup.recording.header.home),
+        live: normalizeContext(setup.workspace, setup.env.HOME),
+      })
+      : undefined;
+    let played = 0;
+    const run = setup.recording !== undefined
+      ? replayRecording(setup.recording, {
+        ...(read.prompt === undefined ? {} : { prompt: read.prompt }),
+        onReply(reply) {
+          played++;
+          checker?.onReply(reply);
+        },
+        warn: (message) => reporter.warning(message),
+        run: (exchange) => {
+          for (const user of exchange.earlier) {
+            runOptions.history.push(user);
+            writer?.append(user);
+          }
+          return runOnce(setup, opened.engine, {
+            ...runOptions,
+            model: exchange.model,
+            prompt: exchange.prompt,
+            observe: (event) => {
+              if (event.type === "message_saved" && event.message.role === "toolResult") {
+                checker?.onToolResults(event.message);
+              }
+            },
+          });
+        },
+        classify: (outcome) =>
+          outcome.error?.kind === "replay_exhausted"
+            ? "exhausted"
+            : controller.signal.aborted || outcome.error !== undefined ||
+                outcome.result?.stopReason !== "completed"
+            ? "stopped"
+            : "completed",
+      })
+      : runOnce(setup, opened.engine, {
+        ...runOptions,
+        model: setup.deps.createModel(modelClientOptions(setup, settings.model)),
+        // Never empty here: readPrintPrompt fails without a prompt.
+        prompt: { role: "user", content: read.prompt ?? "" },
+      });
     // The run is forced to end only by a second signal; a settled run's outcome is in `run`.
     const outcome = await Promise.race([run, forced]);
     const settled = outcome === "forced" ? {} : outcome;
@@ -754,13 +900,26 @@ async function printMode(setup: RunSetup): Promise<number> {
       : signalled === "SIGTERM"
       ? "terminated"
       : stopReasonOf(settled, false);
-    const exitCode = stopReason === "completed" && settings.failOnDeny && stats.denied > 0
+    const check = checker?.summary();
+    const exitCode = stopReason !== "completed"
+      ? PRINT_EXIT_CODES[stopReason]
+      : check !== undefined && check.differing > 0
+      ? EXIT.replayMismatch
+      : settings.failOnDeny && stats.denied > 0
       ? EXIT.denied
-      : PRINT_EXIT_CODES[stopReason];
+      : EXIT.ok;
     if (stopReason === "completed" && stats.lastText.trim() === "") {
       reporter.warning("The model finished without an answer: its final reply was empty");
     }
     const summary = runSummary(stats, settled, { stopReason, exitCode });
+    if (setup.recording !== undefined) {
+      summary.replay = {
+        file: setup.recording.path,
+        played,
+        replies: setup.recording.replyCount,
+        ...(check === undefined ? {} : { check }),
+      };
+    }
     // Save and clean up before the final report so "run_end" means everything is settled.
     const sandbox = engine.sandbox;
     engine = undefined;
@@ -810,6 +969,7 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
     reporter.start(startInfo(setup, eng, writerRef.writer?.path ?? null));
     for (const w of [...eng.sandbox.warnings, ...opened.contextWarnings]) reporter.warning(w);
     let model = settings.model;
+    let client = setup.deps.createModel(modelClientOptions(setup, model));
     const banner = `moat ${VERSION} · ${model} · ${setup.workspace}\n` +
       (history.length > 0 ? `Continuing a session with ${history.length} message(s).\n` : "") +
       `Type a request; /help lists commands; Ctrl-D exits.\n`;
@@ -822,6 +982,7 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
         async runPrompt(text, signal, getQueued) {
           const stats = createRunStats();
           const outcome = await runOnce(setup, eng, {
+            model: client,
             history,
             prompt: { role: "user", content: text },
             signal,
@@ -840,7 +1001,7 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
         model: () => model,
         setModel(name) {
           model = name;
-          eng.model = setup.deps.createModel(modelClientOptions(setup, name));
+          client = setup.deps.createModel(modelClientOptions(setup, name));
           return `Model: ${name}`;
         },
         async clear() {

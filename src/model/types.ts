@@ -126,7 +126,9 @@ export type ModelErrorKind =
   | "network"
   | "bad_request"
   | "context_overflow"
-  | "incomplete_stream";
+  | "incomplete_stream"
+  /** A replayed recording (moat --replay) has no reply left for a request. */
+  | "replay_exhausted";
 
 /** A failed model request or stream, after the SDK's retries. */
 export class ModelError extends Error {

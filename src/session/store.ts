@@ -19,6 +19,10 @@ export interface SessionHeader {
   model: string;
   /** The effective grants of the run that created the session. */
   grants: unknown;
+  /** HOME of the run that created the session (a replay check maps it to the live one). */
+  home?: string;
+  /** Set when the session was written by a replay: the recording it played back. */
+  replayOf?: string;
 }
 
 /** Every later line of a session file. */
@@ -100,51 +104,110 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function isContentBlock(value: unknown): boolean {
-  if (!isRecord(value)) return false;
-  if (value.type === "text") return typeof value.text === "string";
-  if (value.type === "image") {
-    return typeof value.data === "string" && typeof value.mimeType === "string";
+// Each check returns a short phrase naming the first malformed part, or null when the part is fine.
+
+/** A value as shown in a problem phrase: strings quoted (and shortened), others by kind. */
+function describe(value: unknown): string {
+  if (value === undefined) return "missing";
+  if (typeof value === "string") {
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   }
-  return false;
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && value !== null) return "an object";
+  return `"${String(value)}"`;
 }
 
-function isContent(value: unknown): boolean {
-  return typeof value === "string" || (Array.isArray(value) && value.every(isContentBlock));
-}
-
-function isAssistantBlock(value: unknown): boolean {
-  if (!isRecord(value)) return false;
-  if (value.type === "text") return typeof value.text === "string";
-  if (value.type === "toolCall") {
-    return typeof value.id === "string" && value.id !== "" && typeof value.name === "string";
+function blockProblem(
+  value: unknown,
+  where: string,
+  allowed: "content" | "assistant",
+): string | null {
+  if (!isRecord(value)) return `${where} is not an object`;
+  if (value.type === "text") {
+    return typeof value.text === "string" ? null : `${where}'s "text" is not a string`;
   }
-  return false;
+  if (allowed === "content" && value.type === "image") {
+    if (typeof value.data !== "string") return `${where}'s "data" is not a string`;
+    return typeof value.mimeType === "string" ? null : `${where}'s "mimeType" is not a string`;
+  }
+  if (allowed === "assistant" && value.type === "toolCall") {
+    if (typeof value.id !== "string" || value.id === "") {
+      return `${where}'s "id" is not a non-empty string`;
+    }
+    return typeof value.name === "string" ? null : `${where}'s "name" is not a string`;
+  }
+  const expected = allowed === "content" ? '"text" or "image"' : '"text" or "toolCall"';
+  return `${where}'s "type" is ${describe(value.type)}, not ${expected}`;
 }
 
-function isToolResult(value: unknown): boolean {
-  return isRecord(value) && typeof value.toolCallId === "string" &&
-    typeof value.toolName === "string" && isContent(value.content) &&
-    typeof value.isError === "boolean";
+function contentProblem(value: unknown, owner: string): string | null {
+  if (typeof value === "string") return null;
+  if (!Array.isArray(value)) return `${owner} "content" is neither a string nor an array`;
+  for (let i = 0; i < value.length; i++) {
+    const problem = blockProblem(value[i], `${owner} content block ${i + 1}`, "content");
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+const USAGE_KEYS = ["inputTokens", "outputTokens", "cachedTokens", "totalTokens"] as const;
+
+function assistantProblem(value: Record<string, unknown>): string | null {
+  const owner = "the assistant message's";
+  if (!Array.isArray(value.blocks)) return `${owner} "blocks" is not an array`;
+  for (let i = 0; i < value.blocks.length; i++) {
+    const problem = blockProblem(value.blocks[i], `${owner} block ${i + 1}`, "assistant");
+    if (problem !== null) return problem;
+  }
+  const usage = value.usage;
+  if (!isRecord(usage)) return `${owner} "usage" is not an object`;
+  const bad = USAGE_KEYS.find((k) => typeof usage[k] !== "number");
+  return bad === undefined ? null : `${owner} "usage.${bad}" is not a number`;
+}
+
+function toolResultProblem(value: unknown, where: string): string | null {
+  if (!isRecord(value)) return `${where} is not an object`;
+  if (typeof value.toolCallId !== "string") return `${where}'s "toolCallId" is not a string`;
+  if (typeof value.toolName !== "string") return `${where}'s "toolName" is not a string`;
+  const content = contentProblem(value.content, `${where}'s`);
+  if (content !== null) return content;
+  return typeof value.isError === "boolean" ? null : `${where}'s "isError" is not a boolean`;
+}
+
+/**
+ * What is wrong with a message value, as a short phrase (e.g. `the assistant message's "blocks"
+ * is not an array`), or null when every part has the shape the adapters rely on.
+ */
+export function messageProblem(value: unknown): string | null {
+  if (!isRecord(value)) return "the message is not an object";
+  switch (value.role) {
+    case "user":
+      return contentProblem(value.content, "the user message's");
+    case "assistant":
+      return assistantProblem(value);
+    case "toolResult": {
+      if (!Array.isArray(value.results)) {
+        return `the toolResult message's "results" is not an array`;
+      }
+      for (let i = 0; i < value.results.length; i++) {
+        const problem = toolResultProblem(
+          value.results[i],
+          `the toolResult message's result ${i + 1}`,
+        );
+        if (problem !== null) return problem;
+      }
+      return null;
+    }
+    default:
+      return `the message's "role" is ${
+        describe(value.role)
+      }, not "user", "assistant" or "toolResult"`;
+  }
 }
 
 /** A message whose every part has the shape the adapters rely on (a hand-edited line may not). */
 function isMessage(value: unknown): value is Message {
-  if (!isRecord(value)) return false;
-  switch (value.role) {
-    case "user":
-      return isContent(value.content);
-    case "assistant":
-      return Array.isArray(value.blocks) && value.blocks.every(isAssistantBlock) &&
-        isRecord(value.usage) &&
-        ["inputTokens", "outputTokens", "cachedTokens", "totalTokens"].every((k) =>
-          typeof (value.usage as Record<string, unknown>)[k] === "number"
-        );
-    case "toolResult":
-      return Array.isArray(value.results) && value.results.every(isToolResult);
-    default:
-      return false;
-  }
+  return messageProblem(value) === null;
 }
 
 /** Parses a session file's text. Pure; `path` is only used in messages. */

@@ -170,3 +170,35 @@ Deno.test("helpText() documents every option parseCliArgs accepts, with its shor
     }
   }
 });
+
+Deno.test("parseCliArgs() parses --replay FILE and --replay-check into flags", () => {
+  const flags = flagsOf(["--replay", "examples/tour.jsonl", "--replay-check", "my prompt"]);
+  assert.equal(flags.replay, "examples/tour.jsonl");
+  assert.equal(flags.replayCheck, true);
+  assert.equal(flags.prompt, "my prompt");
+  const plain = flagsOf(["--replay=t.jsonl"]);
+  assert.equal(plain.replay, "t.jsonl");
+  assert.equal(plain.replayCheck, false);
+  assert.equal(flagsOf(["hi"]).replay, undefined);
+});
+
+Deno.test("parseCliArgs() rejects --replay-check without --replay, --replay with -c, and an empty --replay", () => {
+  const errorOf = (argv: string[]) => {
+    const parsed = parseCliArgs(argv);
+    assert.ok(!parsed.ok, `expected a usage error for ${JSON.stringify(argv)}`);
+    return parsed.error;
+  };
+  assert.match(errorOf(["--replay-check", "hi"]), /'--replay-check' needs '--replay FILE'/);
+  assert.match(
+    errorOf(["--replay", "t.jsonl", "-c"]),
+    /'--replay' and '--continue' cannot be combined/,
+  );
+  assert.match(
+    errorOf(["--continue", "--replay", "t.jsonl"]),
+    /'--replay' and '--continue' cannot be combined/,
+  );
+  assert.match(errorOf(["--replay", ""]), /Option '--replay' must not be empty/);
+  assert.match(errorOf(["--replay", "  "]), /Option '--replay' must not be empty/);
+  // A missing value is parseArgs' own error.
+  errorOf(["--replay"]);
+});

@@ -110,6 +110,7 @@ const DOCUMENTED_FIELDS: Record<string, { always: string[]; optional?: string[] 
       "tools",
       "session",
     ],
+    optional: ["replay"],
   },
   warning: { always: ["message"] },
   turn_start: { always: ["turn"] },
@@ -139,7 +140,7 @@ const DOCUMENTED_FIELDS: Record<string, { always: string[]; optional?: string[] 
       "exitCode",
       "truncated",
     ],
-    optional: ["error"],
+    optional: ["error", "replay"],
   },
 };
 
@@ -161,7 +162,16 @@ Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documen
     includeDeltas: true,
   });
   const call = { toolCallId: "c1", name: "read" };
-  r.start(info);
+  r.start({
+    ...info,
+    replay: {
+      file: "/w/run.jsonl",
+      recordedModel: "gpt-x",
+      recordedAt: "2026-01-01T00:00:00.000Z",
+      replies: 2,
+      check: true,
+    },
+  });
   r.warning("heads up");
   r.event({ type: "turn_start", turn: 1 });
   r.event({ type: "message_start" });
@@ -201,6 +211,12 @@ Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documen
     stopReason: "error",
     exitCode: 1,
     error: { kind: "server", message: "down", status: 500 },
+    replay: {
+      file: "/w/run.jsonl",
+      played: 2,
+      replies: 2,
+      check: { compared: 1, differing: 0, unrecorded: 0 },
+    },
   });
   const lines = out.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
   const seen = new Set<string>();
@@ -233,4 +249,95 @@ Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documen
   // Warnings and errors also reach a human on stderr.
   assert.match(err, /moat: warning: heads up/);
   assert.match(err, /moat: error: down/);
+});
+
+const replayStartInfo = {
+  ...info,
+  replay: {
+    file: "/w/tour.jsonl",
+    recordedModel: "gpt-x",
+    recordedAt: "2025-01-01T00:00:00.000Z",
+    replies: 2,
+    check: true,
+  },
+};
+const checkedSummary = {
+  ...summary,
+  exitCode: 5,
+  replay: {
+    file: "/w/tour.jsonl",
+    played: 2,
+    replies: 2,
+    check: {
+      compared: 1,
+      differing: 1,
+      unrecorded: 0,
+      first: {
+        toolName: "ls",
+        toolCallId: "c1",
+        args: { path: "." },
+        replyLine: 3,
+        resultLine: 4,
+        aspect: "content" as const,
+        recorded: "a",
+        live: "b",
+        diff: "--- recorded\n+++ live\n@@ -1,1 +1,1 @@\n-a\n+b",
+      },
+    },
+  },
+};
+
+Deno.test("createJsonlReporter() carries the replay in run_start and run_end and the check on stderr", () => {
+  let out = "";
+  let err = "";
+  const r = createJsonlReporter({
+    writeStdout: (t) => void (out += t),
+    writeStderr: (t) => void (err += t),
+  });
+  r.start(replayStartInfo);
+  r.end(checkedSummary);
+  const [start, end] = out.trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.equal(start.type, "run_start");
+  assert.deepEqual(start.replay, replayStartInfo.replay);
+  assert.equal(end.type, "run_end");
+  assert.deepEqual(end.replay, checkedSummary.replay);
+  assert.equal(end.exitCode, 5);
+  assert.match(err, /^moat: replay check failed: 1 of 1 tool result\(s\) differ/);
+  assert.match(err, / {2}-a\n {2}\+b\n$/);
+
+  let plainOut = "";
+  const plain = createJsonlReporter({ writeStdout: (t) => void (plainOut += t) });
+  plain.start(info);
+  plain.end(summary);
+  const [plainStart, plainEnd] = plainOut.trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.equal("replay" in plainStart, false);
+  assert.equal("replay" in plainEnd, false);
+});
+
+Deno.test("createJsonReporter() puts the replay in the result and the check's verdict on stderr", () => {
+  let out = "";
+  let err = "";
+  const r = createJsonReporter({
+    writeStdout: (t) => void (out += t),
+    writeStderr: (t) => void (err += t),
+  });
+  r.start(replayStartInfo);
+  r.end({
+    ...summary,
+    replay: {
+      file: "/w/tour.jsonl",
+      played: 2,
+      replies: 2,
+      check: { compared: 2, differing: 0, unrecorded: 0 },
+    },
+  });
+  const result = JSON.parse(out);
+  assert.equal(result.model, "m");
+  assert.deepEqual(result.replay, {
+    file: "/w/tour.jsonl",
+    played: 2,
+    replies: 2,
+    check: { compared: 2, differing: 0, unrecorded: 0 },
+  });
+  assert.equal(err, "moat: replay check passed: 2 tool result(s) match the recording\n");
 });

@@ -223,3 +223,94 @@ Deno.test("createTextRenderer() treats an unknown terminal width (0) as 80 colum
   assert.match(out.stderr, /thinking…/);
   r.dispose();
 });
+
+const replayInfo = {
+  model: "recorded-model",
+  cwd: "/w",
+  grants: {},
+  grantsSummary: "none",
+  sandbox: "worker",
+  tools: ["ls"],
+  session: null,
+  moatVersion: "0.0.0",
+};
+const replayStart = (check: boolean, replies = 3) => ({
+  ...replayInfo,
+  replay: {
+    file: "/w/examples/tour.jsonl",
+    recordedModel: "gpt-x",
+    recordedAt: "2025-01-01T00:00:00.000Z",
+    replies,
+    check,
+  },
+});
+
+Deno.test("createTextRenderer() announces a replay on stderr with the recording, its model and the check", () => {
+  const { r, out } = renderer();
+  r.start(replayStart(false));
+  assert.equal(
+    out.stderr,
+    "Replaying examples/tour.jsonl: 3 recorded model replies (gpt-x); the tools run for real under your grants\n",
+  );
+  assert.equal(out.stdout, "");
+  const checked = renderer();
+  checked.r.start(replayStart(true, 1));
+  assert.match(
+    checked.out.stderr,
+    /^Replaying examples\/tour\.jsonl: 1 recorded model reply \(gpt-x\);.* and their results are compared with the recording\n$/,
+  );
+  const plain = renderer();
+  plain.r.start(replayInfo);
+  assert.equal(plain.out.stderr, "", "no banner without a replay");
+});
+
+Deno.test("createTextRenderer() ends a checked replay with the check's verdict on stderr", () => {
+  const passed = renderer();
+  passed.r.end(
+    summary({
+      replay: {
+        file: "/w/t.jsonl",
+        played: 2,
+        replies: 2,
+        check: { compared: 2, differing: 0, unrecorded: 0 },
+      },
+    }),
+  );
+  assert.equal(passed.out.stdout, "Final answer.\n");
+  assert.match(passed.out.stderr, /moat: replay check passed: 2 tool result\(s\) match/);
+
+  const failed = renderer();
+  failed.r.end(
+    summary({
+      exitCode: 5,
+      replay: {
+        file: "/w/t.jsonl",
+        played: 2,
+        replies: 2,
+        check: {
+          compared: 2,
+          differing: 1,
+          unrecorded: 0,
+          first: {
+            toolName: "read",
+            toolCallId: "c1",
+            args: { path: "a.txt" },
+            replyLine: 3,
+            resultLine: 4,
+            aspect: "content",
+            recorded: "old",
+            live: "new",
+            diff: "--- recorded\n+++ live\n@@ -1,1 +1,1 @@\n-old\n+new",
+          },
+        },
+      },
+    }),
+  );
+  assert.match(failed.out.stderr, /moat: replay check failed: 1 of 2 tool result\(s\) differ/);
+  assert.match(failed.out.stderr, /Tool call "read" differs.*\n.*\n.*line 3.*line 4\n/);
+  assert.match(failed.out.stderr, / {2}-old\n {2}\+new\n/);
+
+  const unchecked = renderer();
+  unchecked.r.end(summary({ replay: { file: "/w/t.jsonl", played: 1, replies: 1 } }));
+  assert.doesNotMatch(unchecked.out.stderr, /replay check/);
+});

@@ -1,0 +1,100 @@
+/**
+ * Records examples/tour.jsonl: `deno task record-tour`. The tour's model side is scripted (no model
+ * API is needed) and served by the in-repo fake OpenAI server; everything else is a real moat run
+ * in this repository with the default grants, so the recorded tool results and denials are real.
+ * Run it again whenever the files the tour reads change (the tour's replay check then says so).
+ */
+import { join } from "node:path";
+import { type FakeToolCall, reply, startFakeOpenAI } from "../tests/support/fake_openai.ts";
+import { readStartTask } from "./compile.ts";
+
+const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const target = join(root, "examples", "tour.jsonl");
+
+const call = (name: string, args: Record<string, unknown>): FakeToolCall => ({
+  name,
+  arguments: args,
+});
+
+/** The scripted model: one reply per step of the tour, then the answer. */
+const steps = [
+  reply.toolCalls([call("read", { path: "README.md", limit: 12 })], {
+    text: "Let me start with the README to see what this project is.",
+  }),
+  reply.toolCalls([call("ls", { path: "src" })], {
+    text:
+      "moat is a coding agent whose tools can touch only what you granted. Now the source tree.",
+  }),
+  reply.toolCalls(
+    [call("grep", { pattern: "^export function create\\w+Tool", path: "src/tools" })],
+    {
+      text: "Each directory is one layer. Let me find where the built-in tools are defined.",
+    },
+  ),
+  reply.toolCalls([call("bash", { command: "ls examples && uname -s" })], {
+    text: "Every tool is a factory in src/tools. A harmless shell command next:",
+  }),
+  reply.toolCalls([
+    call("read", { path: "~/.ssh/config" }),
+    call("write", { path: "/tmp/moat-tour.txt", content: "written by the moat tour\n" }),
+  ], {
+    text:
+      "Finally, let me try to step outside the workspace: read your SSH config and write to /tmp.",
+  }),
+  reply.text(
+    [
+      "Here is the tour:",
+      "",
+      "- **README.md** starts with the two commands: run the agent, and run the tests.",
+      "- **src/** has one directory per layer: `agent` (the loop and tool pipeline), `cli`, `model`,",
+      "  `policy` (grants and permission checks), `sandbox` (the bubblewrap tool host), `session`,",
+      "  `sys` and `tools`.",
+      "- **src/tools/** defines each built-in tool with a `create…Tool` factory (bash, edit, find,",
+      "  grep, ls, read, write).",
+      "- **bash** ran `ls examples && uname -s` inside the sandbox.",
+      "",
+      "The last two calls were denied, and nothing asked you anything: reading `~/.ssh/config` is",
+      "outside the workspace (it would need `--allow-read=~/.ssh`), and so is writing",
+      "`/tmp/moat-tour.txt` (`--allow-write=/tmp`). moat's tools can touch only what you granted.",
+      "",
+      "To work with a real model, set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) and run",
+      '`npx -y deno@2.9.6 task start -- "your request"`.',
+    ].join("\n"),
+  ),
+];
+
+const server = await startFakeOpenAI();
+try {
+  server.script(...steps);
+  const start = await readStartTask(join(root, "deno.json"));
+  // Recorded outside the repository, so the tour's own listing never shows a half-written file.
+  const dir = await Deno.makeTempDir({ prefix: "moat-tour-" });
+  const partial = join(dir, "tour.jsonl");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...start.flags,
+      join(root, start.entry),
+      "--base-url",
+      server.baseURL,
+      "--model",
+      "tour-script",
+      "--session",
+      partial,
+      "--no-context-files",
+      "Show me around this repository, then try to reach outside it.",
+    ],
+    cwd: root,
+    env: { ...Deno.env.toObject(), OPENAI_API_KEY: "not-needed" },
+    stdin: "null",
+  });
+  const status = await child.output();
+  await Deno.stdout.write(status.stdout);
+  await Deno.stderr.write(status.stderr);
+  if (!status.success) throw new Error(`The recording run exited with code ${status.code}`);
+  await Deno.copyFile(partial, target);
+  await Deno.remove(dir, { recursive: true });
+  await Deno.stderr.write(new TextEncoder().encode(`Recorded ${target}\n`));
+} finally {
+  await server.close();
+}

@@ -1,0 +1,94 @@
+/**
+ * `moat --replay FILE`: plays a recorded session's model replies back, exchange by exchange,
+ * while the tools run for real. One exchange is the recorded user message(s) and the replies
+ * that followed; each is one agent run over the live history, with a replay client as its model.
+ */
+import type { ModelClient, UserMessage } from "../model/types.ts";
+import { createReplayClient } from "../model/replay.ts";
+import type { RecordedReply, Recording } from "../session/recording.ts";
+import { formatReplayDifference, type ReplayCheckSummary } from "./replay_check.ts";
+
+/** What one exchange gives the CLI to run. */
+export interface ReplayExchange {
+  /** User messages recorded before `prompt` without a reply in between (saved, not run). */
+  earlier: UserMessage[];
+  /** The user message the run starts with. */
+  prompt: UserMessage;
+  /** Plays this exchange's recorded replies. */
+  model: ModelClient;
+}
+
+/** How one exchange's run ended. */
+export type ExchangeEnd = "completed" | "exhausted" | "stopped";
+
+/** Options of replayRecording. */
+export interface ReplayOptions<O> {
+  /** Replaces the recording's first user message. */
+  prompt?: string;
+  /** Told about each reply as it is played (the replay check). */
+  onReply?: (reply: RecordedReply) => void;
+  warn(message: string): void;
+  /** Runs one exchange to its end. */
+  run(exchange: ReplayExchange): Promise<O>;
+  /** completed = go on; exhausted = the recorded replies ran out; stopped = end the replay. */
+  classify(outcome: O): ExchangeEnd;
+}
+
+/**
+ * Runs every exchange of the recording in order and resolves to the last run's outcome. A run
+ * that wants more replies than its exchange recorded ends that exchange (the recorded run stopped
+ * there too) and the replay goes on with the next one; in the last exchange that outcome stands.
+ */
+export async function replayRecording<O>(
+  recording: Recording,
+  options: ReplayOptions<O>,
+): Promise<O> {
+  const exchanges = recording.exchanges;
+  let outcome: O | undefined;
+  for (let i = 0; i < exchanges.length; i++) {
+    const exchange = exchanges[i] as (typeof exchanges)[number];
+    const users = exchange.users.map((u) => u.message);
+    if (i === 0 && options.prompt !== undefined) {
+      users[0] = { role: "user", content: options.prompt };
+    }
+    const prompt = users.pop() as UserMessage;
+    const model = createReplayClient(exchange.replies, {
+      source: recording.path,
+      endLine: exchange.endLine,
+      ...(options.onReply === undefined ? {} : { onReply: options.onReply }),
+    });
+    outcome = await options.run({ earlier: users, prompt, model });
+    const end = options.classify(outcome);
+    const next = exchanges[i + 1];
+    if (end === "stopped" || (end === "exhausted" && next === undefined)) return outcome;
+    if (end === "exhausted" && next !== undefined) {
+      options.warn(
+        `The recorded run ended after line ${exchange.endLine} without a final reply, so this ` +
+          `run stops there too; the replay goes on with the user message on line ${
+            next.users[0]?.line
+          }`,
+      );
+      continue;
+    }
+    const unplayed = exchange.replies[model.played];
+    if (unplayed !== undefined) {
+      options.warn(
+        `The run finished before the recorded reply on line ${unplayed.line}; ` +
+          `${exchange.replies.length - model.played} recorded reply(ies) were not played`,
+      );
+    }
+  }
+  return outcome as O;
+}
+
+/** The stderr lines that report a replay check: passed, or the first difference. */
+export function replayCheckText(check: ReplayCheckSummary): string {
+  const unrecorded = check.unrecorded > 0
+    ? ` (${check.unrecorded} result(s) had no recorded counterpart and were not compared)`
+    : "";
+  if (check.first === undefined) {
+    return `moat: replay check passed: ${check.compared} tool result(s) match the recording${unrecorded}\n`;
+  }
+  return `moat: replay check failed: ${check.differing} of ${check.compared} tool result(s) differ ` +
+    `from the recording${unrecorded}; the first:\n${formatReplayDifference(check.first)}`;
+}

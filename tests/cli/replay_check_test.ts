@@ -1,0 +1,381 @@
+import assert from "node:assert/strict";
+import {
+  createReplayChecker,
+  formatReplayDifference,
+  type NormalizeContext,
+  normalizeResultText,
+} from "../../src/cli/replay_check.ts";
+import {
+  type AssistantMessage,
+  type ContentBlock,
+  emptyUsage,
+  type ToolResult,
+  type ToolResultMessage,
+} from "../../src/model/types.ts";
+import type { RecordedReply } from "../../src/session/recording.ts";
+
+const recordedCtx: NormalizeContext = {
+  workspace: "/home/alice/proj",
+  home: "/home/alice",
+  tmpDir: "/var/folders/xy/T",
+};
+const liveCtx: NormalizeContext = { workspace: "/work/main", home: "/root", tmpDir: "/tmp" };
+
+function reply(
+  line: number,
+  calls: Array<{ id: string; name: string; args: unknown }>,
+  results?: { line: number; results: ToolResult[] },
+): RecordedReply {
+  const message: AssistantMessage = {
+    role: "assistant",
+    blocks: calls.map((c) => ({ type: "toolCall", id: c.id, name: c.name, arguments: c.args })),
+    stopReason: calls.length > 0 ? "toolUse" : "stop",
+    usage: emptyUsage(),
+  };
+  const r: RecordedReply = { message, line };
+  if (results !== undefined) {
+    r.results = { line: results.line, message: { role: "toolResult", results: results.results } };
+  }
+  return r;
+}
+
+function result(
+  id: string,
+  name: string,
+  content: ContentBlock[] | string,
+  isError = false,
+): ToolResult {
+  return { toolCallId: id, toolName: name, content, isError };
+}
+
+function results(...items: ToolResult[]): ToolResultMessage {
+  return { role: "toolResult", results: items };
+}
+
+const checker = () => createReplayChecker({ recorded: recordedCtx, live: liveCtx });
+
+Deno.test("normalizeResultText() replaces workspace, home and temp paths, longest first", () => {
+  const text = "read /home/alice/proj/src/a.ts, ~ is /home/alice, tmp /var/folders/xy/T/x";
+  assert.equal(
+    normalizeResultText(text, recordedCtx),
+    "read <workspace>/src/a.ts, ~ is <home>, tmp <tmp>/x",
+  );
+  assert.equal(normalizeResultText("cwd: /work/main\n", liveCtx), "cwd: <workspace>\n");
+  assert.equal(normalizeResultText('"/work/main/"', liveCtx), '"<workspace>/"');
+  assert.equal(normalizeResultText("in /work/main.", liveCtx), "in <workspace>.");
+});
+
+Deno.test("normalizeResultText() leaves longer sibling paths and paths nested elsewhere alone", () => {
+  assert.equal(normalizeResultText("/work/main2/a", liveCtx), "/work/main2/a");
+  assert.equal(
+    normalizeResultText("/work/main-old /work/main.bak", liveCtx),
+    "/work/main-old /work/main.bak",
+  );
+  assert.equal(normalizeResultText("/srv/work/main/a", liveCtx), "/srv/work/main/a");
+  // A sibling of the workspace that is still inside home falls back to the home placeholder.
+  assert.equal(normalizeResultText("/home/alice/proj2/x", recordedCtx), "<home>/proj2/x");
+  // "/" as a path would replace every slash: it is ignored.
+  assert.equal(normalizeResultText("/a/b", { workspace: "/" }), "/a/b");
+});
+
+Deno.test("normalizeResultText() replaces bash spill directories and file names", () => {
+  const recorded =
+    "[Full output: /var/folders/xy/T/moat-run-8f3k2a/bash-lx2k9a1b-0a1b2c3d.stdout.log]";
+  const live = "[Full output: /tmp/moat-run-Zq81/bash-m03abcd-ffee0011.stdout.log]";
+  const expected = "[Full output: <spill-dir>/bash-<id>.stdout.log]";
+  assert.equal(normalizeResultText(recorded, recordedCtx), expected);
+  assert.equal(normalizeResultText(live, liveCtx), expected);
+  // Without a tmpDir in the context the whole prefix path still goes.
+  assert.equal(
+    normalizeResultText("see /opt/tmp/moat-run-abc/bash-1-deadbeef.stderr.log", {
+      workspace: "/w1",
+    }),
+    "see <spill-dir>/bash-<id>.stderr.log",
+  );
+  // A directory merely containing "moat-run" in the middle of its name is not a spill dir.
+  assert.equal(normalizeResultText("/tmp/x-moat-run-1", { workspace: "/w1" }), "/tmp/x-moat-run-1");
+});
+
+Deno.test("normalizeResultText() replaces durations and ISO timestamps only", () => {
+  const ctx = { workspace: "/w1" };
+  const cases: Array<[string, string]> = [
+    ["took 12ms", "took <duration>"],
+    ["took 250 ms.", "took <duration>."],
+    ["1.5s and 3.20 s", "<duration> and <duration>"],
+    ["800µs 800us 5ns", "<duration> <duration> <duration>"],
+    ["real\t0m0.003s", "real\t<duration>"],
+    ["1m2s (12ms)", "<duration> (<duration>)"],
+    ["after 5 seconds, 2 secs, 7 milliseconds", "after <duration>, <duration>, <duration>"],
+    ["at 2026-11-29T15:57:05.123Z ok", "at <time> ok"],
+  ];
+  for (const [input, expected] of cases) assert.equal(normalizeResultText(input, ctx), expected);
+  const untouched = [
+    "3 files",
+    "line 12",
+    "v1.2.3",
+    "exit code 1",
+    "12 items in 3 dirs",
+    "2026-11-29",
+    "5 sheep",
+    "x5s",
+    "file test-5s.txt and 5s.txt",
+    "0x1f 1e3 42",
+    "call_12ms_a",
+  ];
+  for (const text of untouched) assert.equal(normalizeResultText(text, ctx), text);
+});
+
+Deno.test("checker: identical results with different workspaces, homes, spill dirs and durations are equal", () => {
+  const c = checker();
+  c.onReply(reply(2, [{ id: "a", name: "read", args: { path: "README.md" } }, {
+    id: "b",
+    name: "bash",
+    args: { command: "make" },
+  }], {
+    line: 3,
+    results: [
+      result("a", "read", "/home/alice/proj/README.md:\n# Hello\n"),
+      result(
+        "b",
+        "bash",
+        "done in 1.2s\n[Full output: /var/folders/xy/T/moat-run-q1/bash-k1-00aa11bb.stdout.log]",
+      ),
+    ],
+  }));
+  c.onToolResults(results(
+    result("a", "read", "/work/main/README.md:\n# Hello\n"),
+    result(
+      "b",
+      "bash",
+      "done in 980ms\n[Full output: /tmp/moat-run-zz9/bash-m2-ffee0011.stdout.log]",
+    ),
+  ));
+  c.onReply(reply(4, []));
+  assert.deepEqual(c.summary(), { compared: 2, differing: 0, unrecorded: 0 });
+});
+
+Deno.test("checker: a changed file line is reported as content with a diff showing the line", () => {
+  const c = checker();
+  const lines = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`);
+  const changed = lines.map((l) => l === "line 30" ? "line thirty" : l);
+  c.onReply(reply(5, [{ id: "r1", name: "read", args: { path: "notes.txt" } }], {
+    line: 6,
+    results: [result("r1", "read", lines.join("\n"))],
+  }));
+  c.onToolResults(results(result("r1", "read", changed.join("\n"))));
+  const s = c.summary();
+  assert.equal(s.compared, 1);
+  assert.equal(s.differing, 1);
+  const d = s.first;
+  assert.ok(d);
+  assert.equal(d.aspect, "content");
+  assert.equal(d.toolName, "read");
+  assert.equal(d.replyLine, 5);
+  assert.equal(d.resultLine, 6);
+  assert.deepEqual(d.args, { path: "notes.txt" });
+  assert.match(d.diff, /^--- recorded\n\+\+\+ live\n@@ -27,7 \+27,7 @@\n/);
+  assert.match(d.diff, /^-line 30$/m);
+  assert.match(d.diff, /^\+line thirty$/m);
+  assert.ok(d.diff.split("\n").length <= 20);
+
+  const text = formatReplayDifference(d);
+  assert.ok(text.endsWith("\n"));
+  assert.match(text, /Tool call "read" differs from the recording: the result's content differs/);
+  assert.match(text, /call: read \{"path":"notes.txt"\} \(id "r1"\)/);
+  assert.match(text, /recorded reply on line 5, recorded result on line 6/);
+  assert.match(text, /^ {2}-line 30$/m);
+  assert.match(text, /^ {2}\+line thirty$/m);
+});
+
+Deno.test("checker: an ok read that is now a permission denial is reported as isError", () => {
+  const c = checker();
+  c.onReply(reply(7, [{ id: "s", name: "read", args: { path: "~/.ssh/config" } }], {
+    line: 8,
+    results: [result("s", "read", "Host example\n")],
+  }));
+  c.onToolResults(results(
+    result(
+      "s",
+      "read",
+      'Permission denied: read access to "/root/.ssh/config" is not granted',
+      true,
+    ),
+  ));
+  const d = c.summary().first;
+  assert.ok(d);
+  assert.equal(d.aspect, "isError");
+  assert.equal(d.recorded, "ok");
+  assert.equal(d.live, "error");
+  assert.match(d.diff, /^-\[ok\]$/m);
+  assert.match(d.diff, /^\+\[error\]$/m);
+  assert.match(d.diff, /^\+Permission denied: read access to "<home>\/\.ssh\/config"/m);
+  const text = formatReplayDifference(d);
+  assert.match(text, /the recorded result was ok, the live one is an error/);
+  assert.match(text, /call: read \{"path":"~\/.ssh\/config"\}/);
+});
+
+Deno.test("checker: a live result missing for a recorded call and an extra live call are missing", () => {
+  const c = checker();
+  c.onReply(reply(2, [{ id: "a", name: "ls", args: {} }, { id: "b", name: "grep", args: {} }], {
+    line: 3,
+    results: [result("a", "ls", "src/\n"), result("b", "grep", "no matches")],
+  }));
+  c.onToolResults(results(result("a", "ls", "src/\n"), result("z", "find", "x.ts")));
+  const s = c.summary();
+  assert.equal(s.compared, 3);
+  assert.equal(s.differing, 2);
+  assert.equal(s.first?.aspect, "missing");
+  assert.equal(s.first?.toolName, "grep");
+  assert.equal(s.first?.toolCallId, "b");
+  assert.match(
+    formatReplayDifference(s.first!),
+    /the live run has no result for this recorded call/,
+  );
+
+  const extra = checker();
+  extra.onReply(reply(2, [{ id: "a", name: "ls", args: {} }], {
+    line: 3,
+    results: [result("a", "ls", "src/\n")],
+  }));
+  extra.onToolResults(results(result("a", "ls", "src/\n"), result("z", "find", "x.ts")));
+  const d = extra.summary().first;
+  assert.equal(d?.aspect, "missing");
+  assert.equal(d?.toolName, "find");
+  assert.match(formatReplayDifference(d!), /the live run has a result the recording does not have/);
+});
+
+Deno.test("checker: a reply whose recorded results never got live results is missing", () => {
+  const c = checker();
+  c.onReply(reply(2, [{ id: "a", name: "ls", args: {} }], {
+    line: 3,
+    results: [result("a", "ls", "src/\n")],
+  }));
+  // The run stopped before the tools answered.
+  const pending = c.summary();
+  assert.equal(pending.differing, 1);
+  assert.equal(pending.first?.aspect, "missing");
+  c.onReply(reply(4, []));
+  const s = c.summary();
+  assert.equal(s.compared, 1);
+  assert.equal(s.differing, 1);
+  assert.equal(s.first?.replyLine, 2);
+  assert.equal(s.first?.resultLine, 3);
+});
+
+Deno.test("checker: results of replies recorded without results are counted as unrecorded", () => {
+  const c = checker();
+  c.onReply(reply(2, [{ id: "a", name: "bash", args: { command: "ls" } }, {
+    id: "b",
+    name: "ls",
+    args: {},
+  }]));
+  c.onToolResults(results(result("a", "bash", "x"), result("b", "ls", "y", true)));
+  c.onReply(reply(3, []));
+  assert.deepEqual(c.summary(), { compared: 0, differing: 0, unrecorded: 2 });
+});
+
+Deno.test("checker: images are compared by type and data", () => {
+  const png = (data: string): ContentBlock[] => [
+    { type: "text", text: "Read image file [image/png]" },
+    { type: "image", mimeType: "image/png", data },
+  ];
+  const same = checker();
+  same.onReply(reply(2, [{ id: "i", name: "read", args: { path: "a.png" } }], {
+    line: 3,
+    results: [result("i", "read", png("AAAA"))],
+  }));
+  same.onToolResults(results(result("i", "read", png("AAAA"))));
+  assert.equal(same.summary().differing, 0);
+
+  const c = checker();
+  c.onReply(reply(2, [{ id: "i", name: "read", args: { path: "a.png" } }], {
+    line: 3,
+    results: [result("i", "read", png("AAAA"))],
+  }));
+  c.onToolResults(results(result("i", "read", png("AAAAAAAA"))));
+  const d = c.summary().first;
+  assert.equal(d?.aspect, "content");
+  assert.match(d!.diff, /^-\[image image\/png, 3 bytes\]$/m);
+  assert.match(d!.diff, /^\+\[image image\/png, 6 bytes\]$/m);
+
+  // Same size, different bytes: still a difference, and the report says why.
+  const bytes = checker();
+  bytes.onReply(reply(2, [{ id: "i", name: "read", args: { path: "a.png" } }], {
+    line: 3,
+    results: [result("i", "read", png("AAAA"))],
+  }));
+  bytes.onToolResults(results(result("i", "read", png("BBBB"))));
+  const b = bytes.summary().first;
+  assert.equal(b?.aspect, "content");
+  assert.match(b!.diff, /image data differs/);
+});
+
+Deno.test("checker: keeps the first difference and only counts later ones", () => {
+  const c = checker();
+  c.onReply(reply(2, [{ id: "a", name: "read", args: { path: "a" } }], {
+    line: 3,
+    results: [result("a", "read", "one")],
+  }));
+  c.onToolResults(results(result("a", "read", "uno")));
+  c.onReply(reply(4, [{ id: "b", name: "read", args: { path: "b" } }], {
+    line: 5,
+    results: [result("b", "read", "two")],
+  }));
+  c.onToolResults(results(result("b", "read", "dos", true)));
+  c.onReply(reply(6, [{ id: "c", name: "read", args: { path: "c" } }], {
+    line: 7,
+    results: [result("c", "read", "three")],
+  }));
+  c.onToolResults(results(result("c", "read", "three")));
+  const s = c.summary();
+  assert.equal(s.compared, 3);
+  assert.equal(s.differing, 2);
+  assert.equal(s.first?.toolCallId, "a");
+  assert.equal(s.first?.recorded, "one");
+  assert.equal(s.first?.live, "uno");
+});
+
+Deno.test("checker: details are not compared, and text blocks are joined", () => {
+  const c = checker();
+  c.onReply(reply(2, [{ id: "a", name: "bash", args: {} }], {
+    line: 3,
+    results: [{
+      ...result("a", "bash", [{ type: "text", text: "x" }, { type: "text", text: "y" }]),
+      details: { exitCode: 0, stdoutBytes: 10 },
+    }],
+  }));
+  c.onToolResults(results({
+    ...result("a", "bash", [{ type: "text", text: "x" }, { type: "text", text: "y" }]),
+    details: { exitCode: 0, stdoutBytes: 99 },
+  }));
+  assert.equal(c.summary().differing, 0);
+});
+
+Deno.test("formatReplayDifference() clips long args and long diff lines, and caps the diff", () => {
+  const c = checker();
+  const long = "x".repeat(500);
+  const recordedLines = Array.from({ length: 60 }, (_, i) => `r${i} ${long}`);
+  const liveLines = Array.from({ length: 60 }, (_, i) => `l${i} ${long}`);
+  c.onReply(reply(2, [{ id: "a", name: "write", args: { path: "f", content: long } }], {
+    line: 3,
+    results: [result("a", "write", recordedLines.join("\n"))],
+  }));
+  c.onToolResults(results(result("a", "write", liveLines.join("\n"))));
+  const d = c.summary().first;
+  assert.ok(d);
+  const diffLines = d.diff.split("\n");
+  assert.ok(diffLines.length <= 20, `diff has ${diffLines.length} lines`);
+  // Both sides of the change stay visible: each run of lines is cut, not just the end.
+  assert.match(d.diff, /^- … \(\d+ more recorded lines\)$/m);
+  assert.match(d.diff, /^\+ … \(\d+ more live lines\)$/m);
+  assert.match(d.diff, /^\+l0 /m);
+  for (const line of diffLines) assert.ok(line.length < 240, `line too long: ${line.length}`);
+  assert.match(d.diff, /… \[\d+ more chars\]/);
+  const text = formatReplayDifference(d);
+  const callLine = text.split("\n").find((l) => l.startsWith("  call: "));
+  assert.ok(callLine !== undefined && callLine.length < 180, callLine);
+  assert.match(callLine, /…/);
+  for (const line of text.split("\n").slice(1)) {
+    if (line !== "") assert.ok(line.startsWith("  "), line);
+  }
+});

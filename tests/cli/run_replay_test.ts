@@ -1,0 +1,418 @@
+import assert from "node:assert/strict";
+import { Type } from "@sinclair/typebox";
+import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/run.ts";
+import { runCli } from "../../src/cli/run.ts";
+import type { Message } from "../../src/model/types.ts";
+import { SESSION_FORMAT_VERSION } from "../../src/session/store.ts";
+import { createDenoCliFs } from "../../src/sys/session_fs.ts";
+import type { Tool, ToolOutput } from "../../src/tools/types.ts";
+import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
+import { createFakeTerminal, type FakeTerminal } from "./_fakes.ts";
+
+const usage = { inputTokens: 100, outputTokens: 20, cachedTokens: 0, totalTokens: 120 };
+const RECORDED_CWD = "/home/recorder/project";
+
+const user = (content: string): Message => ({ role: "user", content });
+const answer = (text: string): Message => ({
+  role: "assistant",
+  blocks: [{ type: "text", text }],
+  stopReason: "stop",
+  usage,
+  model: "recorded-model",
+});
+const callLs = (id: string): Message => ({
+  role: "assistant",
+  blocks: [
+    { type: "text", text: "Let me list the files." },
+    { type: "toolCall", id, name: "ls", arguments: { path: "." } },
+  ],
+  stopReason: "toolUse",
+  usage,
+  model: "recorded-model",
+});
+const lsResult = (id: string, content: string): Message => ({
+  role: "toolResult",
+  results: [{ toolCallId: id, toolName: "ls", content, isError: false }],
+});
+
+function headerLine(over: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    type: "session",
+    version: SESSION_FORMAT_VERSION,
+    moatVersion: "0.1.0",
+    createdAt: "2025-01-01T00:00:00.000Z",
+    cwd: RECORDED_CWD,
+    model: "recorded-model",
+    grants: {},
+    ...over,
+  });
+}
+
+function recordingText(messages: Message[], header = headerLine()): string {
+  return [
+    header,
+    ...messages.map((message) =>
+      JSON.stringify({ type: "message", time: "2025-01-01T00:00:01.000Z", message })
+    ),
+  ].join("\n") + "\n";
+}
+
+/** The tour in miniature: the model lists the workspace, then answers. */
+const TOUR: Message[] = [
+  user("What is in this project?"), // line 2
+  callLs("call_1"), // 3
+  lsResult("call_1", `${RECORDED_CWD}/README.md\n${RECORDED_CWD}/src/`), // 4
+  answer("A README and a src directory."), // 5
+];
+
+const LsParams = Type.Object({ path: Type.String({ description: "Directory to list" }) });
+
+/** Fake deps whose sandbox offers one `ls` tool answering `listing(workspace)`; createModel throws. */
+function fakeDeps(listing: (args: { path: string }) => string) {
+  const calls = {
+    sandboxes: [] as SandboxRequest[],
+    closed: 0,
+    models: 0,
+    toolArgs: [] as Array<{ path: string }>,
+  };
+  const ls: Tool<typeof LsParams> = {
+    name: "ls",
+    description: "Lists a directory.",
+    parameters: LsParams,
+    kind: "read",
+    concurrencySafe: true,
+    execute(args): Promise<ToolOutput> {
+      calls.toolArgs.push(args);
+      return Promise.resolve({ output: listing(args) });
+    },
+  };
+  const deps: CliDeps = {
+    createModel: () => {
+      calls.models++;
+      throw new Error("a replay must not create a model client");
+    },
+    openSandbox: (request) => {
+      calls.sandboxes.push(request);
+      const sandbox: SandboxHandle = {
+        tools: [ls],
+        onToolCall: () => undefined,
+        mode: "worker",
+        warnings: [],
+        grants: request.grants,
+        close: () => {
+          calls.closed++;
+          return Promise.resolve();
+        },
+      };
+      return Promise.resolve({ ok: true, sandbox });
+    },
+    runToolHost: () => Promise.resolve(0),
+    toolHostIo: () => {
+      throw new Error("not used");
+    },
+  };
+  return { deps, calls };
+}
+
+/** The live listing that matches the recorded one (paths differ only by workspace). */
+const sameListing = (ws: TempWorkspace) => () => `${ws.dir}/README.md\n${ws.dir}/src/`;
+
+async function run(
+  ws: TempWorkspace,
+  argv: string[],
+  options: {
+    terminal?: FakeTerminal;
+    listing?: (args: { path: string }) => string;
+    env?: Record<string, string>;
+  } = {},
+) {
+  const terminal = options.terminal ?? createFakeTerminal();
+  const { deps, calls } = fakeDeps(options.listing ?? sameListing(ws));
+  // No API key and no base URL: a replay needs neither.
+  const code = await runCli(argv, {
+    env: options.env ?? { HOME: ws.dir },
+    cwd: ws.dir,
+    terminal,
+    deps,
+    fs: createDenoCliFs(),
+  });
+  return { code, terminal, calls };
+}
+
+Deno.test("runCli() --replay runs the tools for real with no API key and never creates a model", async () => {
+  await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
+  const { code, terminal, calls } = await run(ws, ["--replay", "tour.jsonl", "--no-session"]);
+  assert.equal(code, 0, terminal.stderr);
+  assert.equal(terminal.stdout, "A README and a src directory.\n");
+  assert.equal(calls.models, 0);
+  assert.deepEqual(calls.toolArgs, [{ path: "." }]);
+  assert.equal(calls.sandboxes.length, 1);
+  assert.equal(calls.closed, 1);
+  assert.match(
+    terminal.stderr,
+    /Replaying .*tour\.jsonl: 2 recorded model replies \(recorded-model\); the tools run for real/,
+  );
+  assert.doesNotMatch(terminal.stderr, /No model endpoint configured/);
+});
+
+Deno.test("runCli() --replay of a file with bad JSON exits 2 naming the file and line, opening no sandbox", async () => {
+  const text = recordingText(TOUR).split("\n");
+  text[2] = '{"type":"message","message":{"role":"assistant",'; // line 3
+  await using ws = await createTempWorkspace({ "broken.jsonl": text.join("\n") });
+  const { code, terminal, calls } = await run(ws, ["--replay", "broken.jsonl", "--no-session"]);
+  assert.equal(code, 2);
+  assert.match(
+    terminal.stderr,
+    new RegExp(
+      `^moat: Replay file "${ws.path("broken.jsonl")}", line 3: the line is not valid JSON`,
+    ),
+  );
+  assert.equal(calls.sandboxes.length + calls.models + calls.toolArgs.length, 0);
+  assert.equal(terminal.stdout, "");
+});
+
+Deno.test("runCli() --replay of a version 2 session exits 2 naming line 1 and the version", async () => {
+  await using ws = await createTempWorkspace({
+    "v2.jsonl": recordingText(TOUR, headerLine({ version: 2 })),
+  });
+  const { code, terminal, calls } = await run(ws, ["--replay", "v2.jsonl"]);
+  assert.equal(code, 2);
+  assert.match(terminal.stderr, /Replay file ".*v2\.jsonl", line 1: .*format version "2"/);
+  assert.equal(calls.sandboxes.length + calls.toolArgs.length, 0);
+});
+
+Deno.test("runCli() --replay of a missing file exits 2 and says it does not exist", async () => {
+  await using ws = await createTempWorkspace();
+  const { code, terminal, calls } = await run(ws, ["--replay", "nope.jsonl"]);
+  assert.equal(code, 2);
+  assert.match(terminal.stderr, /The replay file ".*nope\.jsonl" does not exist/);
+  assert.equal(calls.sandboxes.length, 0);
+});
+
+Deno.test("runCli() --replay with a prompt replaces the first user message in the saved session", async () => {
+  await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
+  const { code, terminal } = await run(ws, [
+    "--replay",
+    "tour.jsonl",
+    "--session",
+    "out.jsonl",
+    "Show me the files",
+  ]);
+  assert.equal(code, 0, terminal.stderr);
+  const lines = (await Deno.readTextFile(ws.path("out.jsonl"))).trimEnd().split("\n")
+    .map((l) => JSON.parse(l));
+  assert.equal(lines[0].type, "session");
+  assert.equal(lines[0].model, "recorded-model");
+  assert.equal(lines[0].replayOf, ws.path("tour.jsonl"));
+  const messages = lines.slice(1).map((l) => l.message);
+  assert.deepEqual(messages.map((m) => m.role), ["user", "assistant", "toolResult", "assistant"]);
+  assert.equal(messages[0].content, "Show me the files");
+  // The replayed replies carry no token usage; the results are the live ones.
+  assert.equal(messages[1].usage.totalTokens, 0);
+  assert.equal(messages[2].results[0].content, `${ws.dir}/README.md\n${ws.dir}/src/`);
+});
+
+Deno.test("runCli() --replay on a terminal stdin runs in print mode and never reads stdin", async () => {
+  await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
+  const terminal = createFakeTerminal({ tty: { stdin: true, stdout: false, stderr: false } });
+  let reads = 0;
+  terminal.readStdin = () => {
+    reads++;
+    return Promise.resolve(null);
+  };
+  terminal.readLines = () => {
+    reads++;
+    throw new Error("interactive mode must not start");
+  };
+  const { code } = await run(ws, ["--replay", "tour.jsonl", "--no-session"], { terminal });
+  assert.equal(code, 0, terminal.stderr);
+  assert.equal(terminal.stdout, "A README and a src directory.\n");
+  assert.equal(reads, 0);
+});
+
+Deno.test("runCli() --replay with a piped stdin that never ends does not wait for it", async () => {
+  await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
+  const terminal = createFakeTerminal({ stdin: "never" });
+  const { code } = await run(ws, ["--replay", "tour.jsonl", "--no-session"], { terminal });
+  assert.equal(code, 0, terminal.stderr);
+  assert.equal(terminal.stdout, "A README and a src directory.\n");
+});
+
+Deno.test("runCli() --replay of a recording that ends on tool results exits 1: no model reply left", async () => {
+  await using ws = await createTempWorkspace({
+    "cut.jsonl": recordingText(TOUR.slice(0, 3)),
+  });
+  const { code, terminal, calls } = await run(ws, ["--replay", "cut.jsonl", "--no-session"]);
+  assert.equal(code, 1);
+  assert.deepEqual(calls.toolArgs, [{ path: "." }], "the recorded call still ran");
+  assert.match(
+    terminal.stderr,
+    new RegExp(`"${ws.path("cut.jsonl")}" has no model reply left: it ends after line 4`),
+  );
+  assert.equal(calls.closed, 1);
+});
+
+Deno.test("runCli() --replay into an existing non-empty --session file exits 2 before opening the sandbox", async () => {
+  await using ws = await createTempWorkspace({
+    "tour.jsonl": recordingText(TOUR),
+    "old.jsonl": recordingText([user("hi"), answer("hello")]),
+  });
+  const before = await Deno.readTextFile(ws.path("old.jsonl"));
+  const { code, terminal, calls } = await run(ws, [
+    "--replay",
+    "tour.jsonl",
+    "--session",
+    "old.jsonl",
+  ]);
+  assert.equal(code, 2);
+  assert.match(terminal.stderr, /"[^"]*old\.jsonl" already holds a conversation.*--no-session/);
+  assert.equal(calls.sandboxes.length, 0);
+  assert.equal(await Deno.readTextFile(ws.path("old.jsonl")), before, "nothing was appended");
+});
+
+Deno.test("runCli() --replay --output json reports the replay and the recorded model", async () => {
+  await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
+  const { code, terminal } = await run(ws, [
+    "--replay",
+    "tour.jsonl",
+    "--no-session",
+    "--output",
+    "json",
+  ]);
+  assert.equal(code, 0, terminal.stderr);
+  const result = JSON.parse(terminal.stdout);
+  assert.equal(result.type, "result");
+  assert.equal(result.text, "A README and a src directory.");
+  assert.equal(result.model, "recorded-model");
+  assert.deepEqual(result.replay, { file: ws.path("tour.jsonl"), played: 2, replies: 2 });
+  assert.equal(result.usage.totalTokens, 0);
+  assert.equal(result.toolCalls, 1);
+  assert.equal(result.exitCode, 0);
+});
+
+Deno.test("runCli() --replay --output jsonl puts the replay in run_start and run_end", async () => {
+  await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
+  const { code, terminal } = await run(ws, [
+    "--replay",
+    "tour.jsonl",
+    "--replay-check",
+    "--no-session",
+    "-o",
+    "jsonl",
+  ]);
+  assert.equal(code, 0, terminal.stderr);
+  const events = terminal.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+  const start = events[0];
+  assert.equal(start.type, "run_start");
+  assert.equal(start.model, "recorded-model");
+  assert.equal(start.baseUrl, null);
+  assert.deepEqual(start.replay, {
+    file: ws.path("tour.jsonl"),
+    recordedModel: "recorded-model",
+    recordedAt: "2025-01-01T00:00:00.000Z",
+    replies: 2,
+    check: true,
+  });
+  const end = events.at(-1);
+  assert.equal(end.type, "run_end");
+  assert.equal(end.replay.played, 2);
+  assert.equal(end.replay.check.compared, 1);
+  assert.equal(end.replay.check.differing, 0);
+  assert.match(terminal.stderr, /replay check passed: 1 tool result\(s\) match the recording/);
+});
+
+Deno.test("runCli() --replay-check exits 0 and says so when the live results match after normalising paths", async () => {
+  await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
+  const { code, terminal } = await run(ws, [
+    "--replay",
+    "tour.jsonl",
+    "--replay-check",
+    "--no-session",
+  ]);
+  assert.equal(code, 0, terminal.stderr);
+  assert.match(
+    terminal.stderr,
+    /moat: replay check passed: 1 tool result\(s\) match the recording/,
+  );
+  assert.doesNotMatch(terminal.stderr, /replay check failed/);
+});
+
+Deno.test("runCli() --replay-check exits 5 and shows the first difference when a tool result changed", async () => {
+  await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
+  const { code, terminal } = await run(ws, ["--replay", "tour.jsonl", "--replay-check"], {
+    listing: () => `${ws.dir}/README.md\n${ws.dir}/lib/`,
+  });
+  assert.equal(code, 5, terminal.stderr);
+  // The run itself completed: the final answer is still printed.
+  assert.equal(terminal.stdout, "A README and a src directory.\n");
+  assert.match(
+    terminal.stderr,
+    /moat: replay check failed: 1 of 1 tool result\(s\) differ from the recording; the first:/,
+  );
+  assert.match(terminal.stderr, /Tool call "ls" differs from the recording/);
+  assert.match(terminal.stderr, /recorded reply on line 3, recorded result on line 4/);
+  assert.match(terminal.stderr, /\n {2}-<workspace>\/src\/\n {2}\+<workspace>\/lib\/\n/);
+});
+
+Deno.test("runCli() --replay without --replay-check exits 0 even when a tool result changed", async () => {
+  await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
+  const { code, terminal } = await run(ws, ["--replay", "tour.jsonl", "--no-session"], {
+    listing: () => "something else entirely",
+  });
+  assert.equal(code, 0, terminal.stderr);
+  assert.doesNotMatch(terminal.stderr, /replay check/);
+});
+
+Deno.test("runCli() --replay goes on after an interrupted exchange and saves every recorded user message", async () => {
+  await using ws = await createTempWorkspace({
+    "multi.jsonl": recordingText([
+      user("first"), // 2
+      callLs("call_1"), // 3
+      lsResult("call_1", `${RECORDED_CWD}/README.md\n${RECORDED_CWD}/src/`), // 4: interrupted here
+      user("second"), // 5
+      user("third"), // 6
+      answer("Done at last."), // 7
+    ]),
+  });
+  const { code, terminal } = await run(ws, [
+    "--replay",
+    "multi.jsonl",
+    "--replay-check",
+    "--session",
+    "out.jsonl",
+    "replaced",
+  ]);
+  assert.equal(code, 0, terminal.stderr);
+  assert.equal(terminal.stdout, "Done at last.\n");
+  assert.match(
+    terminal.stderr,
+    /warning: The recorded run ended after line 4 without a final reply.*user message on line 5/,
+  );
+  assert.match(terminal.stderr, /replay check passed: 1 tool result/);
+  const messages = (await Deno.readTextFile(ws.path("out.jsonl"))).trimEnd().split("\n").slice(1)
+    .map((l) => JSON.parse(l).message);
+  assert.deepEqual(
+    messages.map((m) => m.role === "user" ? `user:${m.content}` : m.role),
+    ["user:replaced", "assistant", "toolResult", "user:second", "user:third", "assistant"],
+  );
+});
+
+Deno.test("runCli() --replay into an existing empty --session file writes the replayed session there", async () => {
+  await using ws = await createTempWorkspace({
+    "tour.jsonl": recordingText(TOUR),
+    "new.jsonl": "",
+  });
+  const { code, terminal } = await run(ws, ["--replay", "tour.jsonl", "--session", "new.jsonl"]);
+  assert.equal(code, 0, terminal.stderr);
+  const lines = (await Deno.readTextFile(ws.path("new.jsonl"))).trimEnd().split("\n")
+    .map((l) => JSON.parse(l));
+  assert.equal(lines[0].type, "session");
+  assert.equal(lines[0].replayOf, ws.path("tour.jsonl"));
+  assert.equal(lines[0].model, "recorded-model");
+  assert.deepEqual(lines.slice(1).map((l) => l.message.role), [
+    "user",
+    "assistant",
+    "toolResult",
+    "assistant",
+  ]);
+});

@@ -1,0 +1,190 @@
+/**
+ * End-to-end: a session recorded against the fake OpenAI server is replayed by the real CLI with
+ * no model at all; --replay-check compares live tool results with the recorded ones (exit 5).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
+import { cliEnv, jsonLines, PROJECT_ROOT, runMoat } from "./_cli.ts";
+
+/** The files every workspace of these tests starts with. */
+async function seed(ws: TempWorkspace): Promise<void> {
+  await ws.write({
+    "notes.txt": "alpha\nbeta\ngamma\n",
+    "src/app.ts": "export const answer = 42;\n",
+  });
+  await Deno.mkdir(ws.path("docs"));
+}
+
+/** Records one session in a fresh workspace (read, bash, grep, write) and returns its path. */
+async function record(home: TempWorkspace): Promise<string> {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await seed(ws);
+  server.script(
+    reply.toolCalls([
+      { name: "read", arguments: { path: "notes.txt" } },
+      { name: "grep", arguments: { pattern: "answer", path: "src" } },
+    ], { text: "Reading first." }),
+    // pwd prints the workspace's absolute path: the check must map it to the replay's workspace.
+    reply.toolCalls([{ name: "bash", arguments: { command: "pwd && wc -l < notes.txt" } }]),
+    reply.toolCalls([{
+      name: "write",
+      arguments: { path: "docs/summary.md", content: "3 notes\n" },
+    }]),
+    reply.text("Wrote docs/summary.md: three notes."),
+  );
+  const file = home.path("recorded.jsonl");
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  const result = await runMoat(["--session", file, "summarise the notes"], { cwd: ws.dir, env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(server.chatRequests.length, 4);
+  return file;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+}
+
+/** An environment with no model configuration at all: a replay must not need one. */
+function offlineEnv(home: TempWorkspace): Record<string, string> {
+  return cliEnv(home.dir);
+}
+
+Deno.test("moat --replay-check passes in a fresh copy of the workspace, then exits 5 showing the line that changed", async () => {
+  await using home = await createTempWorkspace();
+  const file = await record(home);
+  // Another directory than the recording's: paths in results (pwd, spill files) are normalised.
+  await using ws = await createTempWorkspace();
+  await seed(ws);
+  const replay = () =>
+    runMoat(["--replay", file, "--replay-check", "--no-session"], {
+      cwd: ws.dir,
+      env: offlineEnv(home),
+    });
+
+  const same = await replay();
+  assert.equal(same.code, 0, same.stderr);
+  assert.equal(same.stdout, "Wrote docs/summary.md: three notes.\n");
+  assert.match(same.stderr, /replay check passed: 4 tool result\(s\) match the recording/);
+  assert.equal(
+    await Deno.readTextFile(ws.path("docs/summary.md")),
+    "3 notes\n",
+    "the tools ran for real",
+  );
+
+  await ws.write({ "notes.txt": "alpha\nBETA\ngamma\n" });
+  // Only the read should differ: the write must create the file again, as when recorded.
+  await Deno.remove(ws.path("docs/summary.md"));
+  const changed = await replay();
+  assert.equal(changed.code, 5, changed.stderr);
+  assert.match(changed.stderr, /replay check failed: 1 of 4 tool result\(s\) differ/);
+  assert.match(changed.stderr, /Tool call "read" differs from the recording/);
+  assert.match(changed.stderr, /call: read \{"path":"notes.txt"\}/);
+  assert.match(changed.stderr, /^ {2}-beta$/m);
+  assert.match(changed.stderr, /^ {2}\+BETA$/m);
+  // The run itself still completed with the recorded answer.
+  assert.equal(changed.stdout, "Wrote docs/summary.md: three notes.\n");
+});
+
+Deno.test("moat --replay under narrower grants produces the live denial, and --replay-check reports it", async () => {
+  await using home = await createTempWorkspace();
+  const file = await record(home);
+  await using ws = await createTempWorkspace();
+  await seed(ws);
+  const env = offlineEnv(home);
+
+  const plain = await runMoat(
+    ["--replay", file, "--allow-write=src", "--no-session", "--output", "jsonl"],
+    { cwd: ws.dir, env },
+  );
+  assert.equal(plain.code, 0, plain.stderr);
+  const events = jsonLines(plain.stdout);
+  const write = events.find((e) => e.type === "tool_end" && e.name === "write");
+  assert.equal((write?.blocked as { source?: string } | null)?.source, "permissions");
+  assert.ok(!(await exists(ws.path("docs/summary.md"))), "the denied write did not happen");
+  const end = events.at(-1);
+  assert.equal(end?.type, "run_end");
+  assert.deepEqual(end?.replay, { file, played: 4, replies: 4 });
+
+  const checked = await runMoat(
+    ["--replay", file, "--allow-write=src", "--replay-check", "--no-session"],
+    { cwd: ws.dir, env },
+  );
+  assert.equal(checked.code, 5, checked.stderr);
+  assert.match(checked.stderr, /✗ write docs\/summary\.md blocked by permissions/);
+  assert.match(
+    checked.stderr,
+    /Tool call "write" differs from the recording: the recorded result was ok, the live one is an error/,
+  );
+  assert.match(checked.stderr, /--allow-write/);
+});
+
+Deno.test("moat --replay of a recording that ends before the run does exits 1 naming the last line", async () => {
+  await using home = await createTempWorkspace();
+  const file = await record(home);
+  const lines = (await Deno.readTextFile(file)).trimEnd().split("\n");
+  // Drop the final answer: the run still wants a reply after the write's result.
+  await Deno.writeTextFile(file, lines.slice(0, -1).join("\n") + "\n");
+  await using ws = await createTempWorkspace();
+  await seed(ws);
+  const result = await runMoat(["--replay", file, "--no-session"], {
+    cwd: ws.dir,
+    env: offlineEnv(home),
+  });
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    result.stderr,
+    new RegExp(`has no model reply left: it ends after line ${lines.length - 1}`),
+  );
+});
+
+Deno.test("moat --replay rejects a malformed recording with exit 2 naming the line, and runs nothing", async () => {
+  await using home = await createTempWorkspace();
+  const file = await record(home);
+  const lines = (await Deno.readTextFile(file)).trimEnd().split("\n");
+  lines[2] = lines[2]!.slice(0, 20);
+  await Deno.writeTextFile(file, lines.join("\n") + "\n");
+  await using ws = await createTempWorkspace();
+  await seed(ws);
+  const result = await runMoat(["--replay", file, "--no-session"], {
+    cwd: ws.dir,
+    env: offlineEnv(home),
+  });
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, /line 3/);
+  assert.equal(result.stdout, "");
+  assert.ok(!(await exists(ws.path("docs/summary.md"))));
+});
+
+Deno.test("the README's tour replays offline from this repository: answer on stdout, real denials on stderr, exit 0", async () => {
+  await using home = await createTempWorkspace();
+  const tour = join("examples", "tour.jsonl");
+  const result = await runMoat(["--replay", tour, "--no-session"], {
+    cwd: PROJECT_ROOT,
+    env: offlineEnv(home),
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^Here is the tour:/);
+  assert.match(result.stderr, /✗ read ~\/\.ssh\/config blocked by permissions/);
+  assert.match(result.stderr, /✗ write \/tmp\/moat-tour\.txt blocked by permissions/);
+  assert.match(result.stderr, /✓ read README\.md/);
+
+  // The checked-in tour must match this repository as it is now.
+  const checked = await runMoat(["--replay", tour, "--replay-check", "--no-session"], {
+    cwd: PROJECT_ROOT,
+    env: offlineEnv(home),
+  });
+  assert.equal(
+    checked.code,
+    0,
+    `examples/tour.jsonl is out of date: run \`deno task record-tour\` and commit it.\n${checked.stderr}`,
+  );
+});
