@@ -3,7 +3,7 @@
  * while the tools run for real. One exchange is the recorded user message(s) and the replies
  * that followed; each is one agent run over the live history, with a replay client as its model.
  */
-import type { ModelClient, UserMessage } from "../model/types.ts";
+import type { AssistantMessage, ModelClient, UserMessage } from "../model/types.ts";
 import { createReplayClient } from "../model/replay.ts";
 import type { RecordedReply, Recording } from "../session/recording.ts";
 import { formatReplayDifference, type ReplayCheckSummary } from "./replay_check.ts";
@@ -25,6 +25,11 @@ export type ExchangeEnd = "completed" | "exhausted" | "stopped";
 export interface ReplayOptions<O> {
   /** Replaces the recording's first user message. */
   prompt?: string;
+  /**
+   * Rewrites each string in the recorded tool-call arguments before they are played (absolute
+   * paths of the recording machine → this one's), so a recording replays in another directory.
+   */
+  relocate?: (text: string) => string;
   /** Told about each reply as it is played (the replay check). */
   onReply?: (reply: RecordedReply) => void;
   warn(message: string): void;
@@ -52,7 +57,11 @@ export async function replayRecording<O>(
       users[0] = { role: "user", content: options.prompt };
     }
     const prompt = users.pop() as UserMessage;
-    const model = createReplayClient(exchange.replies, {
+    const relocate = options.relocate;
+    const replies = relocate === undefined
+      ? exchange.replies
+      : exchange.replies.map((r) => ({ ...r, message: relocateCalls(r.message, relocate) }));
+    const model = createReplayClient(replies, {
       source: recording.path,
       endLine: exchange.endLine,
       ...(options.onReply === undefined ? {} : { onReply: options.onReply }),
@@ -91,4 +100,25 @@ export function replayCheckText(check: ReplayCheckSummary): string {
   }
   return `moat: replay check failed: ${check.differing} of ${check.compared} tool result(s) differ ` +
     `from the recording${unrecorded}; the first:\n${formatReplayDifference(check.first)}`;
+}
+
+/** The message with `relocate` applied to every string inside its tool calls' arguments. */
+function relocateCalls(
+  message: AssistantMessage,
+  relocate: (text: string) => string,
+): AssistantMessage {
+  const strings = (value: unknown): unknown => {
+    if (typeof value === "string") return relocate(value);
+    if (Array.isArray(value)) return value.map(strings);
+    if (typeof value === "object" && value !== null) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, strings(v)]));
+    }
+    return value;
+  };
+  return {
+    ...message,
+    blocks: message.blocks.map((block) =>
+      block.type === "toolCall" ? { ...block, arguments: strings(block.arguments) } : block
+    ),
+  };
 }

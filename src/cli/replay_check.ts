@@ -55,38 +55,47 @@ function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|\/]/g, "\\$&");
 }
 
-/** The context's paths as a longest-first list of [path, placeholder]; "/" and "" are skipped. */
+/** The context's paths as a list of [path, placeholder]. */
 function pathReplacements(context: NormalizeContext): Array<[string, string]> {
   const entries: Array<[string, string]> = [];
-  const add = (path: string | undefined, placeholder: string) => {
-    if (path === undefined) return;
-    let trimmed = path;
+  if (context.workspace !== undefined) entries.push([context.workspace, "<workspace>"]);
+  if (context.home !== undefined) entries.push([context.home, "<home>"]);
+  if (context.tmpDir !== undefined) entries.push([context.tmpDir, "<tmp>"]);
+  return entries;
+}
+
+/**
+ * Replaces each whole path `from` (never a part of a longer path such as "/work/main2") with its
+ * `to`, longest first; "/" and "" are never replaced. Trailing separators of `from` are ignored.
+ */
+export function replacePaths(
+  text: string,
+  replacements: ReadonlyArray<readonly [from: string, to: string]>,
+): string {
+  const entries: Array<[string, string]> = [];
+  for (const [from, to] of replacements) {
+    let trimmed = from;
     while (trimmed.length > 1 && /[\/\\]$/.test(trimmed)) trimmed = trimmed.slice(0, -1);
-    if (trimmed.length < 2 || /^[A-Za-z]:$/.test(trimmed)) return;
-    if (entries.some(([p]) => p === trimmed)) return;
-    entries.push([trimmed, placeholder]);
-  };
-  add(context.workspace, "<workspace>");
-  add(context.home, "<home>");
-  add(context.tmpDir, "<tmp>");
-  // Stable sort: on equal length the workspace wins over home, home over tmp.
-  return entries.sort((a, b) => b[0].length - a[0].length);
+    if (trimmed.length < 2 || /^[A-Za-z]:$/.test(trimmed)) continue;
+    if (entries.some(([p]) => p === trimmed)) continue;
+    entries.push([trimmed, to]);
+  }
+  if (entries.length === 0) return text;
+  // Stable sort: on equal length the earlier entry wins.
+  entries.sort((a, b) => b[0].length - a[0].length);
+  // One pass with alternatives longest first: a replacement is never matched again, and a path
+  // that fails its end check (e.g. "/work/main2") falls back to a shorter one ("/work").
+  const pattern = new RegExp(
+    `${NOT_AFTER_PATH}(?:${entries.map(([p]) => escapeRegExp(p)).join("|")})${PATH_END}`,
+    "gu",
+  );
+  const byPath = new Map(entries);
+  return text.replace(pattern, (match) => byPath.get(match) ?? match);
 }
 
 /** Replaces the workspace, home and temp paths, bash spill-file names and durations with placeholders. */
 export function normalizeResultText(text: string, context: NormalizeContext): string {
-  let out = text;
-  const paths = pathReplacements(context);
-  if (paths.length > 0) {
-    // One pass with alternatives longest first: a placeholder is never matched again, and a path
-    // that fails its end check (e.g. "/work/main2") falls back to a shorter one ("/work").
-    const pattern = new RegExp(
-      `${NOT_AFTER_PATH}(?:${paths.map(([p]) => escapeRegExp(p)).join("|")})${PATH_END}`,
-      "gu",
-    );
-    const byPath = new Map(paths);
-    out = out.replace(pattern, (match) => byPath.get(match) ?? match);
-  }
+  const out = replacePaths(text, pathReplacements(context));
   return out
     .replace(SPILL_DIR, "<spill-dir>")
     .replace(SPILL_FILE, "bash-<id>.$1.log")

@@ -47,7 +47,7 @@ import { createJsonlReporter, createJsonReporter } from "./jsonl.ts";
 import { createTextRenderer, useColor } from "./render.ts";
 import { createLineSource, createReplPrompter, runRepl } from "./repl.ts";
 import { replayRecording } from "./replay.ts";
-import { createReplayChecker, type NormalizeContext } from "./replay_check.ts";
+import { createReplayChecker, type NormalizeContext, replacePaths } from "./replay_check.ts";
 import {
   createRunStats,
   type Reporter,
@@ -319,6 +319,23 @@ async function loadRecording(
   }
   const parsed = parseRecording(path, text);
   return parsed.ok ? parsed : { ok: false, error: parsed.error };
+}
+
+/**
+ * Maps the recording's workspace and home to this run's in tool-call arguments, so a session
+ * recorded in /home/alice/proj replays in a CI checkout (paths outside both stay as recorded).
+ */
+function relocation(
+  header: SessionHeader,
+  setup: RunSetup,
+): (text: string) => string {
+  const pairs: Array<[string, string]> = [[header.cwd, setup.workspace]];
+  const home = setup.env.HOME;
+  if (header.home !== undefined && home !== undefined && home !== "") {
+    pairs.push([header.home, home]);
+  }
+  const moved = pairs.filter(([from, to]) => from !== to);
+  return (text) => moved.length === 0 ? text : replacePaths(text, moved);
 }
 
 /** The machine-specific paths of one side of a replay check. */
@@ -857,6 +874,7 @@ async function printMode(setup: RunSetup): Promise<number> {
     const run = setup.recording !== undefined
       ? replayRecording(setup.recording, {
         ...(read.prompt === undefined ? {} : { prompt: read.prompt }),
+        relocate: relocation(setup.recording.header, setup),
         onReply(reply) {
           played++;
           checker?.onReply(reply);

@@ -4,6 +4,7 @@ import {
   formatReplayDifference,
   type NormalizeContext,
   normalizeResultText,
+  replacePaths,
 } from "../../src/cli/replay_check.ts";
 import {
   type AssistantMessage,
@@ -378,4 +379,14 @@ Deno.test("formatReplayDifference() clips long args and long diff lines, and cap
   for (const line of text.split("\n").slice(1)) {
     if (line !== "") assert.ok(line.startsWith("  "), line);
   }
+});
+
+Deno.test("replacePaths() replaces whole paths only, longest first, and never the root", () => {
+  const text = "/work/main/a /work/main2/b /work/main /work/mainx /home/u/.ssh /work/main/x/y.ts";
+  assert.equal(
+    replacePaths(text, [["/work/main/", "/ci/repo"], ["/home/u", "/home/ci"], ["/", "/nope"]]),
+    "/ci/repo/a /work/main2/b /ci/repo /work/mainx /home/ci/.ssh /ci/repo/x/y.ts",
+  );
+  assert.equal(replacePaths("/a/b/c", [["/a", "/A"], ["/a/b", "/B"]]), "/B/c");
+  assert.equal(replacePaths("unchanged", []), "unchanged");
 });

@@ -301,3 +301,66 @@ Deno.test("replayCheckText() reports a failed check with the counts and the firs
   assert.match(text, /recorded reply on line 3, recorded result on line 4/);
   assert.match(text, /\n {2}-hello\n {2}\+goodbye\n$/);
 });
+
+Deno.test("replayRecording() relocates strings in tool-call arguments, never the reply text or the recording", async () => {
+  const recording = recordingOf(
+    user("q1"),
+    {
+      role: "assistant",
+      blocks: [
+        { type: "text", text: "Reading /rec/ws/a.txt" },
+        {
+          type: "toolCall",
+          id: "c1",
+          name: "read",
+          arguments: { path: "/rec/ws/a.txt", nested: ["/rec/ws2/b", 3], flag: true },
+        },
+      ],
+      stopReason: "toolUse",
+      usage,
+    },
+    {
+      role: "toolResult",
+      results: [{ toolCallId: "c1", toolName: "read", content: "a", isError: false }],
+    },
+    answer("done"),
+  );
+  const played: AssistantMessage[] = [];
+  const seen: unknown[] = [];
+  await replayRecording<Outcome>(recording, {
+    relocate: (text) => text.replace(/^\/rec\/ws(?=\/|$)/, "/live"),
+    onReply: (reply) => seen.push(reply.message.blocks[1]),
+    warn: () => {},
+    run: async (exchange) => {
+      for (;;) {
+        const reply = await exchange.model.stream({ system: "", messages: [], tools: [] }, {});
+        assert.ok(reply !== null);
+        played.push(reply);
+        if (reply.stopReason === "stop") break;
+      }
+      return { prompt: "", earlier: [], replies: played.length, end: "completed" };
+    },
+    classify: (outcome) => outcome.end,
+  });
+  assert.deepEqual(played[0]?.blocks, [
+    { type: "text", text: "Reading /rec/ws/a.txt" },
+    {
+      type: "toolCall",
+      id: "c1",
+      name: "read",
+      arguments: { path: "/live/a.txt", nested: ["/rec/ws2/b", 3], flag: true },
+    },
+  ]);
+  // The checker is told about the call as it was played.
+  assert.deepEqual((seen[0] as { arguments: unknown }).arguments, {
+    path: "/live/a.txt",
+    nested: ["/rec/ws2/b", 3],
+    flag: true,
+  });
+  const recorded = recording.exchanges[0]?.replies[0]?.message.blocks[1];
+  assert.deepEqual((recorded as { arguments: unknown }).arguments, {
+    path: "/rec/ws/a.txt",
+    nested: ["/rec/ws2/b", 3],
+    flag: true,
+  });
+});

@@ -25,7 +25,8 @@ async function record(home: TempWorkspace): Promise<string> {
   server.script(
     reply.toolCalls([
       { name: "read", arguments: { path: "notes.txt" } },
-      { name: "grep", arguments: { pattern: "answer", path: "src" } },
+      // An absolute path in the recording's workspace: replayed against the current workspace.
+      { name: "grep", arguments: { pattern: "answer", path: ws.path("src") } },
     ], { text: "Reading first." }),
     // pwd prints the workspace's absolute path: the check must map it to the replay's workspace.
     reply.toolCalls([{ name: "bash", arguments: { command: "pwd && wc -l < notes.txt" } }]),
