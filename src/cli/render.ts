@@ -247,6 +247,9 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
         }
       }
     },
+    replayPrompt(text: string) {
+      stderrLine(c("2", `› ${oneLine(text, 200)}`));
+    },
     warning(message: string) {
       stderrLine(`${c("33", "moat: warning:")} ${message}`);
     },

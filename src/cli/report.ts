@@ -87,6 +87,8 @@ export interface Reporter {
   start(info: RunStartInfo): void;
   event(event: AgentEvent): void;
   warning(message: string): void;
+  /** A replay starts an exchange with this recorded (or given) user message. */
+  replayPrompt?(text: string): void;
   /** A permission decision of the policy (allowed, approved or denied). */
   permission?(decision: PermissionDecision): void;
   end(summary: RunSummary): void;

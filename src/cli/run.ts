@@ -51,6 +51,7 @@ import { createReplayChecker, type NormalizeContext, replacePaths } from "./repl
 import {
   createRunStats,
   type Reporter,
+  resultText,
   type RunError,
   type RunStats,
   type RunStopReason,
@@ -134,7 +135,9 @@ export function noEndpointMessage(apiKeyEnv: string): string {
     `--model: Ollama http://localhost:11434/v1, vLLM http://localhost:8000/v1, llama.cpp ` +
     `server http://localhost:8080/v1 (local servers need no key). Example: ` +
     `OPENAI_BASE_URL=http://localhost:11434/v1 moat --model qwen2.5-coder "explain this repo". ` +
-    `Settings can also live in .moat/config.json or ~/.config/moat/config.json (see --help).\n`;
+    `Settings can also live in .moat/config.json or ~/.config/moat/config.json (see --help). ` +
+    `To see moat work without a model, replay a recorded session: moat --replay FILE (a clone ` +
+    `of the repository has examples/tour.jsonl).\n`;
 }
 
 /** Runs the moat command; returns the process exit code. Must not throw. */
@@ -884,6 +887,11 @@ async function printMode(setup: RunSetup): Promise<number> {
           for (const user of exchange.earlier) {
             runOptions.history.push(user);
             writer?.append(user);
+          }
+          for (const user of [...exchange.earlier, exchange.prompt]) {
+            reporter.replayPrompt?.(
+              typeof user.content === "string" ? user.content : resultText(user.content),
+            );
           }
           return runOnce(setup, opened.engine, {
             ...runOptions,

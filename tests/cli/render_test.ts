@@ -314,3 +314,14 @@ Deno.test("createTextRenderer() ends a checked replay with the check's verdict o
   unchecked.r.end(summary({ replay: { file: "/w/t.jsonl", played: 1, replies: 1 } }));
   assert.doesNotMatch(unchecked.out.stderr, /replay check/);
 });
+
+Deno.test("createTextRenderer() shows each replayed user message as one line on stderr", () => {
+  const { r, out } = renderer();
+  r.replayPrompt?.("Show me around\nthis repository");
+  r.replayPrompt?.("x".repeat(300));
+  const lines = out.stderr.split("\n");
+  assert.equal(lines[0], "› Show me around …");
+  assert.ok((lines[1] ?? "").startsWith("› xxx") && (lines[1] ?? "").endsWith("…"));
+  assert.ok([...(lines[1] ?? "")].length <= 202);
+  assert.equal(out.stdout, "");
+});
