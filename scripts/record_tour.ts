@@ -18,7 +18,7 @@ const call = (name: string, args: Record<string, unknown>): FakeToolCall => ({
 
 /** The scripted model: one reply per step of the tour, then the answer. */
 const steps = [
-  reply.toolCalls([call("read", { path: "README.md", limit: 12 })], {
+  reply.toolCalls([call("read", { path: "README.md", limit: 13 })], {
     text: "Let me start with the README to see what this project is.",
   }),
   reply.toolCalls([call("ls", { path: "src" })], {
@@ -45,7 +45,8 @@ const steps = [
     [
       "Here is the tour:",
       "",
-      "- **README.md** starts with the two commands: run the agent, and run the tests.",
+      "- **README.md** starts with the commands: run the agent with a model (or replay this tour",
+      "  without one), and run the tests.",
       "- **src/** has one directory per layer: `agent` (the loop and tool pipeline), `cli`, `model`,",
       "  `policy` (grants and permission checks), `sandbox` (the bubblewrap tool host), `session`,",
       "  `sys` and `tools`.",
@@ -53,9 +54,10 @@ const steps = [
       "  grep, ls, read, write).",
       "- **bash** ran `ls examples && uname -s` inside the sandbox.",
       "",
-      "The last two calls were denied, and nothing asked you anything: reading `~/.ssh/config` is",
-      "outside the workspace (it would need `--allow-read=~/.ssh`), and so is writing",
-      "`/tmp/moat-tour.txt` (`--allow-write=/tmp`). moat's tools can touch only what you granted.",
+      "The last two calls were denied without asking you anything: `~/.ssh/config` and",
+      "`/tmp/moat-tour.txt` are outside the workspace, and by default moat's tools can read and",
+      "write only the workspace. Each denial names the flag that would allow it (such as",
+      "`--allow-read=…`), so you can grant exactly what a task needs.",
       "",
       "To work with a real model, set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) and run",
       '`npx -y deno@2.9.6 task start -- "your request"`.',

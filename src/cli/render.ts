@@ -250,6 +250,11 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
     replayPrompt(text: string) {
       stderrLine(c("2", `› ${oneLine(text, 200)}`));
     },
+    replayAnswer(text: string) {
+      // Streamed answers are on the terminal already; otherwise only the last one would be.
+      if (streaming || text === "") return;
+      options.writeStdout(text.endsWith("\n") ? `${text}\n` : `${text}\n\n`);
+    },
     warning(message: string) {
       stderrLine(`${c("33", "moat: warning:")} ${message}`);
     },

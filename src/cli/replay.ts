@@ -3,10 +3,16 @@
  * while the tools run for real. One exchange is the recorded user message(s) and the replies
  * that followed; each is one agent run over the live history, with a replay client as its model.
  */
-import type { AssistantMessage, ModelClient, UserMessage } from "../model/types.ts";
+import { dirname } from "node:path";
+import type {
+  AssistantMessage,
+  ModelClient,
+  ToolResultMessage,
+  UserMessage,
+} from "../model/types.ts";
 import { createReplayClient } from "../model/replay.ts";
 import type { RecordedReply, Recording } from "../session/recording.ts";
-import { formatReplayDifference, type ReplayCheckSummary } from "./replay_check.ts";
+import { formatReplayDifference, replacePaths, type ReplayCheckSummary } from "./replay_check.ts";
 
 /** What one exchange gives the CLI to run. */
 export interface ReplayExchange {
@@ -16,6 +22,8 @@ export interface ReplayExchange {
   prompt: UserMessage;
   /** Plays this exchange's recorded replies. */
   model: ModelClient;
+  /** This is the recording's last exchange (its answer is the run's final answer). */
+  last: boolean;
 }
 
 /** How one exchange's run ended. */
@@ -26,8 +34,8 @@ export interface ReplayOptions<O> {
   /** Replaces the recording's first user message. */
   prompt?: string;
   /**
-   * Rewrites each string in the recorded tool-call arguments before they are played (absolute
-   * paths of the recording machine → this one's), so a recording replays in another directory.
+   * Rewrites the `path` and `command` arguments of each recorded tool call as it is played
+   * (paths of the recording machine → this one's), so a recording replays in another directory.
    */
   relocate?: (text: string) => string;
   /** Told about each reply as it is played (the replay check). */
@@ -58,15 +66,18 @@ export async function replayRecording<O>(
     }
     const prompt = users.pop() as UserMessage;
     const relocate = options.relocate;
-    const replies = relocate === undefined
-      ? exchange.replies
-      : exchange.replies.map((r) => ({ ...r, message: relocateCalls(r.message, relocate) }));
-    const model = createReplayClient(replies, {
+    const model = createReplayClient(exchange.replies, {
       source: recording.path,
       endLine: exchange.endLine,
       ...(options.onReply === undefined ? {} : { onReply: options.onReply }),
+      ...(relocate === undefined ? {} : { prepare: (m) => relocateCalls(m, relocate) }),
     });
-    outcome = await options.run({ earlier: users, prompt, model });
+    outcome = await options.run({
+      earlier: users,
+      prompt,
+      model,
+      last: i === exchanges.length - 1,
+    });
     const end = options.classify(outcome);
     const next = exchanges[i + 1];
     if (end === "stopped" || (end === "exhausted" && next === undefined)) return outcome;
@@ -102,23 +113,78 @@ export function replayCheckText(check: ReplayCheckSummary): string {
     `from the recording${unrecorded}; the first:\n${formatReplayDifference(check.first)}`;
 }
 
-/** The message with `relocate` applied to every string inside its tool calls' arguments. */
+/** Arguments that name paths or hold a shell command; file contents (edit, write) never change. */
+const RELOCATED_ARGUMENTS = ["path", "command"];
+
+/** The message with `relocate` applied to the path and command arguments of its tool calls. */
 function relocateCalls(
   message: AssistantMessage,
   relocate: (text: string) => string,
 ): AssistantMessage {
-  const strings = (value: unknown): unknown => {
-    if (typeof value === "string") return relocate(value);
-    if (Array.isArray(value)) return value.map(strings);
-    if (typeof value === "object" && value !== null) {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, strings(v)]));
-    }
-    return value;
-  };
   return {
     ...message,
-    blocks: message.blocks.map((block) =>
-      block.type === "toolCall" ? { ...block, arguments: strings(block.arguments) } : block
-    ),
+    blocks: message.blocks.map((block) => {
+      const args = block.type === "toolCall" ? block.arguments : undefined;
+      if (typeof args !== "object" || args === null || Array.isArray(args)) return block;
+      const moved = Object.fromEntries(
+        Object.entries(args).map((
+          [key, value],
+        ) => [
+          key,
+          RELOCATED_ARGUMENTS.includes(key) && typeof value === "string" ? relocate(value) : value,
+        ]),
+      );
+      return { ...block, arguments: moved };
+    }),
+  };
+}
+
+/** Maps the recording machine's paths to this run's, learning bash spill files as results arrive. */
+export interface Relocation {
+  relocate(text: string): string;
+  /** Pairs the spill files named in a recorded result's details with the live result's. */
+  learn(recorded: ToolResultMessage | undefined, live: ToolResultMessage): void;
+}
+
+/** The paths of one side of a replay. */
+export interface ReplayPlace {
+  workspace: string;
+  home?: string;
+}
+
+/** Creates the relocation from the recording's workspace and home to the live ones. */
+export function createRelocation(recorded: ReplayPlace, live: ReplayPlace): Relocation {
+  const pairs: Array<[string, string]> = [[recorded.workspace, live.workspace]];
+  if (recorded.home !== undefined && live.home !== undefined) {
+    pairs.push([recorded.home, live.home]);
+  }
+  const add = (from: string, to: string) => {
+    if (from !== to && !pairs.some(([f]) => f === from)) pairs.push([from, to]);
+  };
+  const spillFiles = (details: unknown): Array<string | undefined> => {
+    const d = typeof details === "object" && details !== null
+      ? details as Record<string, unknown>
+      : {};
+    return [d.stdoutFile, d.stderrFile].map((f) => typeof f === "string" ? f : undefined);
+  };
+  return {
+    relocate: (text) => replacePaths(text, pairs.filter(([from, to]) => from !== to)),
+    learn(recordedMessage, liveMessage) {
+      for (const live of liveMessage.results) {
+        const recordedResult = recordedMessage?.results.find((r) =>
+          r.toolCallId === live.toolCallId
+        );
+        if (recordedResult === undefined) continue;
+        const liveFiles = spillFiles(live.details);
+        spillFiles(recordedResult.details).forEach((from, i) => {
+          const to = liveFiles[i];
+          if (from === undefined || to === undefined) return;
+          // Bash spill files get fresh names in a fresh directory each run: a later `read` of
+          // the recorded file must read this run's.
+          add(from, to);
+          add(dirname(from), dirname(to));
+        });
+      }
+    },
   };
 }

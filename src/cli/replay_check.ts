@@ -93,12 +93,29 @@ export function replacePaths(
   return text.replace(pattern, (match) => byPath.get(match) ?? match);
 }
 
-/** Replaces the workspace, home and temp paths, bash spill-file names and durations with placeholders. */
-export function normalizeResultText(text: string, context: NormalizeContext): string {
-  const out = replacePaths(text, pathReplacements(context));
-  return out
+/** Options of normalizeResultText. */
+export interface NormalizeOptions {
+  /**
+   * The text is a command's output, which shows times that change from run to run: durations
+   * and ISO timestamps become placeholders too. Default false, so a changed file is never hidden.
+   */
+  commandOutput?: boolean;
+}
+
+/**
+ * Replaces the workspace, home and temp paths and bash spill-file names with placeholders, and
+ * for command output also durations and timestamps.
+ */
+export function normalizeResultText(
+  text: string,
+  context: NormalizeContext,
+  options: NormalizeOptions = {},
+): string {
+  const out = replacePaths(text, pathReplacements(context))
     .replace(SPILL_DIR, "<spill-dir>")
-    .replace(SPILL_FILE, "bash-<id>.$1.log")
+    .replace(SPILL_FILE, "bash-<id>.$1.log");
+  if (options.commandOutput !== true) return out;
+  return out
     .replace(TIMESTAMP, "<time>")
     .replace(DURATION, "<duration>");
 }
@@ -159,12 +176,17 @@ function base64Bytes(data: string): number {
   return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
 }
 
-function contentText(content: ContentBlock[] | string, context: NormalizeContext): string {
-  if (typeof content === "string") return normalizeResultText(content, context);
+/** Tools whose results are command output (see NormalizeOptions.commandOutput). */
+const COMMAND_TOOLS = ["bash"];
+
+function contentText(result: ToolResult, context: NormalizeContext): string {
+  const options = { commandOutput: COMMAND_TOOLS.includes(result.toolName) };
+  const content = result.content;
+  if (typeof content === "string") return normalizeResultText(content, context, options);
   return content
     .map((block) =>
       block.type === "text"
-        ? normalizeResultText(block.text, context)
+        ? normalizeResultText(block.text, context, options)
         : `[image ${block.mimeType}, ${base64Bytes(block.data)} bytes]`
     )
     .join("\n");
@@ -252,7 +274,7 @@ export function createReplayChecker(
     reply === undefined ? undefined : callsOf(reply.message).find((c) => c.id === id)?.arguments;
 
   const missingLive = (reply: RecordedReply, recorded: ToolResult, resultLine: number) => {
-    const text = contentText(recorded.content, options.recorded);
+    const text = contentText(recorded, options.recorded);
     return {
       toolName: recorded.toolName,
       toolCallId: recorded.toolCallId,
@@ -267,7 +289,7 @@ export function createReplayChecker(
   };
 
   const extraLive = (reply: RecordedReply | undefined, live: ToolResult) => {
-    const text = contentText(live.content, options.live);
+    const text = contentText(live, options.live);
     return {
       toolName: live.toolName,
       toolCallId: live.toolCallId,
@@ -287,8 +309,8 @@ export function createReplayChecker(
     recorded: ToolResult,
     live: ToolResult,
   ): ReplayDifference | undefined => {
-    const recordedText = contentText(recorded.content, options.recorded);
-    const liveText = contentText(live.content, options.live);
+    const recordedText = contentText(recorded, options.recorded);
+    const liveText = contentText(live, options.live);
     const base = {
       toolName: recorded.toolName,
       toolCallId: recorded.toolCallId,

@@ -89,6 +89,8 @@ export interface Reporter {
   warning(message: string): void;
   /** A replay starts an exchange with this recorded (or given) user message. */
   replayPrompt?(text: string): void;
+  /** A replayed exchange that is not the last one ended with this answer. */
+  replayAnswer?(text: string): void;
   /** A permission decision of the policy (allowed, approved or denied). */
   permission?(decision: PermissionDecision): void;
   end(summary: RunSummary): void;

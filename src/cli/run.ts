@@ -31,7 +31,7 @@ import {
   stateHome,
 } from "../session/store.ts";
 import type { ToolHostIo } from "../sandbox/host.ts";
-import { parseRecording, type Recording } from "../session/recording.ts";
+import { parseRecording, type RecordedReply, type Recording } from "../session/recording.ts";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/types.ts";
 import { VERSION } from "../version.ts";
@@ -46,8 +46,8 @@ import type { CliFs, CliSignal, Terminal } from "./io.ts";
 import { createJsonlReporter, createJsonReporter } from "./jsonl.ts";
 import { createTextRenderer, useColor } from "./render.ts";
 import { createLineSource, createReplPrompter, runRepl } from "./repl.ts";
-import { replayRecording } from "./replay.ts";
-import { createReplayChecker, type NormalizeContext, replacePaths } from "./replay_check.ts";
+import { createRelocation, replayRecording } from "./replay.ts";
+import { createReplayChecker, type NormalizeContext } from "./replay_check.ts";
 import {
   createRunStats,
   type Reporter,
@@ -322,23 +322,6 @@ async function loadRecording(
   }
   const parsed = parseRecording(path, text);
   return parsed.ok ? parsed : { ok: false, error: parsed.error };
-}
-
-/**
- * Maps the recording's workspace and home to this run's in tool-call arguments, so a session
- * recorded in /home/alice/proj replays in a CI checkout (paths outside both stay as recorded).
- */
-function relocation(
-  header: SessionHeader,
-  setup: RunSetup,
-): (text: string) => string {
-  const pairs: Array<[string, string]> = [[header.cwd, setup.workspace]];
-  const home = setup.env.HOME;
-  if (header.home !== undefined && home !== undefined && home !== "") {
-    pairs.push([header.home, home]);
-  }
-  const moved = pairs.filter(([from, to]) => from !== to);
-  return (text) => moved.length === 0 ? text : replacePaths(text, moved);
 }
 
 /** The machine-specific paths of one side of a replay check. */
@@ -838,9 +821,9 @@ async function printMode(setup: RunSetup): Promise<number> {
     if (ignored.length > 0) {
       const names = { model: "--model", baseUrl: "--base-url", apiKeyEnv: "--api-key-env" };
       warn(
-        `${
-          ignored.map((k) => `'${names[k]}'`).join(", ")
-        } has no effect in a replay: the model's replies come from the recording`,
+        `${ignored.map((k) => `'${names[k]}'`).join(", ")} ${
+          ignored.length === 1 ? "has" : "have"
+        } no effect in a replay: the model's replies come from the recording`,
       );
     }
     const session = await openSession(setup, warn);
@@ -874,12 +857,23 @@ async function printMode(setup: RunSetup): Promise<number> {
       })
       : undefined;
     let played = 0;
+    let lastReply: RecordedReply | undefined;
+    const recordedHeader = setup.recording?.header;
+    const liveHome = setup.env.HOME === "" ? undefined : setup.env.HOME;
+    const relocation = createRelocation(
+      {
+        workspace: recordedHeader?.cwd ?? setup.workspace,
+        ...(recordedHeader?.home === undefined ? {} : { home: recordedHeader.home }),
+      },
+      { workspace: setup.workspace, ...(liveHome === undefined ? {} : { home: liveHome }) },
+    );
     const run = setup.recording !== undefined
       ? replayRecording(setup.recording, {
         ...(read.prompt === undefined ? {} : { prompt: read.prompt }),
-        relocate: relocation(setup.recording.header, setup),
+        relocate: (text) => relocation.relocate(text),
         onReply(reply) {
           played++;
+          lastReply = reply;
           checker?.onReply(reply);
         },
         warn: (message) => reporter.warning(message),
@@ -893,6 +887,12 @@ async function printMode(setup: RunSetup): Promise<number> {
               typeof user.content === "string" ? user.content : resultText(user.content),
             );
           }
+          const answered = (outcome: RunOutcome) => {
+            if (!exchange.last && outcome.result?.stopReason === "completed") {
+              reporter.replayAnswer?.(stats.lastText);
+            }
+            return outcome;
+          };
           return runOnce(setup, opened.engine, {
             ...runOptions,
             model: exchange.model,
@@ -900,9 +900,10 @@ async function printMode(setup: RunSetup): Promise<number> {
             observe: (event) => {
               if (event.type === "message_saved" && event.message.role === "toolResult") {
                 checker?.onToolResults(event.message);
+                relocation.learn(lastReply?.results?.message, event.message);
               }
             },
-          });
+          }).then(answered);
         },
         classify: (outcome) =>
           outcome.error?.kind === "replay_exhausted"
@@ -926,7 +927,8 @@ async function printMode(setup: RunSetup): Promise<number> {
       : signalled === "SIGTERM"
       ? "terminated"
       : stopReasonOf(settled, false);
-    const check = checker?.summary();
+    // Only a run that went through the whole recording is a verdict on it.
+    const check = stopReason === "completed" ? checker?.summary() : undefined;
     const exitCode = stopReason !== "completed"
       ? PRINT_EXIT_CODES[stopReason]
       : check !== undefined && check.differing > 0

@@ -27,6 +27,11 @@ export interface ReplayClientOptions<R extends ReplayReply> {
   endLine: number;
   /** Called with each reply as it is handed out (before the loop sees it). Must not throw. */
   onReply?: (reply: R) => void;
+  /**
+   * Adjusts the reply's copy just before it is handed out (after every earlier reply's tool
+   * results exist), e.g. to map recorded paths to this machine's. Must not throw.
+   */
+  prepare?: (message: AssistantMessage) => AssistantMessage;
 }
 
 /** A ModelClient over recorded replies. */
@@ -58,16 +63,20 @@ export function createReplayClient<R extends ReplayReply>(
             "replay_exhausted",
             `The recording "${options.source}" has no model reply left: it ends after line ${options.endLine}, ` +
               `but the run wants reply ${next + 1} here. The recorded run stopped at this point ` +
-              `(interrupted, failed or cut short); record a complete session to replay further`,
+              `(interrupted, failed, or at its --max-turns limit: replay with the same ` +
+              `--max-turns to stop there too); record a complete session to replay further`,
           ),
         );
       }
       next++;
       options.onReply?.(reply);
+      // A copy: the live history must not share objects with the recording the checker reads.
+      const copy: AssistantMessage = { ...structuredClone(reply.message), usage: emptyUsage() };
+      const message = options.prepare?.(copy) ?? copy;
       const emit = streamOptions.onEvent ?? (() => {});
       emit({ type: "message_start" });
       let index = 0;
-      for (const block of reply.message.blocks) {
+      for (const block of message.blocks) {
         if (block.type === "text") {
           if (block.text !== "") emit({ type: "text_delta", delta: block.text });
         } else {
@@ -79,11 +88,6 @@ export function createReplayClient<R extends ReplayReply>(
           index++;
         }
       }
-      // A copy: the live history must not share objects with the recording the checker reads.
-      const message: AssistantMessage = {
-        ...structuredClone(reply.message),
-        usage: emptyUsage(),
-      };
       return Promise.resolve(message);
     },
   };

@@ -86,7 +86,8 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
   const at = (line: number, problem: string, next: string): ParseRecordingResult =>
     fail(line, `Replay file "${path}", line ${line}: ${problem}: ${next}`);
 
-  const lines = text.split("\n");
+  // Editors on some systems save a byte-order mark, which JSON does not allow.
+  const lines = text.replace(/^\uFEFF/, "").split("\n");
   let lastContentLine = 0;
   for (let i = 0; i < lines.length; i++) {
     if ((lines[i] as string).trim() !== "") lastContentLine = i + 1;
@@ -270,6 +271,9 @@ function headerProblem(value: Record<string, unknown>): string | null {
       : "the first line is not a moat session header";
   }
   if (typeof value.version !== "number") return `the header's "version" is not a number`;
-  if (typeof value.cwd !== "string") return `the header's "cwd" is not a string`;
+  // POSIX or Windows (drive or UNC): a recording made on either names its workspace absolutely.
+  if (typeof value.cwd !== "string" || !/^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(value.cwd)) {
+    return `the header's "cwd" is not an absolute path`;
+  }
   return null;
 }

@@ -3,7 +3,7 @@
  * the message completes, so a crash or kill loses at most the message in flight.
  */
 import { join } from "node:path";
-import type { Message, ToolResult } from "../model/types.ts";
+import type { Message, StopReason, ToolResult } from "../model/types.ts";
 
 /** Session file format version written in every header. */
 export const SESSION_FORMAT_VERSION = 1;
@@ -152,12 +152,25 @@ function contentProblem(value: unknown, owner: string): string | null {
 
 const USAGE_KEYS = ["inputTokens", "outputTokens", "cachedTokens", "totalTokens"] as const;
 
+/** Every StopReason of src/model/types.ts. */
+const STOP_REASONS = [
+  "stop",
+  "toolUse",
+  "maxTokens",
+  "error",
+] as const satisfies readonly StopReason[];
+
 function assistantProblem(value: Record<string, unknown>): string | null {
   const owner = "the assistant message's";
   if (!Array.isArray(value.blocks)) return `${owner} "blocks" is not an array`;
   for (let i = 0; i < value.blocks.length; i++) {
     const problem = blockProblem(value.blocks[i], `${owner} block ${i + 1}`, "assistant");
     if (problem !== null) return problem;
+  }
+  if (!(STOP_REASONS as readonly unknown[]).includes(value.stopReason)) {
+    return `${owner} "stopReason" is ${describe(value.stopReason)}, not one of ${
+      STOP_REASONS.map((r) => `"${r}"`).join(", ")
+    }`;
   }
   const usage = value.usage;
   if (!isRecord(usage)) return `${owner} "usage" is not an object`;

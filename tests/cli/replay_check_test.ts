@@ -97,7 +97,7 @@ Deno.test("normalizeResultText() replaces bash spill directories and file names"
   assert.equal(normalizeResultText("/tmp/x-moat-run-1", { workspace: "/w1" }), "/tmp/x-moat-run-1");
 });
 
-Deno.test("normalizeResultText() replaces durations and ISO timestamps only", () => {
+Deno.test("normalizeResultText() replaces durations and ISO timestamps only in command output", () => {
   const ctx = { workspace: "/w1" };
   const cases: Array<[string, string]> = [
     ["took 12ms", "took <duration>"],
@@ -109,7 +109,11 @@ Deno.test("normalizeResultText() replaces durations and ISO timestamps only", ()
     ["after 5 seconds, 2 secs, 7 milliseconds", "after <duration>, <duration>, <duration>"],
     ["at 2026-11-29T15:57:05.123Z ok", "at <time> ok"],
   ];
-  for (const [input, expected] of cases) assert.equal(normalizeResultText(input, ctx), expected);
+  for (const [input, expected] of cases) {
+    assert.equal(normalizeResultText(input, ctx, { commandOutput: true }), expected);
+    // In a file's text a changed timeout or date is a real change.
+    assert.equal(normalizeResultText(input, ctx), input);
+  }
   const untouched = [
     "3 files",
     "line 12",
@@ -123,7 +127,30 @@ Deno.test("normalizeResultText() replaces durations and ISO timestamps only", ()
     "0x1f 1e3 42",
     "call_12ms_a",
   ];
-  for (const text of untouched) assert.equal(normalizeResultText(text, ctx), text);
+  for (const text of untouched) {
+    assert.equal(normalizeResultText(text, ctx, { commandOutput: true }), text);
+  }
+});
+
+Deno.test("checker: a changed duration or timestamp in a read file is a difference, in bash output not", () => {
+  const c = checker();
+  c.onReply(reply(2, [
+    { id: "a", name: "read", args: { path: "config.txt" } },
+    { id: "b", name: "bash", args: { command: "date -Iseconds; sleep 0.1" } },
+  ], {
+    line: 3,
+    results: [
+      result("a", "read", "timeout: 30s\nstamp 2024-01-01T10:00:00Z"),
+      result("b", "bash", "2024-01-01T10:00:00+00:00 took 0.1s"),
+    ],
+  }));
+  c.onToolResults(results(
+    result("a", "read", "timeout: 45 s\nstamp 2031-05-05T11:11:11Z"),
+    result("b", "bash", "2031-05-05T11:11:11+00:00 took 0.12s"),
+  ));
+  const s = c.summary();
+  assert.equal(s.differing, 1);
+  assert.equal(s.first?.toolName, "read");
 });
 
 Deno.test("checker: identical results with different workspaces, homes, spill dirs and durations are equal", () => {

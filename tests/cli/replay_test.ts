@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  createRelocation,
   type ExchangeEnd,
   replayCheckText,
   type ReplayExchange,
@@ -302,36 +303,51 @@ Deno.test("replayCheckText() reports a failed check with the counts and the firs
   assert.match(text, /\n {2}-hello\n {2}\+goodbye\n$/);
 });
 
-Deno.test("replayRecording() relocates strings in tool-call arguments, never the reply text or the recording", async () => {
+Deno.test("replayRecording() relocates only path and command arguments, as each reply is played", async () => {
   const recording = recordingOf(
     user("q1"),
     {
       role: "assistant",
       blocks: [
-        { type: "text", text: "Reading /rec/ws/a.txt" },
+        { type: "text", text: "Editing /rec/ws/a.txt" },
         {
           type: "toolCall",
           id: "c1",
-          name: "read",
-          arguments: { path: "/rec/ws/a.txt", nested: ["/rec/ws2/b", 3], flag: true },
+          name: "edit",
+          arguments: {
+            path: "/rec/ws/a.txt",
+            edits: [{ oldText: "/rec/ws/x", newText: "/rec/ws/y" }],
+          },
         },
+        { type: "toolCall", id: "c2", name: "bash", arguments: { command: "cat /rec/ws/a.txt" } },
+        { type: "toolCall", id: "c3", name: "write", arguments: { path: "b", content: "/rec/ws" } },
       ],
       stopReason: "toolUse",
       usage,
     },
     {
       role: "toolResult",
-      results: [{ toolCallId: "c1", toolName: "read", content: "a", isError: false }],
+      results: ["c1", "c2", "c3"].map((id) => ({
+        toolCallId: id,
+        toolName: "x",
+        content: "ok",
+        isError: false,
+      })),
     },
     answer("done"),
   );
   const played: AssistantMessage[] = [];
-  const seen: unknown[] = [];
+  let moves = 0;
   await replayRecording<Outcome>(recording, {
-    relocate: (text) => text.replace(/^\/rec\/ws(?=\/|$)/, "/live"),
-    onReply: (reply) => seen.push(reply.message.blocks[1]),
+    relocate: (text) => {
+      moves++;
+      return text.replaceAll("/rec/ws", "/live");
+    },
     warn: () => {},
     run: async (exchange) => {
+      // Nothing is relocated before a reply is asked for (later replies may need what earlier
+      // results taught the relocation, e.g. bash spill files).
+      assert.equal(moves, 0);
       for (;;) {
         const reply = await exchange.model.stream({ system: "", messages: [], tools: [] }, {});
         assert.ok(reply !== null);
@@ -342,25 +358,49 @@ Deno.test("replayRecording() relocates strings in tool-call arguments, never the
     },
     classify: (outcome) => outcome.end,
   });
-  assert.deepEqual(played[0]?.blocks, [
-    { type: "text", text: "Reading /rec/ws/a.txt" },
-    {
-      type: "toolCall",
-      id: "c1",
-      name: "read",
-      arguments: { path: "/live/a.txt", nested: ["/rec/ws2/b", 3], flag: true },
-    },
+  assert.deepEqual(played[0]?.blocks.map((b) => b.type === "toolCall" ? b.arguments : b.text), [
+    "Editing /rec/ws/a.txt",
+    { path: "/live/a.txt", edits: [{ oldText: "/rec/ws/x", newText: "/rec/ws/y" }] },
+    { command: "cat /live/a.txt" },
+    { path: "b", content: "/rec/ws" },
   ]);
-  // The checker is told about the call as it was played.
-  assert.deepEqual((seen[0] as { arguments: unknown }).arguments, {
-    path: "/live/a.txt",
-    nested: ["/rec/ws2/b", 3],
-    flag: true,
-  });
   const recorded = recording.exchanges[0]?.replies[0]?.message.blocks[1];
   assert.deepEqual((recorded as { arguments: unknown }).arguments, {
     path: "/rec/ws/a.txt",
-    nested: ["/rec/ws2/b", 3],
-    flag: true,
+    edits: [{ oldText: "/rec/ws/x", newText: "/rec/ws/y" }],
   });
+});
+
+Deno.test("createRelocation() maps workspace and home, and learns bash spill files from results", () => {
+  const relocation = createRelocation(
+    { workspace: "/home/alice/proj", home: "/home/alice" },
+    { workspace: "/ci/repo", home: "/root" },
+  );
+  assert.equal(
+    relocation.relocate("/home/alice/proj/src /home/alice/.ssh /home/alice/proj2"),
+    "/ci/repo/src /root/.ssh /root/proj2",
+  );
+  const spilled = (file: string): ToolResultMessage => ({
+    role: "toolResult",
+    results: [{
+      toolCallId: "b1",
+      toolName: "bash",
+      content: "…",
+      isError: false,
+      details: { stdoutFile: file },
+    }],
+  });
+  const recordedFile = "/tmp/moat-run-AAA/bash-k1-00aa11bb.stdout.log";
+  const liveFile = "/tmp/moat-run-BBB/bash-m2-ffee0011.stdout.log";
+  assert.equal(relocation.relocate(recordedFile), recordedFile, "unknown before the result");
+  relocation.learn(spilled(recordedFile), spilled(liveFile));
+  assert.equal(relocation.relocate(recordedFile), liveFile);
+  assert.equal(
+    relocation.relocate("/tmp/moat-run-AAA/bash-k1-00aa11bb.stderr.log"),
+    "/tmp/moat-run-BBB/bash-k1-00aa11bb.stderr.log",
+    "the spill directory itself is mapped too",
+  );
+  // Results without a recorded counterpart teach nothing.
+  relocation.learn(undefined, spilled("/tmp/moat-run-CCC/x.log"));
+  assert.equal(relocation.relocate("/tmp/moat-run-CCC/x.log"), "/tmp/moat-run-CCC/x.log");
 });

@@ -416,3 +416,48 @@ Deno.test("runCli() --replay into an existing empty --session file writes the re
     "assistant",
   ]);
 });
+
+Deno.test("runCli() --replay prints every exchange's answer in order, not only the last", async () => {
+  await using ws = await createTempWorkspace({
+    "two.jsonl": recordingText([
+      ...TOUR,
+      user("And now?"), // 6
+      answer("Nothing else."), // 7
+    ]),
+  });
+  const { code, terminal } = await run(ws, ["--replay", "two.jsonl", "--no-session"]);
+  assert.equal(code, 0, terminal.stderr);
+  assert.equal(terminal.stdout, "A README and a src directory.\n\nNothing else.\n");
+  assert.match(terminal.stderr, /› What is in this project\?\n[^]*› And now\?\n/);
+});
+
+Deno.test("runCli() --replay-check gives no verdict when the replay did not complete (exit 1)", async () => {
+  await using ws = await createTempWorkspace({
+    "cut.jsonl": recordingText(TOUR.slice(0, 3)),
+  });
+  const { code, terminal } = await run(ws, [
+    "--replay",
+    "cut.jsonl",
+    "--replay-check",
+    "--no-session",
+  ]);
+  assert.equal(code, 1);
+  assert.doesNotMatch(terminal.stderr, /replay check (passed|failed)/);
+});
+
+Deno.test("runCli() --replay warns that model flags have no effect, in the right number", async () => {
+  await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
+  const one = await run(ws, ["--replay", "tour.jsonl", "--no-session", "-m", "gpt-x"]);
+  assert.equal(one.code, 0, one.terminal.stderr);
+  assert.match(one.terminal.stderr, /warning: '--model' has no effect in a replay/);
+  const two = await run(ws, [
+    "--replay",
+    "tour.jsonl",
+    "--no-session",
+    "-m",
+    "gpt-x",
+    "--base-url",
+    "http://127.0.0.1:9/v1",
+  ]);
+  assert.match(two.terminal.stderr, /warning: '--model', '--base-url' have no effect in a replay/);
+});

@@ -189,3 +189,34 @@ Deno.test("the README's tour replays offline from this repository: answer on std
     `examples/tour.jsonl is out of date: run \`deno task record-tour\` and commit it.\n${checked.stderr}`,
   );
 });
+
+Deno.test("moat --replay-check follows a read of a bash spill file into this run's spill file", async () => {
+  await using home = await createTempWorkspace();
+  const file = home.path("spill.jsonl");
+  {
+    await using server = await startFakeOpenAI();
+    await using ws = await createTempWorkspace();
+    server.script(
+      reply.toolCalls([{ name: "bash", arguments: { command: "seq 1 200000" } }]),
+      (request) => {
+        // The model pages the full output the bash result pointed at, as the tool tells it to.
+        const last = request.body?.messages.at(-1);
+        const path = /saved in (\S+\.log)/.exec(String(last?.content))?.[1];
+        assert.ok(path !== undefined, `no spill path in ${String(last?.content).slice(-300)}`);
+        return reply.toolCalls([{ name: "read", arguments: { path, offset: 1000, limit: 3 } }]);
+      },
+      reply.text("Lines 1000 to 1002 are 1000, 1001 and 1002."),
+    );
+    const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+    const recorded = await runMoat(["--session", file, "page the output"], { cwd: ws.dir, env });
+    assert.equal(recorded.code, 0, recorded.stderr);
+  }
+  await using ws = await createTempWorkspace();
+  const replayed = await runMoat(["--replay", file, "--replay-check", "--no-session"], {
+    cwd: ws.dir,
+    env: offlineEnv(home),
+  });
+  assert.equal(replayed.code, 0, replayed.stderr);
+  assert.match(replayed.stderr, /✓ read .*bash-.*\.stdout\.log/);
+  assert.match(replayed.stderr, /replay check passed: 2 tool result\(s\) match/);
+});

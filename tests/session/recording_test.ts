@@ -321,7 +321,32 @@ Deno.test("parseRecording() requires a session header with a version and cwd on 
   assertRejected(
     parseRecording(PATH, file(JSON.stringify(noCwd), line(user("hi")))),
     1,
-    /the header's "cwd" is not a string/,
+    /the header's "cwd" is not an absolute path/,
+  );
+  for (const cwd of ["", "relative/dir"]) {
+    assertRejected(
+      parseRecording(PATH, file(JSON.stringify({ ...header, cwd }), line(user("hi")))),
+      1,
+      /the header's "cwd" is not an absolute path/,
+    );
+  }
+  for (const cwd of ["C:\\Users\\a\\proj", "\\\\server\\share"]) {
+    const text = file(JSON.stringify({ ...header, cwd }), line(user("hi")), line(answer("x")));
+    assert.ok(parseRecording(PATH, text).ok, cwd);
+  }
+});
+
+Deno.test("parseRecording() accepts a file saved with a UTF-8 byte-order mark", () => {
+  const parsed = parseRecording(PATH, "\uFEFF" + session(user("hi"), answer("hello")));
+  assert.ok(parsed.ok, parsed.ok ? "" : parsed.error);
+  assert.equal(parsed.recording.replyCount, 1);
+});
+
+Deno.test("parseRecording() rejects a reply with an unknown stop reason", () => {
+  assertRejected(
+    parseRecording(PATH, session(user("hi"), { ...answer("x"), stopReason: "banana" } as never)),
+    3,
+    /"stopReason" is "banana", not one of "stop", "toolUse", "maxTokens", "error"/,
   );
 });
 
@@ -392,7 +417,7 @@ Deno.test("parseRecording() rejects a malformed message with the store's descrip
       /the assistant message's block 1's "id" is not a non-empty string/,
     ],
     [
-      { role: "assistant", blocks: [], usage: { ...usage, totalTokens: null } },
+      { role: "assistant", blocks: [], stopReason: "stop", usage: { ...usage, totalTokens: null } },
       /"usage\.totalTokens" is not a number/,
     ],
     [{ role: "user" }, /the user message's "content" is neither a string nor an array/],
@@ -534,9 +559,21 @@ Deno.test("messageProblem() is null for valid messages and names the first malfo
       { role: "assistant", blocks: [{ type: "toolCall", id: "c1", name: 3 }], usage },
       `the assistant message's block 1's "name" is not a string`,
     ],
-    [{ role: "assistant", blocks: [] }, `the assistant message's "usage" is not an object`],
     [
-      { role: "assistant", blocks: [], usage: { ...usage, inputTokens: "many" } },
+      { role: "assistant", blocks: [] },
+      `the assistant message's "stopReason" is missing, not one of "stop", "toolUse", "maxTokens", "error"`,
+    ],
+    [
+      { role: "assistant", blocks: [], stopReason: "stop" },
+      `the assistant message's "usage" is not an object`,
+    ],
+    [
+      {
+        role: "assistant",
+        blocks: [],
+        stopReason: "stop",
+        usage: { ...usage, inputTokens: "many" },
+      },
       `the assistant message's "usage.inputTokens" is not a number`,
     ],
     [{ role: "toolResult", results: {} }, `the toolResult message's "results" is not an array`],
