@@ -154,7 +154,8 @@ Replay (no model needed; the tools run for real under the current grants):
       --replay FILE              play a recorded session's model replies back in print mode;
                                  a prompt replaces its first user message
       --replay-check             exit 5 when a tool result differs from the recording
-                                 (after normalising paths and durations); shows the first
+                                 (after normalising paths, and times in bash output);
+                                 shows the first
 
   -h, --help                     show this help
       --version                  show the version
