@@ -5,10 +5,11 @@
  * Run it again whenever the files the tour reads change (the tour's replay check then says so).
  */
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type FakeToolCall, reply, startFakeOpenAI } from "../tests/support/fake_openai.ts";
 import { readStartTask } from "./compile.ts";
 
-const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const root = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const target = join(root, "examples", "tour.jsonl");
 
 const call = (name: string, args: Record<string, unknown>): FakeToolCall => ({
@@ -31,7 +32,7 @@ const steps = [
       text: "Each directory is one layer. Let me find where the built-in tools are defined.",
     },
   ),
-  reply.toolCalls([call("bash", { command: "ls examples && uname -s" })], {
+  reply.toolCalls([call("bash", { command: 'ls examples && echo "6 x 7 = $((6 * 7))"' })], {
     text: "Every tool is a factory in src/tools. A harmless shell command next:",
   }),
   reply.toolCalls([
@@ -52,7 +53,7 @@ const steps = [
       "  `sys` and `tools`.",
       "- **src/tools/** defines each built-in tool with a `create…Tool` factory (bash, edit, find,",
       "  grep, ls, read, write).",
-      "- **bash** ran `ls examples && uname -s` inside the sandbox.",
+      "- **bash** ran `ls examples` and some shell arithmetic inside the sandbox.",
       "",
       "The last two calls were denied without asking you anything: `~/.ssh/config` and",
       "`/tmp/moat-tour.txt` are outside the workspace, and by default moat's tools can read and",
@@ -65,12 +66,27 @@ const steps = [
   ),
 ];
 
+/** The recording run's environment: no model settings or user config of whoever records it. */
+function recordingEnv(dir: string): Record<string, string> {
+  const env: Record<string, string> = {
+    OPENAI_API_KEY: "not-needed",
+    XDG_CONFIG_HOME: join(dir, "config"),
+    NO_COLOR: "1",
+  };
+  const keep = ["PATH", "HOME", "TMPDIR", "LANG", "DENO_DIR", "XDG_CACHE_HOME", "DENO_CERT"];
+  for (const name of keep) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
 const server = await startFakeOpenAI();
+// Recorded outside the repository, so the tour's own listing never shows a half-written file.
+const dir = await Deno.makeTempDir({ prefix: "moat-tour-" });
 try {
   server.script(...steps);
   const start = await readStartTask(join(root, "deno.json"));
-  // Recorded outside the repository, so the tour's own listing never shows a half-written file.
-  const dir = await Deno.makeTempDir({ prefix: "moat-tour-" });
   const partial = join(dir, "tour.jsonl");
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -87,7 +103,8 @@ try {
       "Show me around this repository, then try to reach outside it.",
     ],
     cwd: root,
-    env: { ...Deno.env.toObject(), OPENAI_API_KEY: "not-needed" },
+    env: recordingEnv(dir),
+    clearEnv: true,
     stdin: "null",
   });
   const status = await child.output();
@@ -95,8 +112,8 @@ try {
   await Deno.stderr.write(status.stderr);
   if (!status.success) throw new Error(`The recording run exited with code ${status.code}`);
   await Deno.copyFile(partial, target);
-  await Deno.remove(dir, { recursive: true });
   await Deno.stderr.write(new TextEncoder().encode(`Recorded ${target}\n`));
 } finally {
+  await Deno.remove(dir, { recursive: true });
   await server.close();
 }

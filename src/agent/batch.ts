@@ -77,9 +77,21 @@ export function fillMissingToolResults(
   });
 }
 
-/** Same result `text` for every call (refusals: max turns, truncated arguments). */
-export function refuseToolCalls(calls: readonly ToolCallBlock[], text: string): ToolResult[] {
-  return calls.map((call) => errorResult(call, text));
+/** Why calls were refused without running. */
+export type NotExecutedReason = "max_turns" | "truncated_arguments";
+
+/** The `details` of a refused call's result: persisted (a replay reads it), never sent to the model. */
+export interface NotExecutedDetails {
+  notExecuted: NotExecutedReason;
+}
+
+/** The same error result for every call, with the reason in `details`. */
+export function refuseToolCalls(
+  calls: readonly ToolCallBlock[],
+  refusal: { text: string; reason: NotExecutedReason },
+): ToolResult[] {
+  const details: NotExecutedDetails = { notExecuted: refusal.reason };
+  return calls.map((call) => ({ ...errorResult(call, refusal.text), details }));
 }
 
 type Segment = { safe: boolean; indices: number[] };

@@ -88,9 +88,9 @@ export async function runAgentLoop(
     save(stored);
   };
   // Refused calls still get the same tool_start/settled/end events as executed ones.
-  const refuse = (message: AssistantMessage, text: string) => {
+  const refuse = (message: AssistantMessage, refusal: Parameters<typeof refuseToolCalls>[1]) => {
     const calls = toolCallsOf(message);
-    const results = refuseToolCalls(calls, text);
+    const results = refuseToolCalls(calls, refusal);
     calls.forEach((call, i) => {
       const result = results[i] as ToolResult;
       const base = { toolCallId: call.id, name: call.name };
@@ -158,11 +158,11 @@ export async function runAgentLoop(
     }
 
     if (turns >= maxIterations) {
-      refuse(message, MAX_TURNS_TEXT);
+      refuse(message, { text: MAX_TURNS_TEXT, reason: "max_turns" });
       return finish({ stopReason: "maxIterations" });
     }
     if (message.stopReason === "maxTokens") {
-      refuse(message, TRUNCATED_CALL_TEXT);
+      refuse(message, { text: TRUNCATED_CALL_TEXT, reason: "truncated_arguments" });
       continue;
     }
 

@@ -21,6 +21,9 @@ export {
   type BatchOutcome,
   executeToolBatch,
   fillMissingToolResults,
+  type NotExecutedDetails,
+  type NotExecutedReason,
+  toolCallsOf,
 } from "./batch.ts";
 export {
   type CallRecord,

@@ -8,7 +8,7 @@ import type { AgentEvent, Clock } from "../agent/mod.ts";
 import { displayPath } from "../tools/_paths.ts";
 import type { Reporter, RunStartInfo, RunSummary } from "./report.ts";
 import { resultText } from "./report.ts";
-import { replayCheckText } from "./replay.ts";
+import { replayCheckText } from "./replay_check.ts";
 
 /** Where and how the text renderer writes. */
 export interface TextRendererOptions {
@@ -251,9 +251,10 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
       stderrLine(c("2", `› ${oneLine(text, 200)}`));
     },
     replayAnswer(text: string) {
-      // Streamed answers are on the terminal already; otherwise only the last one would be.
-      if (streaming || text === "") return;
-      options.writeStdout(text.endsWith("\n") ? `${text}\n` : `${text}\n\n`);
+      if (text === "") return;
+      // A streamed answer is on the terminal already (ending in a newline): only separate it.
+      if (streaming) options.writeStdout("\n");
+      else options.writeStdout(text.endsWith("\n") ? `${text}\n` : `${text}\n\n`);
     },
     warning(message: string) {
       stderrLine(`${c("33", "moat: warning:")} ${message}`);

@@ -11,8 +11,9 @@ import type {
   UserMessage,
 } from "../model/types.ts";
 import { createReplayClient } from "../model/replay.ts";
+import type { NotExecutedDetails } from "../agent/mod.ts";
 import type { RecordedReply, Recording } from "../session/recording.ts";
-import { formatReplayDifference, replacePaths, type ReplayCheckSummary } from "./replay_check.ts";
+import { replacePaths } from "./replay_check.ts";
 
 /** What one exchange gives the CLI to run. */
 export interface ReplayExchange {
@@ -24,6 +25,11 @@ export interface ReplayExchange {
   model: ModelClient;
   /** This is the recording's last exchange (its answer is the run's final answer). */
   last: boolean;
+  /**
+   * The recorded run stopped at its turn limit after this many replies (its last calls were
+   * refused, not run): the live run should stop there too.
+   */
+  turnLimit?: number;
 }
 
 /** How one exchange's run ended. */
@@ -38,13 +44,28 @@ export interface ReplayOptions<O> {
    * (paths of the recording machine → this one's), so a recording replays in another directory.
    */
   relocate?: (text: string) => string;
-  /** Told about each reply as it is played (the replay check). */
-  onReply?: (reply: RecordedReply) => void;
+  /**
+   * Told about each reply as it is played (the replay check). `compare` is false for the last
+   * reply of a recorded run that was cut short: its recorded results (e.g. "command aborted")
+   * say how the recording was interrupted, not how the tools behave.
+   */
+  onReply?: (reply: RecordedReply, options: { compare: boolean }) => void;
+  /** Told about each recorded reply the replay never played. */
+  onUnplayed?: (reply: RecordedReply) => void;
   warn(message: string): void;
   /** Runs one exchange to its end. */
   run(exchange: ReplayExchange): Promise<O>;
   /** completed = go on; exhausted = the recorded replies ran out; stopped = end the replay. */
-  classify(outcome: O): ExchangeEnd;
+  classify(outcome: O, exchange: ReplayExchange): ExchangeEnd;
+}
+
+/** The recorded results were all refusals at the turn limit. */
+function refusedAtTurnLimit(reply: RecordedReply | undefined): boolean {
+  const results = reply?.results?.message.results ?? [];
+  return results.length > 0 && results.every((r) => {
+    const details = r.details as Partial<NotExecutedDetails> | undefined;
+    return details?.notExecuted === "max_turns";
+  });
 }
 
 /**
@@ -57,6 +78,13 @@ export async function replayRecording<O>(
   options: ReplayOptions<O>,
 ): Promise<O> {
   const exchanges = recording.exchanges;
+  const unplayedFrom = (index: number, firstReply: number) => {
+    exchanges.slice(index).forEach((exchange, k) => {
+      for (const reply of exchange.replies.slice(k === 0 ? firstReply : 0)) {
+        options.onUnplayed?.(reply);
+      }
+    });
+  };
   let outcome: O | undefined;
   for (let i = 0; i < exchanges.length; i++) {
     const exchange = exchanges[i] as (typeof exchanges)[number];
@@ -65,22 +93,36 @@ export async function replayRecording<O>(
       users[0] = { role: "user", content: options.prompt };
     }
     const prompt = users.pop() as UserMessage;
+    const lastReply = exchange.replies.at(-1);
+    const endsWithCalls = lastReply !== undefined &&
+      lastReply.message.blocks.some((b) => b.type === "toolCall");
+    const atTurnLimit = endsWithCalls && refusedAtTurnLimit(lastReply);
+    // The recorded run wanted another reply after these results and never got one.
+    const cutShort = endsWithCalls && !atTurnLimit;
     const relocate = options.relocate;
+    const onReply = options.onReply;
     const model = createReplayClient(exchange.replies, {
       source: recording.path,
       endLine: exchange.endLine,
-      ...(options.onReply === undefined ? {} : { onReply: options.onReply }),
+      ...(onReply === undefined
+        ? {}
+        : { onReply: (reply) => onReply(reply, { compare: !(cutShort && reply === lastReply) }) }),
       ...(relocate === undefined ? {} : { prepare: (m) => relocateCalls(m, relocate) }),
     });
-    outcome = await options.run({
+    const current: ReplayExchange = {
       earlier: users,
       prompt,
       model,
       last: i === exchanges.length - 1,
-    });
-    const end = options.classify(outcome);
+      ...(atTurnLimit ? { turnLimit: exchange.replies.length } : {}),
+    };
+    outcome = await options.run(current);
+    const end = options.classify(outcome, current);
     const next = exchanges[i + 1];
-    if (end === "stopped" || (end === "exhausted" && next === undefined)) return outcome;
+    if (end === "stopped" || (end === "exhausted" && next === undefined)) {
+      unplayedFrom(i, model.played);
+      return outcome;
+    }
     if (end === "exhausted" && next !== undefined) {
       options.warn(
         `The recorded run ended after line ${exchange.endLine} without a final reply, so this ` +
@@ -96,21 +138,11 @@ export async function replayRecording<O>(
         `The run finished before the recorded reply on line ${unplayed.line}; ` +
           `${exchange.replies.length - model.played} recorded reply(ies) were not played`,
       );
+      // Only this exchange's: the next ones still run.
+      for (const reply of exchange.replies.slice(model.played)) options.onUnplayed?.(reply);
     }
   }
   return outcome as O;
-}
-
-/** The stderr lines that report a replay check: passed, or the first difference. */
-export function replayCheckText(check: ReplayCheckSummary): string {
-  const unrecorded = check.unrecorded > 0
-    ? ` (${check.unrecorded} result(s) had no recorded counterpart and were not compared)`
-    : "";
-  if (check.first === undefined) {
-    return `moat: replay check passed: ${check.compared} tool result(s) match the recording${unrecorded}\n`;
-  }
-  return `moat: replay check failed: ${check.differing} of ${check.compared} tool result(s) differ ` +
-    `from the recording${unrecorded}; the first:\n${formatReplayDifference(check.first)}`;
 }
 
 /** Arguments that name paths or hold a shell command; file contents (edit, write) never change. */

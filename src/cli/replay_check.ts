@@ -1,16 +1,11 @@
 /**
  * `--replay-check`: compares each live tool result with the one recorded in the replayed session,
  * after replacing the machine-specific parts (paths, spill-file names, durations, timestamps) of
- * each side with placeholders, and keeps the first difference for a human-readable report.
+ * both sides with placeholders, and keeps the first difference for a human-readable report.
  */
 import { structuredPatch } from "diff";
-import type {
-  AssistantMessage,
-  ContentBlock,
-  ToolCallBlock,
-  ToolResult,
-  ToolResultMessage,
-} from "../model/types.ts";
+import { toolCallsOf } from "../agent/mod.ts";
+import type { ContentBlock, ToolResult, ToolResultMessage } from "../model/types.ts";
 import type { RecordedReply } from "../session/recording.ts";
 
 /** Machine-specific parts of one side (recorded or live) that are replaced before comparing. */
@@ -19,8 +14,6 @@ export interface NormalizeContext {
   workspace: string;
   /** The user's home directory. */
   home?: string;
-  /** The system temp directory (where bash spill directories live). */
-  tmpDir?: string;
 }
 
 /** Characters that continue a path segment (besides "." and the separators). */
@@ -31,7 +24,7 @@ const NOT_AFTER_PATH = String.raw`(?<![${P}.\/\\])`;
 const PATH_END = String.raw`(?![${P}]|\.[${P}])`;
 
 const SPILL_DIR = new RegExp(
-  String.raw`(?:<(?:workspace|home|tmp)>[\/\\]|${NOT_AFTER_PATH}(?:[A-Za-z]:)?)` +
+  String.raw`(?:<(?:workspace|home)>[\/\\]|${NOT_AFTER_PATH}(?:[A-Za-z]:)?)` +
     String.raw`(?:[${P}.\/\\]*[\/\\])?moat-run-[\p{L}\p{N}_\-]+${PATH_END}`,
   "gu",
 );
@@ -55,12 +48,12 @@ function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|\/]/g, "\\$&");
 }
 
-/** The context's paths as a list of [path, placeholder]. */
-function pathReplacements(context: NormalizeContext): Array<[string, string]> {
-  const entries: Array<[string, string]> = [];
-  if (context.workspace !== undefined) entries.push([context.workspace, "<workspace>"]);
-  if (context.home !== undefined) entries.push([context.home, "<home>"]);
-  if (context.tmpDir !== undefined) entries.push([context.tmpDir, "<tmp>"]);
+/** The contexts' paths as a list of [path, placeholder], workspaces before homes. */
+function pathReplacements(...contexts: NormalizeContext[]): Array<[string, string]> {
+  const entries: Array<[string, string]> = contexts.map((c) => [c.workspace, "<workspace>"]);
+  for (const context of contexts) {
+    if (context.home !== undefined) entries.push([context.home, "<home>"]);
+  }
   return entries;
 }
 
@@ -103,15 +96,24 @@ export interface NormalizeOptions {
 }
 
 /**
- * Replaces the workspace, home and temp paths and bash spill-file names with placeholders, and
- * for command output also durations and timestamps.
+ * Replaces the workspace and home paths and bash spill-file names with placeholders, and for
+ * command output also durations and timestamps.
  */
 export function normalizeResultText(
   text: string,
   context: NormalizeContext,
   options: NormalizeOptions = {},
 ): string {
-  const out = replacePaths(text, pathReplacements(context))
+  return normalizeWithPaths(text, pathReplacements(context), options);
+}
+
+/** normalizeResultText with the path replacements already listed. */
+function normalizeWithPaths(
+  text: string,
+  paths: ReadonlyArray<readonly [string, string]>,
+  options: NormalizeOptions = {},
+): string {
+  const out = replacePaths(text, paths)
     .replace(SPILL_DIR, "<spill-dir>")
     .replace(SPILL_FILE, "bash-<id>.$1.log");
   if (options.commandOutput !== true) return out;
@@ -130,7 +132,10 @@ export interface ReplayDifference {
   replyLine: number;
   /** Line of the recorded toolResult message; null when the recording has none. */
   resultLine: number | null;
-  /** What differs: "missing" = the live run has no result for a recorded call (or vice versa). */
+  /**
+   * What differs: "missing" = one side has no result for the call (the live run did not answer
+   * a recorded call, never played its reply, or answered a call the recording did not make).
+   */
   aspect: "isError" | "content" | "missing";
   /** Normalised recorded text ("ok"/"error" for isError). */
   recorded: string;
@@ -142,27 +147,46 @@ export interface ReplayDifference {
 
 /** Counts over a whole replay; `first` is set when anything differed. */
 export interface ReplayCheckSummary {
-  /** Recorded results checked against the live run, plus live results with no recorded one. */
+  /**
+   * Recorded results checked against the live run (including those the live run did not answer
+   * or whose reply it never played), plus live results with no recorded one.
+   */
   compared: number;
   /** How many of those differed (including missing ones). */
   differing: number;
-  /** Live results of replies that were recorded without results (not compared). */
+  /**
+   * Live results that were not compared: they answer a reply recorded without results, or one
+   * given to onReply with `compare: false`.
+   */
   unrecorded: number;
   first?: ReplayDifference;
+}
+
+/** Options of ReplayChecker.onReply. */
+export interface ReplyCheckOptions {
+  /**
+   * Compare the live results answering this reply with the recorded ones. Default true; false
+   * for a reply whose recorded results are not complete (the last reply of an interrupted
+   * recorded exchange): its live results count as unrecorded, and no answer is not missing.
+   */
+  compare?: boolean;
 }
 
 /** Follows a replay and compares live tool results with the recorded ones. */
 export interface ReplayChecker {
   /** The replay client handed out this recorded reply (call before its results arrive). */
-  onReply(reply: RecordedReply): void;
+  onReply(reply: RecordedReply, options?: ReplyCheckOptions): void;
   /** The live run saved this toolResult message (answers the last reply given to onReply). */
   onToolResults(message: ToolResultMessage): void;
+  /** The live run never played this recorded reply: each of its recorded results is missing. */
+  onUnplayed(reply: RecordedReply): void;
   /** Counts so far; a handed-out reply whose recorded results got no live answer counts as missing. */
   summary(): ReplayCheckSummary;
 }
 
 /** Text shown for the side that has no result at all (aspect "missing"). */
 const NO_LIVE_RESULT = "(no live result)";
+const NOT_PLAYED = "(not played)";
 const NOT_RECORDED = "(no recorded result)";
 
 const MAX_DIFF_LINES = 20;
@@ -179,14 +203,18 @@ function base64Bytes(data: string): number {
 /** Tools whose results are command output (see NormalizeOptions.commandOutput). */
 const COMMAND_TOOLS = ["bash"];
 
-function contentText(result: ToolResult, context: NormalizeContext): string {
+/** The result's text normalised with `paths`, images as a type-and-size line. */
+function contentText(
+  result: ToolResult,
+  paths: ReadonlyArray<readonly [string, string]>,
+): string {
   const options = { commandOutput: COMMAND_TOOLS.includes(result.toolName) };
   const content = result.content;
-  if (typeof content === "string") return normalizeResultText(content, context, options);
+  if (typeof content === "string") return normalizeWithPaths(content, paths, options);
   return content
     .map((block) =>
       block.type === "text"
-        ? normalizeResultText(block.text, context, options)
+        ? normalizeWithPaths(block.text, paths, options)
         : `[image ${block.mimeType}, ${base64Bytes(block.data)} bytes]`
     )
     .join("\n");
@@ -250,11 +278,18 @@ function cappedRuns(hunkLines: readonly string[]): string[] {
   return out;
 }
 
-function callsOf(message: AssistantMessage): ToolCallBlock[] {
-  return message.blocks.filter((b): b is ToolCallBlock => b.type === "toolCall");
+/** What differs about one result: the part of a ReplayDifference that does not locate it. */
+type Finding = Pick<ReplayDifference, "aspect" | "recorded" | "live" | "diff">;
+
+/** A finding where one side has no result at all; the texts are already normalised. */
+function missing(recorded: string, live: string): Finding {
+  return { aspect: "missing", recorded, live, diff: firstHunkDiff(recorded, live) };
 }
 
-/** Creates a checker; each side's text is normalised with its own context. */
+/**
+ * Creates a checker. Both sides are normalised with the paths of both contexts: a file written
+ * during the recording holds the recording's paths, and the live run reads the same bytes.
+ */
 export function createReplayChecker(
   options: { recorded: NormalizeContext; live: NormalizeContext },
 ): ReplayChecker {
@@ -262,66 +297,48 @@ export function createReplayChecker(
   let differing = 0;
   let unrecorded = 0;
   let first: ReplayDifference | undefined;
-  /** The reply handed out last, and whether the live run has answered it. */
-  let current: { reply: RecordedReply; answered: boolean } | undefined;
+  /**
+   * The reply handed out last; `settled` once its live results arrived or its recorded ones were
+   * counted as missing, `compare` as given to onReply.
+   */
+  let current: { reply: RecordedReply; settled: boolean; compare: boolean } | undefined;
+
+  const paths = pathReplacements(options.recorded, options.live);
+  const textOf = (result: ToolResult) => contentText(result, paths);
 
   const report = (difference: ReplayDifference) => {
+    compared++;
     differing++;
     first ??= difference;
   };
 
-  const argsOf = (reply: RecordedReply | undefined, id: string): unknown =>
-    reply === undefined ? undefined : callsOf(reply.message).find((c) => c.id === id)?.arguments;
+  /** The fields that say which call a result answers and where the recording has it. */
+  const located = (reply: RecordedReply | undefined, result: ToolResult) => ({
+    toolName: result.toolName,
+    toolCallId: result.toolCallId,
+    args: reply === undefined
+      ? undefined
+      : toolCallsOf(reply.message).find((c) => c.id === result.toolCallId)?.arguments,
+    replyLine: reply?.line ?? 0,
+    resultLine: reply?.results?.line ?? null,
+  });
 
-  const missingLive = (reply: RecordedReply, recorded: ToolResult, resultLine: number) => {
-    const text = contentText(recorded, options.recorded);
-    return {
-      toolName: recorded.toolName,
-      toolCallId: recorded.toolCallId,
-      args: argsOf(reply, recorded.toolCallId),
-      replyLine: reply.line,
-      resultLine,
-      aspect: "missing",
-      recorded: text,
-      live: NO_LIVE_RESULT,
-      diff: firstHunkDiff(text, NO_LIVE_RESULT),
-    } satisfies ReplayDifference;
-  };
-
-  const extraLive = (reply: RecordedReply | undefined, live: ToolResult) => {
-    const text = contentText(live, options.live);
-    return {
-      toolName: live.toolName,
-      toolCallId: live.toolCallId,
-      args: argsOf(reply, live.toolCallId),
-      replyLine: reply?.line ?? 0,
-      resultLine: reply?.results?.line ?? null,
-      aspect: "missing",
-      recorded: NOT_RECORDED,
-      live: text,
-      diff: firstHunkDiff(NOT_RECORDED, text),
-    } satisfies ReplayDifference;
-  };
-
-  const compare = (
+  /** A recorded result of `reply` that has no live counterpart. */
+  const missingLive = (
     reply: RecordedReply,
-    resultLine: number,
     recorded: ToolResult,
-    live: ToolResult,
-  ): ReplayDifference | undefined => {
-    const recordedText = contentText(recorded, options.recorded);
-    const liveText = contentText(live, options.live);
-    const base = {
-      toolName: recorded.toolName,
-      toolCallId: recorded.toolCallId,
-      args: argsOf(reply, recorded.toolCallId),
-      replyLine: reply.line,
-      resultLine,
-    };
+    missingOptions: { live?: string } = {},
+  ): ReplayDifference => ({
+    ...located(reply, recorded),
+    ...missing(textOf(recorded), missingOptions.live ?? NO_LIVE_RESULT),
+  });
+
+  const compare = (recorded: ToolResult, live: ToolResult): Finding | undefined => {
+    const recordedText = textOf(recorded);
+    const liveText = textOf(live);
     if (recorded.isError !== live.isError) {
       const status = (isError: boolean) => (isError ? "error" : "ok");
       return {
-        ...base,
         aspect: "isError",
         recorded: status(recorded.isError),
         live: status(live.isError),
@@ -337,7 +354,6 @@ export function createReplayChecker(
       recordedImages.every((key, i) => key === liveImages[i]);
     if (recordedText === liveText && sameImages) return undefined;
     return {
-      ...base,
       aspect: "content",
       recorded: recordedText,
       live: liveText,
@@ -347,34 +363,36 @@ export function createReplayChecker(
     };
   };
 
-  /** Differences for a reply whose recorded results got no live answer at all. */
-  const unanswered = (state: { reply: RecordedReply; answered: boolean } | undefined) => {
-    const results = state?.reply.results;
-    if (state === undefined || state.answered || results === undefined) return [];
-    return results.message.results.map((r) => missingLive(state.reply, r, results.line));
+  /** Differences for the current reply when its recorded results got no live answer at all. */
+  const unanswered = (): ReplayDifference[] => {
+    const state = current;
+    if (state === undefined || state.settled || !state.compare) return [];
+    return (state.reply.results?.message.results ?? []).map((r) => missingLive(state.reply, r));
+  };
+
+  /** Counts the current reply's unanswered results as missing, before anything later. */
+  const settle = () => {
+    for (const difference of unanswered()) report(difference);
+    if (current !== undefined) current.settled = true;
   };
 
   return {
-    onReply(reply) {
-      for (const difference of unanswered(current)) {
-        compared++;
-        report(difference);
-      }
-      current = { reply, answered: false };
+    onReply(reply, replyOptions = {}) {
+      settle();
+      current = { reply, settled: false, compare: replyOptions.compare ?? true };
     },
     onToolResults(message) {
       const state = current;
-      if (state === undefined || state.answered) {
+      if (state === undefined || state.settled) {
         // Results the recording cannot have: nothing was handed out, or this reply was answered.
         for (const live of message.results) {
-          compared++;
-          report(extraLive(state?.reply, live));
+          report({ ...located(state?.reply, live), ...missing(NOT_RECORDED, textOf(live)) });
         }
         return;
       }
-      state.answered = true;
+      state.settled = true;
       const recordedResults = state.reply.results;
-      if (recordedResults === undefined) {
+      if (recordedResults === undefined || !state.compare) {
         unrecorded += message.results.length;
         return;
       }
@@ -382,21 +400,29 @@ export function createReplayChecker(
       const recordedIds = new Set<string>();
       for (const recorded of recordedResults.message.results) {
         recordedIds.add(recorded.toolCallId);
-        compared++;
         const live = liveById.get(recorded.toolCallId);
-        const difference = live === undefined
-          ? missingLive(state.reply, recorded, recordedResults.line)
-          : compare(state.reply, recordedResults.line, recorded, live);
-        if (difference !== undefined) report(difference);
+        if (live === undefined) {
+          report(missingLive(state.reply, recorded));
+          continue;
+        }
+        const finding = compare(recorded, live);
+        if (finding === undefined) compared++;
+        else report({ ...located(state.reply, recorded), ...finding });
       }
       for (const live of message.results) {
         if (recordedIds.has(live.toolCallId)) continue;
-        compared++;
-        report(extraLive(state.reply, live));
+        report({ ...located(state.reply, live), ...missing(NOT_RECORDED, textOf(live)) });
+      }
+    },
+    onUnplayed(reply) {
+      // Anything the reply played before it was missed earlier in the run.
+      settle();
+      for (const recorded of reply.results?.message.results ?? []) {
+        report(missingLive(reply, recorded, { live: NOT_PLAYED }));
       }
     },
     summary() {
-      const pending = unanswered(current);
+      const pending = unanswered();
       const summary: ReplayCheckSummary = {
         compared: compared + pending.length,
         differing: differing + pending.length,
@@ -428,9 +454,12 @@ function what(difference: ReplayDifference): string {
     case "content":
       return "the result's content differs";
     case "missing":
-      return difference.live === NO_LIVE_RESULT
-        ? "the live run has no result for this recorded call"
-        : "the live run has a result the recording does not have";
+      if (difference.recorded === NOT_RECORDED) {
+        return "the live run has a result the recording does not have";
+      }
+      return difference.live === NOT_PLAYED
+        ? "the live run ended before playing the recorded reply that made this call"
+        : "the live run has no result for this recorded call";
     default: {
       const never: never = difference.aspect;
       return never;
@@ -452,4 +481,16 @@ export function formatReplayDifference(difference: ReplayDifference): string {
     ...difference.diff.split("\n").map((line) => `  ${line}`),
   ];
   return `${lines.join("\n")}\n`;
+}
+
+/** The stderr lines that report a replay check: passed, or the first difference. */
+export function replayCheckText(check: ReplayCheckSummary): string {
+  const unrecorded = check.unrecorded > 0
+    ? `; ${check.unrecorded} result(s) were not compared (the recording has no complete result for them)`
+    : "";
+  if (check.first === undefined) {
+    return `moat: replay check passed: ${check.compared} tool result(s) match the recording${unrecorded}\n`;
+  }
+  return `moat: replay check failed: ${check.differing} of ${check.compared} tool result(s) differ ` +
+    `from the recording${unrecorded}; the first:\n${formatReplayDifference(check.first)}`;
 }

@@ -47,9 +47,10 @@ import { createJsonlReporter, createJsonReporter } from "./jsonl.ts";
 import { createTextRenderer, useColor } from "./render.ts";
 import { createLineSource, createReplPrompter, runRepl } from "./repl.ts";
 import { createRelocation, replayRecording } from "./replay.ts";
-import { createReplayChecker, type NormalizeContext } from "./replay_check.ts";
+import { createReplayChecker } from "./replay_check.ts";
 import {
   createRunStats,
+  type ReplaySummary,
   type Reporter,
   resultText,
   type RunError,
@@ -322,11 +323,6 @@ async function loadRecording(
   }
   const parsed = parseRecording(path, text);
   return parsed.ok ? parsed : { ok: false, error: parsed.error };
-}
-
-/** The machine-specific paths of one side of a replay check. */
-function normalizeContext(workspace: string, home: string | undefined): NormalizeContext {
-  return home === undefined || home === "" ? { workspace } : { workspace, home };
 }
 
 /** How long a prompt argument waits for the first byte of a piped stdin before going on without it. */
@@ -764,6 +760,113 @@ function startInfo(setup: RunSetup, engine: Engine, session: string | null) {
   return info;
 }
 
+/** What print mode gives every run of a replay. */
+interface ReplayContext {
+  recording: Recording;
+  runOptions: Omit<Parameters<typeof runOnce>[2], "model" | "prompt">;
+  warn: (message: string) => void;
+}
+
+/**
+ * Starts a replay (--replay): one run per recorded exchange, each with a replay client as its
+ * model, the recording's paths relocated to this machine's, and --replay-check following along.
+ */
+function startReplay(
+  setup: RunSetup,
+  engine: Engine,
+  context: ReplayContext,
+): { run: Promise<RunOutcome>; summary(options: { judged: boolean }): ReplaySummary } {
+  const { recording, runOptions } = context;
+  const { reporter, stats, writer } = runOptions;
+  const header = recording.header;
+  const liveHome = setup.env.HOME === "" ? undefined : setup.env.HOME;
+  const recorded = {
+    workspace: header.cwd,
+    ...(header.home === undefined ? {} : { home: header.home }),
+  };
+  const live = {
+    workspace: setup.workspace,
+    ...(liveHome === undefined ? {} : { home: liveHome }),
+  };
+  const relocation = createRelocation(recorded, live);
+  const checker = setup.flags.replayCheck ? createReplayChecker({ recorded, live }) : undefined;
+  if (checker !== undefined && header.home === undefined) {
+    context.warn(
+      `The recording does not name its home directory (an older moat wrote it), so paths under ` +
+        `the home directory are compared as they are; record it again to compare them too`,
+    );
+  }
+  const userMaxTurns = setup.settings.maxTurns;
+  let played = 0;
+  let lastReply: RecordedReply | undefined;
+  const run = replayRecording<RunOutcome>(recording, {
+    ...(setup.flags.prompt === undefined ? {} : { prompt: setup.flags.prompt }),
+    relocate: (text) => relocation.relocate(text),
+    onReply(reply, options) {
+      played++;
+      lastReply = reply;
+      checker?.onReply(reply, options);
+    },
+    onUnplayed: (reply) => checker?.onUnplayed(reply),
+    warn: context.warn,
+    async run(exchange) {
+      for (const user of exchange.earlier) {
+        runOptions.history.push(user);
+        writer?.append(user);
+      }
+      for (const user of [...exchange.earlier, exchange.prompt]) {
+        reporter.replayPrompt?.(
+          typeof user.content === "string" ? user.content : resultText(user.content),
+        );
+      }
+      const outcome = await runOnce(setup, engine, {
+        ...runOptions,
+        // The recorded run's own turn limit, unless the user gives one.
+        maxTurns: userMaxTurns ?? exchange.turnLimit,
+        model: exchange.model,
+        prompt: exchange.prompt,
+        observe: (event) => {
+          if (event.type === "message_saved" && event.message.role === "toolResult") {
+            checker?.onToolResults(event.message);
+            relocation.learn(lastReply?.results?.message, event.message);
+          }
+        },
+      });
+      if (!exchange.last && outcome.result?.stopReason === "completed") {
+        reporter.replayAnswer?.(stats.lastText);
+      }
+      return outcome;
+    },
+    classify(outcome, exchange) {
+      if (outcome.error?.kind === "replay_exhausted") return "exhausted";
+      if (runOptions.signal.aborted || outcome.error !== undefined) return "stopped";
+      switch (outcome.result?.stopReason) {
+        case "completed":
+          return "completed";
+        case "maxIterations":
+          // The recorded run stopped at the same limit: go on as it did.
+          return userMaxTurns === undefined && exchange.turnLimit !== undefined
+            ? "completed"
+            : "stopped";
+        default:
+          return "stopped";
+      }
+    },
+  });
+  return {
+    run,
+    summary({ judged }) {
+      const check = judged ? checker?.summary() : undefined;
+      return {
+        file: recording.path,
+        played,
+        replies: recording.replyCount,
+        ...(check === undefined ? {} : { check }),
+      };
+    },
+  };
+}
+
 async function printMode(setup: RunSetup): Promise<number> {
   const { terminal, settings } = setup;
   const reporter = createReporter(setup, false);
@@ -846,79 +949,17 @@ async function printMode(setup: RunSetup): Promise<number> {
       reporter,
       stats,
       writer,
-      // A replay is bounded by its recording.
-      maxTurns: settings.maxTurns ??
-        (setup.recording === undefined ? DEFAULT_PRINT_MAX_TURNS : undefined),
+      maxTurns: settings.maxTurns ?? DEFAULT_PRINT_MAX_TURNS,
     };
-    const checker = setup.recording !== undefined && setup.flags.replayCheck
-      ? createReplayChecker({
-        recorded: normalizeContext(setup.recording.header.cwd, setup.recording.header.home),
-        live: normalizeContext(setup.workspace, setup.env.HOME),
-      })
-      : undefined;
-    let played = 0;
-    let lastReply: RecordedReply | undefined;
-    const recordedHeader = setup.recording?.header;
-    const liveHome = setup.env.HOME === "" ? undefined : setup.env.HOME;
-    const relocation = createRelocation(
-      {
-        workspace: recordedHeader?.cwd ?? setup.workspace,
-        ...(recordedHeader?.home === undefined ? {} : { home: recordedHeader.home }),
-      },
-      { workspace: setup.workspace, ...(liveHome === undefined ? {} : { home: liveHome }) },
-    );
-    const run = setup.recording !== undefined
-      ? replayRecording(setup.recording, {
-        ...(read.prompt === undefined ? {} : { prompt: read.prompt }),
-        relocate: (text) => relocation.relocate(text),
-        onReply(reply) {
-          played++;
-          lastReply = reply;
-          checker?.onReply(reply);
-        },
-        warn: (message) => reporter.warning(message),
-        run: (exchange) => {
-          for (const user of exchange.earlier) {
-            runOptions.history.push(user);
-            writer?.append(user);
-          }
-          for (const user of [...exchange.earlier, exchange.prompt]) {
-            reporter.replayPrompt?.(
-              typeof user.content === "string" ? user.content : resultText(user.content),
-            );
-          }
-          const answered = (outcome: RunOutcome) => {
-            if (!exchange.last && outcome.result?.stopReason === "completed") {
-              reporter.replayAnswer?.(stats.lastText);
-            }
-            return outcome;
-          };
-          return runOnce(setup, opened.engine, {
-            ...runOptions,
-            model: exchange.model,
-            prompt: exchange.prompt,
-            observe: (event) => {
-              if (event.type === "message_saved" && event.message.role === "toolResult") {
-                checker?.onToolResults(event.message);
-                relocation.learn(lastReply?.results?.message, event.message);
-              }
-            },
-          }).then(answered);
-        },
-        classify: (outcome) =>
-          outcome.error?.kind === "replay_exhausted"
-            ? "exhausted"
-            : controller.signal.aborted || outcome.error !== undefined ||
-                outcome.result?.stopReason !== "completed"
-            ? "stopped"
-            : "completed",
-      })
-      : runOnce(setup, opened.engine, {
-        ...runOptions,
-        model: setup.deps.createModel(modelClientOptions(setup, settings.model)),
-        // Never empty here: readPrintPrompt fails without a prompt.
-        prompt: { role: "user", content: read.prompt ?? "" },
-      });
+    const replay = setup.recording === undefined
+      ? undefined
+      : startReplay(setup, opened.engine, { recording: setup.recording, runOptions, warn });
+    const run = replay?.run ?? runOnce(setup, opened.engine, {
+      ...runOptions,
+      model: setup.deps.createModel(modelClientOptions(setup, settings.model)),
+      // Never empty here: readPrintPrompt fails without a prompt.
+      prompt: { role: "user", content: read.prompt ?? "" },
+    });
     // The run is forced to end only by a second signal; a settled run's outcome is in `run`.
     const outcome = await Promise.race([run, forced]);
     const settled = outcome === "forced" ? {} : outcome;
@@ -927,12 +968,19 @@ async function printMode(setup: RunSetup): Promise<number> {
       : signalled === "SIGTERM"
       ? "terminated"
       : stopReasonOf(settled, false);
-    // Only a run that went through the whole recording is a verdict on it.
-    const check = stopReason === "completed" ? checker?.summary() : undefined;
-    const exitCode = stopReason !== "completed"
+    // A verdict needs a replay that went through the recording: not one stopped by a signal or
+    // a failure (running out of replies is how the recording itself ends).
+    const judged = stopReason === "completed" || stopReason === "maxIterations" ||
+      settled.error?.kind === "replay_exhausted";
+    const replaySummary = replay?.summary({ judged });
+    const differing = (replaySummary?.check?.differing ?? 0) > 0;
+    const exitCode = stopReason === "error" || stopReason === "interrupted" ||
+        stopReason === "terminated" || stopReason === "aborted"
       ? PRINT_EXIT_CODES[stopReason]
-      : check !== undefined && check.differing > 0
+      : differing
       ? EXIT.replayMismatch
+      : stopReason !== "completed"
+      ? PRINT_EXIT_CODES[stopReason]
       : settings.failOnDeny && stats.denied > 0
       ? EXIT.denied
       : EXIT.ok;
@@ -940,14 +988,7 @@ async function printMode(setup: RunSetup): Promise<number> {
       reporter.warning("The model finished without an answer: its final reply was empty");
     }
     const summary = runSummary(stats, settled, { stopReason, exitCode });
-    if (setup.recording !== undefined) {
-      summary.replay = {
-        file: setup.recording.path,
-        played,
-        replies: setup.recording.replyCount,
-        ...(check === undefined ? {} : { check }),
-      };
-    }
+    if (replaySummary !== undefined) summary.replay = replaySummary;
     // Save and clean up before the final report so "run_end" means everything is settled.
     const sandbox = engine.sandbox;
     engine = undefined;

@@ -62,9 +62,8 @@ export function createReplayClient<R extends ReplayReply>(
           new ModelError(
             "replay_exhausted",
             `The recording "${options.source}" has no model reply left: it ends after line ${options.endLine}, ` +
-              `but the run wants reply ${next + 1} here. The recorded run stopped at this point ` +
-              `(interrupted, failed, or at its --max-turns limit: replay with the same ` +
-              `--max-turns to stop there too); record a complete session to replay further`,
+              `but the run wants another reply there. The recorded run stopped at this point ` +
+              `(interrupted or failed); record a complete session to replay further`,
           ),
         );
       }

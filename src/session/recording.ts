@@ -10,7 +10,7 @@ import type {
   ToolResultMessage,
   UserMessage,
 } from "../model/types.ts";
-import { messageProblem, SESSION_FORMAT_VERSION, type SessionHeader } from "./store.ts";
+import { isRecord, messageProblem, SESSION_FORMAT_VERSION, type SessionHeader } from "./store.ts";
 
 /** One recorded model reply with the tool results recorded right after it (when there were). */
 export interface RecordedReply {
@@ -49,10 +49,7 @@ export type ParseRecordingResult =
 
 const RECORD_AGAIN = "record the session again with this moat";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
+// Not toolCallsOf of src/agent/batch.ts: session/ does not import agent/.
 function toolCalls(message: AssistantMessage): ToolCallBlock[] {
   return message.blocks.filter((b): b is ToolCallBlock => b.type === "toolCall");
 }
@@ -83,8 +80,9 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
     line,
     error,
   });
-  const at = (line: number, problem: string, next: string): ParseRecordingResult =>
-    fail(line, `Replay file "${path}", line ${line}: ${problem}: ${next}`);
+  /** The error for `line`: what is wrong, then what to do next. */
+  const at = (line: number, error: { problem: string; next: string }): ParseRecordingResult =>
+    fail(line, `Replay file "${path}", line ${line}: ${error.problem}: ${error.next}`);
 
   // Editors on some systems save a byte-order mark, which JSON does not allow.
   const lines = text.replace(/^\uFEFF/, "").split("\n");
@@ -116,55 +114,62 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
       const hint = line === lastContentLine
         ? `a run that crashed or was killed leaves a torn last line: delete line ${line} and replay again`
         : `delete or repair line ${line}, or ${RECORD_AGAIN}`;
-      return at(line, `the line is not valid JSON${detail}`, hint);
+      return at(line, { problem: `the line is not valid JSON${detail}`, next: hint });
     }
     if (!isRecord(value)) {
-      return at(line, `the line is ${kindOf(value)}, not a JSON object`, RECORD_AGAIN);
+      return at(line, {
+        problem: `the line is ${kindOf(value)}, not a JSON object`,
+        next: RECORD_AGAIN,
+      });
     }
 
     if (header === undefined) {
       const problem = headerProblem(value);
       if (problem !== null) {
-        return at(line, problem, "give a session file written by moat, which starts with one");
+        return at(line, {
+          problem,
+          next: "give a session file written by moat, which starts with one",
+        });
       }
       const version = value.version as number;
       if (version > SESSION_FORMAT_VERSION) {
-        return at(
-          line,
-          `the session has format version "${version}", newer than this moat replays ("${SESSION_FORMAT_VERSION}")`,
-          `upgrade moat, or ${RECORD_AGAIN}`,
-        );
+        return at(line, {
+          problem:
+            `the session has format version "${version}", newer than this moat replays ("${SESSION_FORMAT_VERSION}")`,
+          next: `upgrade moat, or ${RECORD_AGAIN}`,
+        });
       }
       if (version !== SESSION_FORMAT_VERSION) {
-        return at(
-          line,
-          `the session has format version "${version}", but this moat replays only version "${SESSION_FORMAT_VERSION}"`,
-          RECORD_AGAIN,
-        );
+        return at(line, {
+          problem:
+            `the session has format version "${version}", but this moat replays only version "${SESSION_FORMAT_VERSION}"`,
+          next: RECORD_AGAIN,
+        });
       }
       header = value as unknown as SessionHeader;
       continue;
     }
 
     if (value.type === "session") {
-      return at(
-        line,
-        "a second session header (a replay file holds exactly one session)",
-        `delete line ${line} and everything after it that belongs to another session, or replay each session from its own file`,
-      );
+      return at(line, {
+        problem: "a second session header (a replay file holds exactly one session)",
+        next:
+          `delete line ${line} and everything after it that belongs to another session, or replay each session from its own file`,
+      });
     }
     if (value.type !== "message") {
       const type = typeof value.type === "string"
         ? `"type" ${JSON.stringify(value.type)}`
         : `${value.type === undefined ? "no" : "a non-string"} "type"`;
-      return at(
-        line,
-        `the line has ${type}, but every line after the header must be a "message" line`,
-        `delete line ${line}, or ${RECORD_AGAIN}`,
-      );
+      return at(line, {
+        problem: `the line has ${type}, but every line after the header must be a "message" line`,
+        next: `delete line ${line}, or ${RECORD_AGAIN}`,
+      });
     }
     const problem = messageProblem(value.message);
-    if (problem !== null) return at(line, problem, `repair line ${line}, or ${RECORD_AGAIN}`);
+    if (problem !== null) {
+      return at(line, { problem, next: `repair line ${line}, or ${RECORD_AGAIN}` });
+    }
     const message = value.message as Message;
 
     switch (message.role) {
@@ -183,17 +188,16 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
       case "assistant": {
         const current = exchanges.at(-1);
         if (previous === undefined || current === undefined) {
-          return at(
-            line,
-            "the first message is a model reply, not a user message",
-            `a replay starts from what the user asked: ${RECORD_AGAIN}`,
-          );
+          return at(line, {
+            problem: "the first message is a model reply, not a user message",
+            next: `a replay starts from what the user asked: ${RECORD_AGAIN}`,
+          });
         }
         if (previous.role === "assistant") {
           const problem = previous.calls.length === 0
             ? `a second model reply right after the reply on line ${previous.line}, with no user message between them`
             : `a model reply where the results of the tool calls made on line ${previous.line} belong`;
-          return at(line, problem, `moat never writes that: ${RECORD_AGAIN}`);
+          return at(line, { problem, next: `moat never writes that: ${RECORD_AGAIN}` });
         }
         const reply: RecordedReply = { message, line };
         current.replies.push(reply);
@@ -205,11 +209,10 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
       case "toolResult": {
         const current = exchanges.at(-1);
         if (previous === undefined || current === undefined) {
-          return at(
-            line,
-            "the first message is tool results, not a user message",
-            `a replay starts from what the user asked: ${RECORD_AGAIN}`,
-          );
+          return at(line, {
+            problem: "the first message is tool results, not a user message",
+            next: `a replay starts from what the user asked: ${RECORD_AGAIN}`,
+          });
         }
         if (previous.role !== "assistant" || previous.calls.length === 0) {
           const before = previous.role === "user"
@@ -217,26 +220,24 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
             : previous.role === "toolResult"
             ? `line ${previous.line} holds tool results already`
             : `the reply on line ${previous.line} made no tool calls`;
-          return at(
-            line,
-            `tool results that answer no tool calls (${before})`,
-            `delete line ${line}, or ${RECORD_AGAIN}`,
-          );
+          return at(line, {
+            problem: `tool results that answer no tool calls (${before})`,
+            next: `delete line ${line}, or ${RECORD_AGAIN}`,
+          });
         }
         const called = previous.calls.map((c) => c.id);
         const answered = message.results.map((r) => r.toolCallId);
         if (
           called.length !== answered.length || called.some((id, k) => id !== answered[k])
         ) {
-          return at(
-            line,
-            `the tool results answer calls ${
+          return at(line, {
+            problem: `the tool results answer calls ${
               quoteList(answered)
             }, but the reply on line ${previous.line} called ${
               quoteList(called)
             } (same ids in the same order expected)`,
-            `repair line ${line}, or ${RECORD_AGAIN}`,
-          );
+            next: `repair line ${line}, or ${RECORD_AGAIN}`,
+          });
         }
         previous.reply.results = { message, line };
         current.endLine = line;
@@ -274,6 +275,13 @@ function headerProblem(value: Record<string, unknown>): string | null {
   // POSIX or Windows (drive or UNC): a recording made on either names its workspace absolutely.
   if (typeof value.cwd !== "string" || !/^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(value.cwd)) {
     return `the header's "cwd" is not an absolute path`;
+  }
+  for (const key of ["model", "createdAt"]) {
+    if (typeof value[key] !== "string") return `the header's "${key}" is not a string`;
+  }
+  // Absent in sessions of runs that had no HOME.
+  if (value.home !== undefined && typeof value.home !== "string") {
+    return `the header's "home" is not a string`;
   }
   return null;
 }

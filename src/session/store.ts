@@ -100,7 +100,8 @@ export async function findLatestSession(fs: SessionFs, dir: string): Promise<str
   return join(dir, (files[0] as SessionFileInfo).name);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A plain JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -117,11 +118,12 @@ function describe(value: unknown): string {
   return `"${String(value)}"`;
 }
 
+/** `where` names the block in the phrase; `allowed` says which block types the message may hold. */
 function blockProblem(
   value: unknown,
-  where: string,
-  allowed: "content" | "assistant",
+  place: { where: string; allowed: "content" | "assistant" },
 ): string | null {
+  const { where, allowed } = place;
   if (!isRecord(value)) return `${where} is not an object`;
   if (value.type === "text") {
     return typeof value.text === "string" ? null : `${where}'s "text" is not a string`;
@@ -144,7 +146,10 @@ function contentProblem(value: unknown, owner: string): string | null {
   if (typeof value === "string") return null;
   if (!Array.isArray(value)) return `${owner} "content" is neither a string nor an array`;
   for (let i = 0; i < value.length; i++) {
-    const problem = blockProblem(value[i], `${owner} content block ${i + 1}`, "content");
+    const problem = blockProblem(value[i], {
+      where: `${owner} content block ${i + 1}`,
+      allowed: "content",
+    });
     if (problem !== null) return problem;
   }
   return null;
@@ -152,22 +157,26 @@ function contentProblem(value: unknown, owner: string): string | null {
 
 const USAGE_KEYS = ["inputTokens", "outputTokens", "cachedTokens", "totalTokens"] as const;
 
-/** Every StopReason of src/model/types.ts. */
-const STOP_REASONS = [
-  "stop",
-  "toolUse",
-  "maxTokens",
-  "error",
-] as const satisfies readonly StopReason[];
+/** Every StopReason of src/model/types.ts: a new one fails to compile until it is listed here. */
+const STOP_REASON_SET: Record<StopReason, true> = {
+  stop: true,
+  toolUse: true,
+  maxTokens: true,
+  error: true,
+};
+const STOP_REASONS = Object.keys(STOP_REASON_SET) as StopReason[];
 
 function assistantProblem(value: Record<string, unknown>): string | null {
   const owner = "the assistant message's";
   if (!Array.isArray(value.blocks)) return `${owner} "blocks" is not an array`;
   for (let i = 0; i < value.blocks.length; i++) {
-    const problem = blockProblem(value.blocks[i], `${owner} block ${i + 1}`, "assistant");
+    const problem = blockProblem(value.blocks[i], {
+      where: `${owner} block ${i + 1}`,
+      allowed: "assistant",
+    });
     if (problem !== null) return problem;
   }
-  if (!(STOP_REASONS as readonly unknown[]).includes(value.stopReason)) {
+  if (!(STOP_REASONS as unknown[]).includes(value.stopReason)) {
     return `${owner} "stopReason" is ${describe(value.stopReason)}, not one of ${
       STOP_REASONS.map((r) => `"${r}"`).join(", ")
     }`;

@@ -319,7 +319,10 @@ Deno.test("runAgentLoop() refuses every call of a reply cut at the output limit 
   assert.equal(model.requests.length, 2);
   const results = resultsOf(history[2]);
   assert.deepEqual(results.map((r) => [r.toolCallId, r.isError]), [["a", true], ["b", true]]);
-  for (const r of results) assert.match(String(r.content), /output token limit.*truncated/);
+  for (const r of results) {
+    assert.match(String(r.content), /output token limit.*truncated/);
+    assert.deepEqual(r.details, { notExecuted: "truncated_arguments" });
+  }
   assert.equal((history[3] as AssistantMessage).blocks[0]?.type, "text");
   assertHistoryAcceptable(history);
 });
@@ -358,12 +361,16 @@ Deno.test("runAgentLoop() with maxIterations 1 executes nothing and stores not-e
       toolName: "act",
       content: "(not executed: reached max turns)",
       isError: true,
+      // Persisted for replays: the call was refused, not run.
+      details: { notExecuted: "max_turns" },
     },
     {
       toolCallId: "b",
       toolName: "act",
       content: "(not executed: reached max turns)",
       isError: true,
+      // Persisted for replays: the call was refused, not run.
+      details: { notExecuted: "max_turns" },
     },
   ]);
   assertHistoryAcceptable(history);

@@ -5,6 +5,8 @@ import {
   type NormalizeContext,
   normalizeResultText,
   replacePaths,
+  replayCheckText,
+  type ReplayDifference,
 } from "../../src/cli/replay_check.ts";
 import {
   type AssistantMessage,
@@ -15,12 +17,8 @@ import {
 } from "../../src/model/types.ts";
 import type { RecordedReply } from "../../src/session/recording.ts";
 
-const recordedCtx: NormalizeContext = {
-  workspace: "/home/alice/proj",
-  home: "/home/alice",
-  tmpDir: "/var/folders/xy/T",
-};
-const liveCtx: NormalizeContext = { workspace: "/work/main", home: "/root", tmpDir: "/tmp" };
+const recordedCtx: NormalizeContext = { workspace: "/home/alice/proj", home: "/home/alice" };
+const liveCtx: NormalizeContext = { workspace: "/work/main", home: "/root" };
 
 function reply(
   line: number,
@@ -55,11 +53,11 @@ function results(...items: ToolResult[]): ToolResultMessage {
 
 const checker = () => createReplayChecker({ recorded: recordedCtx, live: liveCtx });
 
-Deno.test("normalizeResultText() replaces workspace, home and temp paths, longest first", () => {
+Deno.test("normalizeResultText() replaces workspace and home paths, longest first", () => {
   const text = "read /home/alice/proj/src/a.ts, ~ is /home/alice, tmp /var/folders/xy/T/x";
   assert.equal(
     normalizeResultText(text, recordedCtx),
-    "read <workspace>/src/a.ts, ~ is <home>, tmp <tmp>/x",
+    "read <workspace>/src/a.ts, ~ is <home>, tmp /var/folders/xy/T/x",
   );
   assert.equal(normalizeResultText("cwd: /work/main\n", liveCtx), "cwd: <workspace>\n");
   assert.equal(normalizeResultText('"/work/main/"', liveCtx), '"<workspace>/"');
@@ -86,7 +84,7 @@ Deno.test("normalizeResultText() replaces bash spill directories and file names"
   const expected = "[Full output: <spill-dir>/bash-<id>.stdout.log]";
   assert.equal(normalizeResultText(recorded, recordedCtx), expected);
   assert.equal(normalizeResultText(live, liveCtx), expected);
-  // Without a tmpDir in the context the whole prefix path still goes.
+  // The temp directory is not in the context: the whole prefix path still goes.
   assert.equal(
     normalizeResultText("see /opt/tmp/moat-run-abc/bash-1-deadbeef.stderr.log", {
       workspace: "/w1",
@@ -416,4 +414,172 @@ Deno.test("replacePaths() replaces whole paths only, longest first, and never th
   );
   assert.equal(replacePaths("/a/b/c", [["/a", "/A"], ["/a/b", "/B"]]), "/B/c");
   assert.equal(replacePaths("unchanged", []), "unchanged");
+});
+
+Deno.test("checker: both sides are normalised with both machines' workspace and home", () => {
+  // A file written during the recording holds the recording's paths; the live run reads it as is.
+  const recordedText = "cwd=/home/alice/proj\nkey=/home/alice/.ssh/id\nlive=/work/main/x /root/y";
+  const liveText = "cwd=/home/alice/proj\nkey=/home/alice/.ssh/id\nlive=/work/main/x /root/y";
+  const c = checker();
+  c.onReply(reply(2, [{ id: "a", name: "read", args: { path: "paths.txt" } }], {
+    line: 3,
+    results: [result("a", "read", recordedText)],
+  }));
+  c.onToolResults(results(result("a", "read", liveText)));
+  assert.deepEqual(c.summary(), { compared: 1, differing: 0, unrecorded: 0 });
+
+  // The same placeholders on both sides: the recorded workspace equals the live one.
+  const moved = checker();
+  moved.onReply(reply(2, [{ id: "a", name: "read", args: { path: "paths.txt" } }], {
+    line: 3,
+    results: [result("a", "read", "at /home/alice/proj/a and /root/b")],
+  }));
+  moved.onToolResults(results(result("a", "read", "at /work/main/a and /home/alice/b")));
+  assert.equal(moved.summary().differing, 0);
+
+  // A real change still shows, with placeholders on both sides.
+  const changed = checker();
+  changed.onReply(reply(2, [{ id: "a", name: "read", args: { path: "paths.txt" } }], {
+    line: 3,
+    results: [result("a", "read", "cwd=/home/alice/proj/old")],
+  }));
+  changed.onToolResults(results(result("a", "read", "cwd=/home/alice/proj/new")));
+  const d = changed.summary().first;
+  assert.equal(d?.recorded, "cwd=<workspace>/old");
+  assert.equal(d?.live, "cwd=<workspace>/new");
+});
+
+Deno.test("checker: onReply() with compare false counts the live results as unrecorded", () => {
+  const c = checker();
+  c.onReply(reply(2, [{ id: "a", name: "read", args: { path: "a" } }], {
+    line: 3,
+    results: [result("a", "read", "one")],
+  }));
+  c.onToolResults(results(result("a", "read", "one")));
+  // The recorded exchange was interrupted here: its results are not the tool's real answer.
+  c.onReply(
+    reply(4, [{ id: "b", name: "bash", args: { command: "sleep 100" } }], {
+      line: 5,
+      results: [result("b", "bash", "(interrupted)", true)],
+    }),
+    { compare: false },
+  );
+  c.onToolResults(results(result("b", "bash", "done")));
+  assert.deepEqual(c.summary(), { compared: 1, differing: 0, unrecorded: 1 });
+
+  // Without a live answer it is not missing either.
+  const unanswered = checker();
+  unanswered.onReply(
+    reply(2, [{ id: "b", name: "bash", args: {} }], {
+      line: 3,
+      results: [result("b", "bash", "(interrupted)", true)],
+    }),
+    { compare: false },
+  );
+  assert.deepEqual(unanswered.summary(), { compared: 0, differing: 0, unrecorded: 0 });
+  unanswered.onReply(reply(4, []));
+  assert.deepEqual(unanswered.summary(), { compared: 0, differing: 0, unrecorded: 0 });
+
+  // The same results compared (the default) do differ.
+  const compared = checker();
+  compared.onReply(reply(4, [{ id: "b", name: "bash", args: {} }], {
+    line: 5,
+    results: [result("b", "bash", "(interrupted)", true)],
+  }));
+  compared.onToolResults(results(result("b", "bash", "done")));
+  assert.equal(compared.summary().differing, 1);
+});
+
+Deno.test("checker: onUnplayed() counts each recorded result of the reply as missing", () => {
+  const c = checker();
+  c.onReply(reply(2, [{ id: "a", name: "ls", args: {} }], {
+    line: 3,
+    results: [result("a", "ls", "src/\n")],
+  }));
+  c.onToolResults(results(result("a", "ls", "src/\n")));
+  c.onUnplayed(reply(4, [
+    { id: "b", name: "read", args: { path: "/home/alice/proj/README.md" } },
+    { id: "c", name: "grep", args: { pattern: "x" } },
+  ], {
+    line: 5,
+    results: [result("b", "read", "# Hi from /home/alice/proj"), result("c", "grep", "x.ts")],
+  }));
+  // A final answer that was not played has no results to miss.
+  c.onUnplayed(reply(6, []));
+  const s = c.summary();
+  assert.equal(s.compared, 3);
+  assert.equal(s.differing, 2);
+  const d = s.first;
+  assert.ok(d);
+  assert.equal(d.aspect, "missing");
+  assert.equal(d.toolCallId, "b");
+  assert.equal(d.replyLine, 4);
+  assert.equal(d.resultLine, 5);
+  assert.deepEqual(d.args, { path: "/home/alice/proj/README.md" });
+  assert.equal(d.recorded, "# Hi from <workspace>");
+  assert.equal(d.live, "(not played)");
+  assert.match(d.diff, /^-# Hi from <workspace>$/m);
+  assert.match(d.diff, /^\+\(not played\)$/m);
+  assert.match(formatReplayDifference(d), /the live run ended before playing the recorded reply/);
+});
+
+Deno.test("checker: onUnplayed() keeps an earlier unanswered reply as the first difference", () => {
+  const c = checker();
+  c.onReply(reply(2, [{ id: "a", name: "ls", args: {} }], {
+    line: 3,
+    results: [result("a", "ls", "src/\n")],
+  }));
+  c.onUnplayed(reply(4, [{ id: "b", name: "ls", args: {} }], {
+    line: 5,
+    results: [result("b", "ls", "src/\n")],
+  }));
+  const s = c.summary();
+  assert.equal(s.compared, 2);
+  assert.equal(s.differing, 2);
+  assert.equal(s.first?.toolCallId, "a");
+  assert.equal(s.first?.live, "(no live result)");
+});
+
+const difference: ReplayDifference = {
+  toolName: "read",
+  toolCallId: "call_7",
+  args: { path: "README.md" },
+  replyLine: 3,
+  resultLine: 4,
+  aspect: "content",
+  recorded: "hello",
+  live: "goodbye",
+  diff: "--- recorded\n+++ live\n@@ -1,1 +1,1 @@\n-hello\n+goodbye",
+};
+
+Deno.test("replayCheckText() says the check passed with the number of compared results", () => {
+  assert.equal(
+    replayCheckText({ compared: 4, differing: 0, unrecorded: 0 }),
+    "moat: replay check passed: 4 tool result(s) match the recording\n",
+  );
+});
+
+Deno.test("replayCheckText() notes how many results were not compared", () => {
+  assert.equal(
+    replayCheckText({ compared: 1, differing: 0, unrecorded: 2 }),
+    "moat: replay check passed: 1 tool result(s) match the recording; " +
+      "2 result(s) were not compared (the recording has no complete result for them)\n",
+  );
+  const failed = replayCheckText({ compared: 2, differing: 1, unrecorded: 3, first: difference });
+  assert.match(
+    failed,
+    /^moat: replay check failed: 1 of 2 tool result\(s\) differ from the recording; 3 result\(s\) were not compared \(the recording has no complete result for them\); the first:\n/,
+  );
+});
+
+Deno.test("replayCheckText() reports a failed check with the counts and the first difference", () => {
+  const text = replayCheckText({ compared: 3, differing: 2, unrecorded: 0, first: difference });
+  assert.equal(
+    text,
+    "moat: replay check failed: 2 of 3 tool result(s) differ from the recording; the first:\n" +
+      formatReplayDifference(difference),
+  );
+  assert.match(text, /Tool call "read" differs from the recording/);
+  assert.match(text, /recorded reply on line 3, recorded result on line 4/);
+  assert.match(text, /\n {2}-hello\n {2}\+goodbye\n$/);
 });

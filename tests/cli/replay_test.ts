@@ -2,11 +2,9 @@ import assert from "node:assert/strict";
 import {
   createRelocation,
   type ExchangeEnd,
-  replayCheckText,
   type ReplayExchange,
   replayRecording,
 } from "../../src/cli/replay.ts";
-import { formatReplayDifference, type ReplayDifference } from "../../src/cli/replay_check.ts";
 import {
   type AssistantMessage,
   type Message,
@@ -260,47 +258,6 @@ Deno.test("replayRecording() warns with the line of the first unplayed reply whe
     "The run finished before the recorded reply on line 5; 2 recorded reply(ies) were not played",
   ]);
   assert.deepEqual(replyLines, [3, 9]);
-});
-
-const difference: ReplayDifference = {
-  toolName: "read",
-  toolCallId: "call_7",
-  args: { path: "README.md" },
-  replyLine: 3,
-  resultLine: 4,
-  aspect: "content",
-  recorded: "hello",
-  live: "goodbye",
-  diff: "--- recorded\n+++ live\n@@ -1,1 +1,1 @@\n-hello\n+goodbye",
-};
-
-Deno.test("replayCheckText() says the check passed with the number of compared results", () => {
-  assert.equal(
-    replayCheckText({ compared: 4, differing: 0, unrecorded: 0 }),
-    "moat: replay check passed: 4 tool result(s) match the recording\n",
-  );
-});
-
-Deno.test("replayCheckText() notes results that had no recorded counterpart", () => {
-  assert.equal(
-    replayCheckText({ compared: 1, differing: 0, unrecorded: 2 }),
-    "moat: replay check passed: 1 tool result(s) match the recording " +
-      "(2 result(s) had no recorded counterpart and were not compared)\n",
-  );
-  const failed = replayCheckText({ compared: 2, differing: 1, unrecorded: 3, first: difference });
-  assert.match(failed, /^moat: replay check failed: 1 of 2 .*\(3 result\(s\) had no recorded/);
-});
-
-Deno.test("replayCheckText() reports a failed check with the counts and the first difference", () => {
-  const text = replayCheckText({ compared: 3, differing: 2, unrecorded: 0, first: difference });
-  assert.equal(
-    text,
-    "moat: replay check failed: 2 of 3 tool result(s) differ from the recording; the first:\n" +
-      formatReplayDifference(difference),
-  );
-  assert.match(text, /Tool call "read" differs from the recording/);
-  assert.match(text, /recorded reply on line 3, recorded result on line 4/);
-  assert.match(text, /\n {2}-hello\n {2}\+goodbye\n$/);
 });
 
 Deno.test("replayRecording() relocates only path and command arguments, as each reply is played", async () => {

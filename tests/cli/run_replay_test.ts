@@ -388,7 +388,11 @@ Deno.test("runCli() --replay goes on after an interrupted exchange and saves eve
     terminal.stderr,
     /warning: The recorded run ended after line 4 without a final reply.*user message on line 5/,
   );
-  assert.match(terminal.stderr, /replay check passed: 1 tool result/);
+  // The interrupted exchange's last results say how the recording was cut, not how tools behave.
+  assert.match(
+    terminal.stderr,
+    /replay check passed: 0 tool result\(s\) match the recording; 1 result\(s\) were not compared/,
+  );
   const messages = (await Deno.readTextFile(ws.path("out.jsonl"))).trimEnd().split("\n").slice(1)
     .map((l) => JSON.parse(l).message);
   assert.deepEqual(
@@ -431,7 +435,7 @@ Deno.test("runCli() --replay prints every exchange's answer in order, not only t
   assert.match(terminal.stderr, /› What is in this project\?\n[^]*› And now\?\n/);
 });
 
-Deno.test("runCli() --replay-check gives no verdict when the replay did not complete (exit 1)", async () => {
+Deno.test("runCli() --replay-check of a recording that runs out still gives its verdict, but exits 1", async () => {
   await using ws = await createTempWorkspace({
     "cut.jsonl": recordingText(TOUR.slice(0, 3)),
   });
@@ -442,7 +446,11 @@ Deno.test("runCli() --replay-check gives no verdict when the replay did not comp
     "--no-session",
   ]);
   assert.equal(code, 1);
-  assert.doesNotMatch(terminal.stderr, /replay check (passed|failed)/);
+  assert.match(terminal.stderr, /has no model reply left/);
+  assert.match(
+    terminal.stderr,
+    /replay check passed: 0 tool result\(s\) match.*1 result\(s\) were not compared/,
+  );
 });
 
 Deno.test("runCli() --replay warns that model flags have no effect, in the right number", async () => {
@@ -460,4 +468,101 @@ Deno.test("runCli() --replay warns that model flags have no effect, in the right
     "http://127.0.0.1:9/v1",
   ]);
   assert.match(two.terminal.stderr, /warning: '--model', '--base-url' have no effect in a replay/);
+});
+
+const refusedAtLimit = (id: string): Message => ({
+  role: "toolResult",
+  results: [{
+    toolCallId: id,
+    toolName: "ls",
+    content: "(not executed: reached max turns)",
+    isError: true,
+    details: { notExecuted: "max_turns" },
+  }],
+});
+
+Deno.test("runCli() --replay stops where the recorded run hit its turn limit, refusing the call again", async () => {
+  await using ws = await createTempWorkspace({
+    "limit.jsonl": recordingText([
+      user("list"), // 2
+      callLs("call_1"), // 3
+      refusedAtLimit("call_1"), // 4
+    ]),
+    "limit_then_more.jsonl": recordingText([
+      user("list"), // 2
+      callLs("call_1"), // 3
+      refusedAtLimit("call_1"), // 4
+      user("go on"), // 5
+      answer("Fine."), // 6
+    ]),
+  });
+  const alone = await run(ws, ["--replay", "limit.jsonl", "--replay-check", "--no-session"]);
+  assert.equal(alone.code, 3, alone.terminal.stderr);
+  assert.deepEqual(alone.calls.toolArgs, [], "the refused call was not run");
+  assert.match(alone.terminal.stderr, /replay check passed: 1 tool result\(s\) match/);
+
+  const more = await run(ws, ["--replay", "limit_then_more.jsonl", "--no-session"]);
+  assert.equal(more.code, 0, more.terminal.stderr);
+  assert.deepEqual(more.calls.toolArgs, []);
+  assert.equal(more.terminal.stdout, "Fine.\n");
+
+  // A limit the user gives wins: here a larger one lets the call run, and the replay runs out.
+  const given = await run(ws, ["--replay", "limit.jsonl", "--max-turns", "5", "--no-session"]);
+  assert.equal(given.code, 1, given.terminal.stderr);
+  assert.deepEqual(given.calls.toolArgs, [{ path: "." }]);
+});
+
+Deno.test("runCli() --replay maps an absolute path in the recording's workspace to this workspace", async () => {
+  await using ws = await createTempWorkspace({
+    "abs.jsonl": recordingText([
+      user("list src"),
+      {
+        role: "assistant",
+        blocks: [{
+          type: "toolCall",
+          id: "c1",
+          name: "ls",
+          arguments: { path: `${RECORDED_CWD}/src` },
+        }],
+        stopReason: "toolUse",
+        usage,
+      },
+      lsResult("c1", `${RECORDED_CWD}/src/`),
+      answer("One directory."),
+    ]),
+  });
+  const { code, terminal, calls } = await run(ws, [
+    "--replay",
+    "abs.jsonl",
+    "--replay-check",
+    "--no-session",
+  ], {
+    listing: (args) => `${args.path}/`,
+  });
+  assert.equal(code, 0, terminal.stderr);
+  assert.deepEqual(calls.toolArgs, [{ path: `${ws.dir}/src` }]);
+  assert.match(terminal.stderr, /replay check passed: 1 tool result/);
+});
+
+Deno.test("runCli() --replay interrupted by SIGINT exits 130 with no check verdict and runs no later exchange", async () => {
+  await using ws = await createTempWorkspace({
+    "two.jsonl": recordingText([...TOUR, user("And now?"), answer("Nothing else.")]),
+  });
+  const terminal = createFakeTerminal();
+  const { code, calls } = await run(
+    ws,
+    ["--replay", "two.jsonl", "--replay-check", "--no-session"],
+    {
+      terminal,
+      // The signal arrives while the first exchange's tool runs.
+      listing: () => {
+        terminal.raise("SIGINT");
+        return "README.md";
+      },
+    },
+  );
+  assert.equal(code, 130);
+  assert.doesNotMatch(terminal.stderr, /replay check (passed|failed)/);
+  assert.doesNotMatch(terminal.stdout, /Nothing else/);
+  assert.equal(calls.closed, 1);
 });

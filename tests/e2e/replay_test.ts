@@ -126,6 +126,11 @@ Deno.test("moat --replay under narrower grants produces the live denial, and --r
     /Tool call "write" differs from the recording: the recorded result was ok, the live one is an error/,
   );
   assert.match(checked.stderr, /--allow-write/);
+
+  // With --fail-on-deny the denial alone exits 4; a check that also fails says 5.
+  const denied = ["--replay", file, "--allow-write=src", "--fail-on-deny", "--no-session"];
+  assert.equal((await runMoat(denied, { cwd: ws.dir, env })).code, 4);
+  assert.equal((await runMoat([...denied, "--replay-check"], { cwd: ws.dir, env })).code, 5);
 });
 
 Deno.test("moat --replay of a recording that ends before the run does exits 1 naming the last line", async () => {

@@ -148,7 +148,7 @@ Deno.test("createReplayClient() rejects with replay_exhausted naming the file an
       assert.equal(e.kind, "replay_exhausted");
       assert.match(e.message, /"\/records\/tour\.jsonl" has no model reply left/);
       assert.match(e.message, /ends after line 7/);
-      assert.match(e.message, /reply 2/);
+      assert.match(e.message, /wants another reply/);
       return true;
     },
   );
@@ -160,7 +160,7 @@ Deno.test("createReplayClient() with no replies at all rejects the first request
   const client = createReplayClient([], { source: "r.jsonl", endLine: 2 });
   await assert.rejects(client.stream(request, {}), (e: unknown) => {
     assert.ok(e instanceof ModelError && e.kind === "replay_exhausted");
-    assert.match(e.message, /"r\.jsonl".*line 2.*reply 1/s);
+    assert.match(e.message, /"r\.jsonl".*line 2.*wants another reply/s);
     return true;
   });
 });

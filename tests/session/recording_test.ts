@@ -336,6 +336,38 @@ Deno.test("parseRecording() requires a session header with a version and cwd on 
   }
 });
 
+Deno.test("parseRecording() requires string model and createdAt, and a string home when present", () => {
+  const headerLine = (fields: Record<string, unknown>) =>
+    file(JSON.stringify({ ...header, ...fields }), line(user("hi")), line(answer("x")));
+  const { model: _m, ...noModel } = header;
+  const { createdAt: _t, ...noCreatedAt } = header;
+  const cases: Array<[string, RegExp]> = [
+    [file(JSON.stringify(noModel), line(user("hi"))), /the header's "model" is not a string/],
+    [headerLine({ model: 7 }), /the header's "model" is not a string/],
+    [
+      file(JSON.stringify(noCreatedAt), line(user("hi"))),
+      /the header's "createdAt" is not a string/,
+    ],
+    [headerLine({ createdAt: null }), /the header's "createdAt" is not a string/],
+    [headerLine({ home: 1 }), /the header's "home" is not a string/],
+    [headerLine({ home: null }), /the header's "home" is not a string/],
+    [headerLine({ home: ["/root"] }), /the header's "home" is not a string/],
+  ];
+  for (const [text, pattern] of cases) {
+    assertRejected(
+      parseRecording(PATH, text),
+      1,
+      new RegExp(`${pattern.source}: give a session file written by moat`),
+    );
+  }
+  const withHome = parseRecording(PATH, headerLine({ home: "/home/alice" }));
+  assert.ok(withHome.ok, withHome.ok ? "" : withHome.error);
+  assert.equal(withHome.recording.header.home, "/home/alice");
+  const withoutHome = parseRecording(PATH, headerLine({}));
+  assert.ok(withoutHome.ok, withoutHome.ok ? "" : withoutHome.error);
+  assert.equal(withoutHome.recording.header.home, undefined);
+});
+
 Deno.test("parseRecording() accepts a file saved with a UTF-8 byte-order mark", () => {
   const parsed = parseRecording(PATH, "\uFEFF" + session(user("hi"), answer("hello")));
   assert.ok(parsed.ok, parsed.ok ? "" : parsed.error);

@@ -4,7 +4,9 @@ import type { Message } from "../../src/model/types.ts";
 import {
   createSessionWriter,
   findLatestSession,
+  isRecord,
   loadSession,
+  messageProblem,
   parseSession,
   repairHistory,
   SESSION_FORMAT_VERSION,
@@ -196,4 +198,35 @@ Deno.test("parseSession() skips hand-edited lines whose message parts are malfor
   const loaded = parseSession("/s.jsonl", middle);
   assert.ok(loaded.ok);
   assert.deepEqual(loaded.session.messages, [conversation[0], conversation[3]]);
+});
+
+Deno.test("isRecord() is true only for plain objects", () => {
+  assert.equal(isRecord({}), true);
+  assert.equal(isRecord({ a: 1 }), true);
+  for (const value of [null, undefined, [], [1], "x", 1, true]) {
+    assert.equal(isRecord(value), false, JSON.stringify(value));
+  }
+});
+
+Deno.test("messageProblem() names the malformed block, with the block types the message allows", () => {
+  assert.equal(
+    messageProblem({ role: "user", content: [{ type: "toolCall", id: "c", name: "read" }] }),
+    `the user message's content block 1's "type" is "toolCall", not "text" or "image"`,
+  );
+  assert.equal(
+    messageProblem({
+      role: "assistant",
+      blocks: [{ type: "text", text: "a" }, { type: "image", data: "", mimeType: "image/png" }],
+      stopReason: "stop",
+      usage,
+    }),
+    `the assistant message's block 2's "type" is "image", not "text" or "toolCall"`,
+  );
+  assert.equal(
+    messageProblem({ role: "assistant", blocks: [], stopReason: "done", usage }),
+    `the assistant message's "stopReason" is "done", not one of "stop", "toolUse", "maxTokens", "error"`,
+  );
+  for (const stopReason of ["stop", "toolUse", "maxTokens", "error"]) {
+    assert.equal(messageProblem({ role: "assistant", blocks: [], stopReason, usage }), null);
+  }
 });
