@@ -6,11 +6,11 @@ import type { SessionFs } from "../session/store.ts";
 
 /** File operations the CLI needs beyond sessions. */
 export interface CliFs extends SessionFs {
-  /** True when `path` is an existing directory. */
+  /** True when `path` is an existing directory (false when it cannot be examined). */
   isDirectory(path: string): Promise<boolean>;
   /** True when `path` exists (file, directory or anything else). */
   exists(path: string): Promise<boolean>;
-  /** The canonical path (symlinks resolved), or null when it does not exist. */
+  /** The canonical path (symlinks resolved), or null when it does not exist or cannot be examined. */
   realPath(path: string): Promise<string | null>;
   /** Creates a fresh private temporary directory; returns its real path. */
   makeTempDir(prefix: string): Promise<string>;

@@ -230,7 +230,7 @@ async function runCommand(
   const workspaceInput = resolve(environment.cwd, flags.cwd ?? ".");
   const workspace = await fs.realPath(workspaceInput);
   if (workspace === null || !(await fs.isDirectory(workspace))) {
-    return usage(`The workspace "${workspaceInput}" is not a directory: fix --cwd`);
+    return usage(`The workspace "${workspaceInput}" is not a directory moat can open: fix --cwd`);
   }
 
   const resolved = await resolveSettings(flags, { env, workspace, fs });
@@ -311,7 +311,9 @@ async function loadRecording(
   } catch (e) {
     return {
       ok: false,
-      error: `Cannot read the replay file "${path}": ${e instanceof Error ? e.message : String(e)}`,
+      error: `Cannot read the replay file "${path}": ${
+        e instanceof Error ? e.message : String(e)
+      }: check that it is a file you may read`,
     };
   }
   if (text === null) {

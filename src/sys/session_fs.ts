@@ -2,12 +2,18 @@
 import type { CliFs } from "../cli/io.ts";
 import type { SessionFileInfo } from "../session/store.ts";
 
-/** `op`'s value, or `missing` when the path (or a parent directory on it) does not exist. */
+/**
+ * `op`'s value, or `missing` when the path (or a parent directory on it) does not exist or may
+ * not be examined: the caller's next step (reading the file) then reports the real cause.
+ */
 async function unlessMissing<T, M>(op: () => Promise<T>, missing: M): Promise<T | M> {
   try {
     return await op();
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return missing;
+    if (
+      e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory ||
+      e instanceof Deno.errors.PermissionDenied
+    ) return missing;
     throw e;
   }
 }
