@@ -13,7 +13,7 @@ import type {
 import { createReplayClient } from "../model/replay.ts";
 import type { NotExecutedDetails } from "../agent/mod.ts";
 import type { RecordedReply, Recording } from "../session/recording.ts";
-import { replacePaths } from "./replay_check.ts";
+import { type NormalizeContext, replacePaths } from "./replay_check.ts";
 
 /** What one exchange gives the CLI to run. */
 export interface ReplayExchange {
@@ -78,12 +78,8 @@ export async function replayRecording<O>(
   options: ReplayOptions<O>,
 ): Promise<O> {
   const exchanges = recording.exchanges;
-  const unplayedFrom = (index: number, firstReply: number) => {
-    exchanges.slice(index).forEach((exchange, k) => {
-      for (const reply of exchange.replies.slice(k === 0 ? firstReply : 0)) {
-        options.onUnplayed?.(reply);
-      }
-    });
+  const reportUnplayed = (replies: readonly RecordedReply[]) => {
+    for (const reply of replies) options.onUnplayed?.(reply);
   };
   let outcome: O | undefined;
   for (let i = 0; i < exchanges.length; i++) {
@@ -120,7 +116,8 @@ export async function replayRecording<O>(
     const end = options.classify(outcome, current);
     const next = exchanges[i + 1];
     if (end === "stopped" || (end === "exhausted" && next === undefined)) {
-      unplayedFrom(i, model.played);
+      reportUnplayed(exchange.replies.slice(model.played));
+      for (const later of exchanges.slice(i + 1)) reportUnplayed(later.replies);
       return outcome;
     }
     if (end === "exhausted" && next !== undefined) {
@@ -139,7 +136,7 @@ export async function replayRecording<O>(
           `${exchange.replies.length - model.played} recorded reply(ies) were not played`,
       );
       // Only this exchange's: the next ones still run.
-      for (const reply of exchange.replies.slice(model.played)) options.onUnplayed?.(reply);
+      reportUnplayed(exchange.replies.slice(model.played));
     }
   }
   return outcome as O;
@@ -178,21 +175,15 @@ export interface Relocation {
   learn(recorded: ToolResultMessage | undefined, live: ToolResultMessage): void;
 }
 
-/** The paths of one side of a replay. */
-export interface ReplayPlace {
-  workspace: string;
-  home?: string;
-}
-
 /** Creates the relocation from the recording's workspace and home to the live ones. */
-export function createRelocation(recorded: ReplayPlace, live: ReplayPlace): Relocation {
-  const pairs: Array<[string, string]> = [[recorded.workspace, live.workspace]];
-  if (recorded.home !== undefined && live.home !== undefined) {
-    pairs.push([recorded.home, live.home]);
-  }
+export function createRelocation(recorded: NormalizeContext, live: NormalizeContext): Relocation {
+  // Only paths that differ; the first pair for a path wins.
+  const pairs: Array<[string, string]> = [];
   const add = (from: string, to: string) => {
     if (from !== to && !pairs.some(([f]) => f === from)) pairs.push([from, to]);
   };
+  add(recorded.workspace, live.workspace);
+  if (recorded.home !== undefined && live.home !== undefined) add(recorded.home, live.home);
   const spillFiles = (details: unknown): Array<string | undefined> => {
     const d = typeof details === "object" && details !== null
       ? details as Record<string, unknown>
@@ -200,7 +191,7 @@ export function createRelocation(recorded: ReplayPlace, live: ReplayPlace): Relo
     return [d.stdoutFile, d.stderrFile].map((f) => typeof f === "string" ? f : undefined);
   };
   return {
-    relocate: (text) => replacePaths(text, pairs.filter(([from, to]) => from !== to)),
+    relocate: (text) => replacePaths(text, pairs),
     learn(recordedMessage, liveMessage) {
       for (const live of liveMessage.results) {
         const recordedResult = recordedMessage?.results.find((r) =>

@@ -99,7 +99,6 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
 
   let header: SessionHeader | undefined;
   const exchanges: RecordedExchange[] = [];
-  let replyCount = 0;
   let previous: Previous | undefined;
 
   for (let i = 0; i < lines.length; i++) {
@@ -171,11 +170,23 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
       return at(line, { problem, next: `repair line ${line}, or ${RECORD_AGAIN}` });
     }
     const message = value.message as Message;
+    const current = exchanges.at(-1);
+    if (previous === undefined || current === undefined) {
+      if (message.role !== "user") {
+        const what = message.role === "assistant" ? "a model reply" : "tool results";
+        return at(line, {
+          problem: `the first message is ${what}, not a user message`,
+          next: `a replay starts from what the user asked: ${RECORD_AGAIN}`,
+        });
+      }
+      exchanges.push({ users: [{ message, line }], replies: [], endLine: line });
+      previous = { role: "user", line };
+      continue;
+    }
 
     switch (message.role) {
       case "user": {
-        const current = exchanges.at(-1);
-        if (previous?.role === "user" && current !== undefined) {
+        if (previous.role === "user") {
           // Messages queued while the model was busy are written one after another.
           current.users.push({ message, line });
           current.endLine = line;
@@ -186,13 +197,6 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
         break;
       }
       case "assistant": {
-        const current = exchanges.at(-1);
-        if (previous === undefined || current === undefined) {
-          return at(line, {
-            problem: "the first message is a model reply, not a user message",
-            next: `a replay starts from what the user asked: ${RECORD_AGAIN}`,
-          });
-        }
         if (previous.role === "assistant") {
           const problem = previous.calls.length === 0
             ? `a second model reply right after the reply on line ${previous.line}, with no user message between them`
@@ -202,18 +206,10 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
         const reply: RecordedReply = { message, line };
         current.replies.push(reply);
         current.endLine = line;
-        replyCount++;
         previous = { role: "assistant", line, reply, calls: toolCalls(message) };
         break;
       }
       case "toolResult": {
-        const current = exchanges.at(-1);
-        if (previous === undefined || current === undefined) {
-          return at(line, {
-            problem: "the first message is tool results, not a user message",
-            next: `a replay starts from what the user asked: ${RECORD_AGAIN}`,
-          });
-        }
         if (previous.role !== "assistant" || previous.calls.length === 0) {
           const before = previous.role === "user"
             ? `line ${previous.line} is a user message`
@@ -255,6 +251,7 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
     // Unreachable: a non-blank line exists, and the first one either is a header or failed above.
     throw new Error("parseRecording() finished without a header");
   }
+  const replyCount = exchanges.reduce((n, exchange) => n + exchange.replies.length, 0);
   if (replyCount === 0) {
     return fail(
       null,
