@@ -14,7 +14,7 @@ import {
   SANDBOX_MODES,
   type SandboxMode,
 } from "./args.ts";
-import type { CliFs } from "./io.ts";
+import { type CliFs, readTextOrReason } from "./io.ts";
 
 /** The model used when nothing else names one. */
 export const DEFAULT_MODEL = "gpt-4.1";
@@ -184,17 +184,12 @@ async function readConfig(
   fs: CliFs,
   path: string,
 ): Promise<{ ok: true; config: ConfigFile | null } | { ok: false; error: string }> {
-  let text: string | null;
-  try {
-    text = await fs.readTextFile(path);
-  } catch (e) {
-    return {
-      ok: false,
-      error: `Could not read config file "${path}": ${e instanceof Error ? e.message : String(e)}`,
-    };
+  const read = await readTextOrReason(fs, path);
+  if ("reason" in read) {
+    return { ok: false, error: `Could not read config file "${path}": ${read.reason}` };
   }
-  if (text === null) return { ok: true, config: null };
-  return parseConfigFile(path, text);
+  if (read.text === null) return { ok: true, config: null };
+  return parseConfigFile(path, read.text);
 }
 
 /** Settings taken from environment variables (MOAT_*, OPENAI_BASE_URL). */

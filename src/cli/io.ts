@@ -18,6 +18,19 @@ export interface CliFs extends SessionFs {
   removeTree(path: string): Promise<void>;
 }
 
+/** The file's text (null when it does not exist), or why it could not be read. */
+export async function readTextOrReason(
+  fs: SessionFs,
+  path: string,
+): Promise<{ text: string | null } | { reason: string }> {
+  try {
+    return { text: await fs.readTextFile(path) };
+  } catch (e) {
+    // Whatever the OS said (permission denied, not a file, invalid UTF-8) is the reason shown.
+    return { reason: e instanceof Error ? e.message : String(e) };
+  }
+}
+
 /** Signals the CLI reacts to. */
 export type CliSignal = "SIGINT" | "SIGTERM";
 

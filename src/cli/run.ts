@@ -42,7 +42,7 @@ import {
   type Settings,
   userConfigDir,
 } from "./config.ts";
-import type { CliFs, CliSignal, Terminal } from "./io.ts";
+import { type CliFs, type CliSignal, readTextOrReason, type Terminal } from "./io.ts";
 import { createJsonlReporter, createJsonReporter } from "./jsonl.ts";
 import { createTextRenderer, useColor } from "./render.ts";
 import { createLineSource, createReplPrompter, runRepl } from "./repl.ts";
@@ -305,17 +305,15 @@ async function loadRecording(
   if (await fs.isDirectory(path)) {
     return { ok: false, error: `The replay file "${path}" is a directory: pass a session file` };
   }
-  let text: string | null;
-  try {
-    text = await fs.readTextFile(path);
-  } catch (e) {
+  const read = await readTextOrReason(fs, path);
+  if ("reason" in read) {
     return {
       ok: false,
-      error: `Cannot read the replay file "${path}": ${
-        e instanceof Error ? e.message : String(e)
-      }: check that it is a file you may read`,
+      error:
+        `Cannot read the replay file "${path}": ${read.reason}: check that it is a file you may read`,
     };
   }
+  const text = read.text;
   if (text === null) {
     return {
       ok: false,
@@ -423,18 +421,12 @@ async function openSession(
         error: `The session path "${path}" is a directory: pass a file path to --session`,
       };
     }
-    try {
-      existing = await fs.readTextFile(path);
-      // An empty file (from touch or mktemp) starts a new session in it.
-      if (existing !== null && existing.trim() === "") existing = null;
-    } catch (e) {
-      return {
-        ok: false,
-        error: `Cannot read the session file "${path}": ${
-          e instanceof Error ? e.message : String(e)
-        }`,
-      };
+    const read = await readTextOrReason(fs, path);
+    if ("reason" in read) {
+      return { ok: false, error: `Cannot read the session file "${path}": ${read.reason}` };
     }
+    // An empty file (from touch or mktemp) starts a new session in it.
+    existing = read.text?.trim() === "" ? null : read.text;
   }
   if (
     path !== null && existing !== null && setup.recording !== undefined
@@ -976,16 +968,12 @@ async function printMode(setup: RunSetup): Promise<number> {
       settled.error?.kind === "replay_exhausted";
     const replaySummary = replay?.summary({ judged });
     const differing = (replaySummary?.check?.differing ?? 0) > 0;
-    const exitCode = stopReason === "error" || stopReason === "interrupted" ||
-        stopReason === "terminated" || stopReason === "aborted"
-      ? PRINT_EXIT_CODES[stopReason]
-      : differing
+    // A failed check outranks the turn limit and --fail-on-deny; failures and signals keep theirs.
+    const exitCode = differing && (stopReason === "completed" || stopReason === "maxIterations")
       ? EXIT.replayMismatch
-      : stopReason !== "completed"
-      ? PRINT_EXIT_CODES[stopReason]
-      : settings.failOnDeny && stats.denied > 0
+      : stopReason === "completed" && settings.failOnDeny && stats.denied > 0
       ? EXIT.denied
-      : EXIT.ok;
+      : PRINT_EXIT_CODES[stopReason];
     if (stopReason === "completed" && stats.lastText.trim() === "") {
       reporter.warning("The model finished without an answer: its final reply was empty");
     }

@@ -4,7 +4,7 @@
  * to the workspace).
  */
 import { dirname, join } from "node:path";
-import type { CliFs } from "./io.ts";
+import { type CliFs, readTextOrReason } from "./io.ts";
 
 /** Name of the project context files. */
 export const CONTEXT_FILE_NAME = "AGENTS.md";
@@ -89,15 +89,12 @@ export async function loadContextFiles(
   for (const path of candidates) {
     if (seen.has(path)) continue;
     seen.add(path);
-    let text: string | null;
-    try {
-      text = await fs.readTextFile(path);
-    } catch (e) {
-      warnings.push(
-        `Skipped context file "${path}": ${e instanceof Error ? e.message : String(e)}`,
-      );
+    const read = await readTextOrReason(fs, path);
+    if ("reason" in read) {
+      warnings.push(`Skipped context file "${path}": ${read.reason}`);
       continue;
     }
+    let text = read.text;
     if (text === null || text.trim() === "") continue;
     if (text.length > MAX_CONTEXT_FILE_CHARS) {
       warnings.push(
