@@ -5,12 +5,10 @@
  * Run it again whenever the files the tour reads change (the tour's replay check then says so).
  */
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type FakeToolCall, reply, startFakeOpenAI } from "../tests/support/fake_openai.ts";
-import { readStartTask } from "./compile.ts";
+import { cliEnv, PROJECT_ROOT, startArgv } from "../tests/e2e/_cli.ts";
 
-const root = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
-const target = join(root, "examples", "tour.jsonl");
+const target = join(PROJECT_ROOT, "examples", "tour.jsonl");
 
 const call = (name: string, args: Record<string, unknown>): FakeToolCall => ({
   name,
@@ -66,33 +64,15 @@ const steps = [
   ),
 ];
 
-/** The recording run's environment: no model settings or user config of whoever records it. */
-function recordingEnv(dir: string): Record<string, string> {
-  const env: Record<string, string> = {
-    OPENAI_API_KEY: "not-needed",
-    XDG_CONFIG_HOME: join(dir, "config"),
-    NO_COLOR: "1",
-  };
-  const keep = ["PATH", "HOME", "TMPDIR", "LANG", "DENO_DIR", "XDG_CACHE_HOME", "DENO_CERT"];
-  for (const name of keep) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
-}
-
 const server = await startFakeOpenAI();
 // Recorded outside the repository, so the tour's own listing never shows a half-written file.
 const dir = await Deno.makeTempDir({ prefix: "moat-tour-" });
 try {
   server.script(...steps);
-  const start = await readStartTask(join(root, "deno.json"));
   const partial = join(dir, "tour.jsonl");
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...start.flags,
-      join(root, start.entry),
+    // Exactly as `deno task start` runs moat, as the e2e tests do.
+    args: await startArgv([
       "--base-url",
       server.baseURL,
       "--model",
@@ -101,9 +81,11 @@ try {
       partial,
       "--no-context-files",
       "Show me around this repository, then try to reach outside it.",
-    ],
-    cwd: root,
-    env: recordingEnv(dir),
+    ]),
+    cwd: PROJECT_ROOT,
+    // A clean environment with a throwaway HOME: no model settings, config or home path of
+    // whoever records it end up in the recording.
+    env: cliEnv(dir, { OPENAI_API_KEY: "not-needed" }),
     clearEnv: true,
     stdin: "null",
   });
