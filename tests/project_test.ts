@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { helpText } from "../src/cli/args.ts";
+import { EXIT } from "../src/cli/run.ts";
 
 async function denoConfig(): Promise<{
   imports: Record<string, string>;
@@ -27,5 +29,16 @@ Deno.test("every import is a pinned npm: specifier (JSR is unreachable)", async 
   const { imports } = await denoConfig();
   for (const [name, spec] of Object.entries(imports)) {
     assert.match(spec, /^npm:(@[^/@]+\/)?[^/@]+@\d+\.\d+\.\d+(\/.*)?$/, `${name} -> ${spec}`);
+  }
+});
+
+Deno.test("every exit code of the CLI is documented in --help, the README and docs/events.md", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  const events = await Deno.readTextFile(new URL("../docs/events.md", import.meta.url));
+  const help = helpText("0.0.0");
+  for (const [name, code] of Object.entries(EXIT)) {
+    assert.match(readme, new RegExp(`^\\| ${code} +\\| `, "m"), `README exit table lists ${name}`);
+    assert.match(events, new RegExp(`^\\| ${code} +\\| `, "m"), `events.md lists ${name}`);
+    assert.match(help, new RegExp(`(?:Exit codes:|·)\\s+${code} `), `--help lists ${name}`);
   }
 });

@@ -172,8 +172,14 @@ Deno.test("moat --replay rejects a malformed recording with exit 2 naming the li
 
 Deno.test("the README's tour replays offline from this repository: answer on stdout, real denials on stderr, exit 0", async () => {
   await using home = await createTempWorkspace();
-  const tour = join("examples", "tour.jsonl");
-  const result = await runMoat(["--replay", tour, "--no-session"], {
+  // The command newcomers copy from the README, exactly (its arguments after `task start --`).
+  const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
+  const command = /^npx -y deno@2\.9\.6 task start -- (--replay \S+)$/m.exec(readme);
+  assert.ok(command !== null, "the README shows the replay command for newcomers");
+  const readmeArgs = (command[1] as string).split(" ");
+  assert.deepEqual(readmeArgs, ["--replay", join("examples", "tour.jsonl")]);
+  const tour = readmeArgs[1] as string;
+  const result = await runMoat([...readmeArgs, "--no-session"], {
     cwd: PROJECT_ROOT,
     env: offlineEnv(home),
   });
