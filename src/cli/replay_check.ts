@@ -44,10 +44,6 @@ const DURATION = new RegExp(
   "gu",
 );
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|\/]/g, "\\$&");
-}
-
 /** The contexts' paths as a list of [path, placeholder], workspaces before homes. */
 function pathReplacements(...contexts: NormalizeContext[]): Array<[string, string]> {
   const entries: Array<[string, string]> = contexts.map((c) => [c.workspace, "<workspace>"]);
@@ -79,7 +75,7 @@ export function replacePaths(
   // One pass with alternatives longest first: a replacement is never matched again, and a path
   // that fails its end check (e.g. "/work/main2") falls back to a shorter one ("/work").
   const pattern = new RegExp(
-    `${NOT_AFTER_PATH}(?:${entries.map(([p]) => escapeRegExp(p)).join("|")})${PATH_END}`,
+    `${NOT_AFTER_PATH}(?:${entries.map(([p]) => RegExp.escape(p)).join("|")})${PATH_END}`,
     "gu",
   );
   const byPath = new Map(entries);

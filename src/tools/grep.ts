@@ -83,10 +83,6 @@ interface Search {
   context: number;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
 /** JavaScript's `\s` without the LF: the whitespace a line can hold. */
 const SPACE_NO_LF =
   "\\t\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
@@ -118,6 +114,13 @@ function lineBoundSource(source: string): string | null {
         out += `[${SPACE_NO_LF}]`;
       } else if (!inClass && (next === "W" || next === "D")) {
         out += `[^\\${next.toLowerCase()}\\n]`;
+      } else if (!inClass && next === "x" && /^[0-9A-Fa-f]{2}$/.test(source.slice(i + 1, i + 3))) {
+        // One character by its code (RegExp.escape writes these), but never the LF; in a class
+        // it could be a range end, so classes keep the line-by-line search.
+        const hex = source.slice(i + 1, i + 3);
+        if (hex.toLowerCase() === "0a") return null;
+        out += `\\x${hex}`;
+        i += 2;
       } else if (/^[^0-9A-Za-z]$/.test(next)) {
         out += `\\${next}`; // an escaped printable character
       } else {
@@ -292,7 +295,7 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     let search: Search;
     const context = args.context ?? 0;
     try {
-      const source = args.literal ? escapeRegExp(args.pattern) : args.pattern;
+      const source = args.literal ? RegExp.escape(args.pattern) : args.pattern;
       const ignoreCase = args.ignoreCase === true;
       search = {
         line: new RegExp(source, ignoreCase ? "i" : ""),

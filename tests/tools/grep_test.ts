@@ -260,12 +260,16 @@ Deno.test("candidateFinder() searches whole chunks with patterns that cannot cro
   // ...but they match everything else they matched before.
   assert.equal(first("[^a]+", "\u2028b c"), "\u2028b c");
   assert.equal(candidateFinder("abc", true)?.flags, "gim");
+  // A literal pattern (escaped by RegExp.escape, which writes \xHH) keeps the fast path.
+  assert.equal(first(RegExp.escape("call(x-y"), "a call(x-y) b"), "call(x-y");
+  assert.equal(first("\\x41\\x2d", "zA-z"), "A-");
   const lineByLine = [
     "a\\nb",
     "\\x0a",
     "\\u000A",
     "[\\s,]",
     "[\\b-~]",
+    "[\\x00-\\x7f]",
     "(a)\\1",
     "a\tb",
     "foo(?!\\s)",
