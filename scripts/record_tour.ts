@@ -25,13 +25,14 @@ const steps = [
       "moat is a coding agent whose tools can touch only what you granted. Now the source tree.",
   }),
   reply.toolCalls(
-    [call("grep", { pattern: "^export function create\\w+Tool", path: "src/tools" })],
+    // One line in one small file: the tour stays valid while the tools' code changes.
+    [call("grep", { pattern: "^export const BUILTIN_TOOL_NAMES", path: "src/tools" })],
     {
       text: "Each directory is one layer. Let me find where the built-in tools are defined.",
     },
   ),
   reply.toolCalls([call("bash", { command: 'ls examples && echo "6 x 7 = $((6 * 7))"' })], {
-    text: "Every tool is a factory in src/tools. A harmless shell command next:",
+    text: "The built-in tools are listed in src/tools/registry.ts. A harmless shell command next:",
   }),
   reply.toolCalls([
     call("read", { path: "~/.ssh/config" }),
@@ -49,8 +50,8 @@ const steps = [
       "- **src/** has one directory per layer: `agent` (the loop and tool pipeline), `cli`, `model`,",
       "  `policy` (grants and permission checks), `sandbox` (the bubblewrap tool host), `session`,",
       "  `sys` and `tools`.",
-      "- **src/tools/** defines each built-in tool with a `create…Tool` factory (bash, edit, find,",
-      "  grep, ls, read, write).",
+      "- **src/tools/registry.ts** names the built-in tools: read, bash, edit, write, grep, find",
+      "  and ls, each made by a `create…Tool` factory in its own file.",
       "- **bash** ran `ls examples` and some shell arithmetic inside the sandbox.",
       "",
       "The last two calls were denied without asking you anything: `~/.ssh/config` and",
