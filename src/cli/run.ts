@@ -541,7 +541,8 @@ async function openEngine(
   const sandbox = opened.sandbox;
   const tools = sandbox.tools;
   const configDir = userConfigDir(setup.env);
-  const context = settings.contextFiles
+  // AGENTS.md only shapes a real model's system prompt; a replay's replies are already written.
+  const context = settings.contextFiles && setup.recording === undefined
     ? await loadContextFiles(setup.fs, {
       workspace: setup.workspace,
       ...(configDir === undefined ? {} : { userConfigDir: configDir }),

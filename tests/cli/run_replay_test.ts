@@ -566,3 +566,12 @@ Deno.test("runCli() --replay interrupted by SIGINT exits 130 with no check verdi
   assert.doesNotMatch(terminal.stdout, /Nothing else/);
   assert.equal(calls.closed, 1);
 });
+
+Deno.test("runCli() --replay does not read AGENTS.md files (no model reads the system prompt)", async () => {
+  await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
+  // A context file that cannot be read would be reported as skipped if it were loaded.
+  await Deno.mkdir(ws.path("AGENTS.md"));
+  const { code, terminal } = await run(ws, ["--replay", "tour.jsonl", "--no-session"]);
+  assert.equal(code, 0, terminal.stderr);
+  assert.doesNotMatch(terminal.stderr, /context file/i);
+});
