@@ -12,19 +12,10 @@ import {
   type ToolResultMessage,
 } from "../../src/model/types.ts";
 import { parseRecording, type Recording } from "../../src/session/recording.ts";
-import { SESSION_FORMAT_VERSION } from "../../src/session/store.ts";
+import { sessionHeader, sessionText } from "../support/sessions.ts";
 
 const PATH = "/rec/tour.jsonl";
 const usage = { inputTokens: 10, outputTokens: 5, cachedTokens: 0, totalTokens: 15 };
-const HEADER = JSON.stringify({
-  type: "session",
-  version: SESSION_FORMAT_VERSION,
-  moatVersion: "0.1.0",
-  createdAt: "2025-01-01T00:00:00.000Z",
-  cwd: "/w",
-  model: "recorded-model",
-  grants: {},
-});
 
 const user = (content: string): Message => ({ role: "user", content });
 const answer = (text: string): Message => ({
@@ -46,12 +37,7 @@ const results = (id: string): ToolResultMessage => ({
 
 /** A parsed recording: line 1 is the header, message i is on line i + 2. */
 function recordingOf(...messages: Message[]): Recording {
-  const text = [
-    HEADER,
-    ...messages.map((message) =>
-      JSON.stringify({ type: "message", time: "2025-01-01T00:00:01.000Z", message })
-    ),
-  ].join("\n") + "\n";
+  const text = sessionText(messages, sessionHeader({ model: "recorded-model" }));
   const parsed = parseRecording(PATH, text);
   assert.ok(parsed.ok, parsed.ok ? "" : parsed.error);
   return parsed.recording;

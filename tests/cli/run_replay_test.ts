@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/run.ts";
 import { runCli } from "../../src/cli/run.ts";
 import type { Message } from "../../src/model/types.ts";
-import { SESSION_FORMAT_VERSION } from "../../src/session/store.ts";
+import { sessionHeader, sessionText } from "../support/sessions.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
 import type { Tool, ToolOutput } from "../../src/tools/types.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
@@ -35,26 +35,13 @@ const lsResult = (id: string, content: string): Message => ({
   results: [{ toolCallId: id, toolName: "ls", content, isError: false }],
 });
 
-function headerLine(over: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    type: "session",
-    version: SESSION_FORMAT_VERSION,
-    moatVersion: "0.1.0",
-    createdAt: "2025-01-01T00:00:00.000Z",
-    cwd: RECORDED_CWD,
-    model: "recorded-model",
-    grants: {},
-    ...over,
-  });
+/** The recording's header: recorded in RECORDED_CWD with "recorded-model". */
+function recordedHeader(over: Record<string, unknown> = {}) {
+  return sessionHeader({ cwd: RECORDED_CWD, model: "recorded-model", ...over });
 }
 
-function recordingText(messages: Message[], header = headerLine()): string {
-  return [
-    header,
-    ...messages.map((message) =>
-      JSON.stringify({ type: "message", time: "2025-01-01T00:00:01.000Z", message })
-    ),
-  ].join("\n") + "\n";
+function recordingText(messages: Message[], header = recordedHeader()): string {
+  return sessionText(messages, header);
 }
 
 /** The tour in miniature: the model lists the workspace, then answers. */
@@ -173,7 +160,7 @@ Deno.test("runCli() --replay of a file with bad JSON exits 2 naming the file and
 
 Deno.test("runCli() --replay of a version 2 session exits 2 naming line 1 and the version", async () => {
   await using ws = await createTempWorkspace({
-    "v2.jsonl": recordingText(TOUR, headerLine({ version: 2 })),
+    "v2.jsonl": recordingText(TOUR, recordedHeader({ version: 2 })),
   });
   const { code, terminal, calls } = await run(ws, ["--replay", "v2.jsonl"]);
   assert.equal(code, 2);

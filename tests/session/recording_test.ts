@@ -6,23 +6,12 @@ import type {
   UserMessage,
 } from "../../src/model/types.ts";
 import { parseRecording, type ParseRecordingResult } from "../../src/session/recording.ts";
-import {
-  messageProblem,
-  SESSION_FORMAT_VERSION,
-  type SessionHeader,
-} from "../../src/session/store.ts";
+import { messageProblem, SESSION_FORMAT_VERSION } from "../../src/session/store.ts";
+import { messageLine, sessionHeader, sessionText } from "../support/sessions.ts";
 
 const PATH = "/rec/session.jsonl";
 const usage = { inputTokens: 10, outputTokens: 5, cachedTokens: 0, totalTokens: 15 };
-const header: SessionHeader = {
-  type: "session",
-  version: SESSION_FORMAT_VERSION,
-  moatVersion: "0.1.0",
-  createdAt: "2025-01-01T00:00:00.000Z",
-  cwd: "/w",
-  model: "m",
-  grants: { read: ["/w"] },
-};
+const header = sessionHeader({ grants: { read: ["/w"] } });
 
 const user = (content: string): UserMessage => ({ role: "user", content });
 const answer = (text: string): AssistantMessage => ({
@@ -56,11 +45,9 @@ const results = (
     isError: false,
   })),
 });
-const line = (message: unknown): string =>
-  JSON.stringify({ type: "message", time: "2025-01-01T00:00:01.000Z", message });
+const line = messageLine;
 const file = (...lines: string[]): string => lines.join("\n") + "\n";
-const session = (...messages: Message[]): string =>
-  file(JSON.stringify(header), ...messages.map(line));
+const session = (...messages: Message[]): string => sessionText(messages, header);
 
 function failure(result: ParseRecordingResult): { line: number | null; error: string } {
   assert.ok(!result.ok, "expected the recording to be rejected");
