@@ -1,6 +1,9 @@
 /** Test doubles for the CLI's Terminal and Clock. */
 import type { Clock } from "../../src/agent/mod.ts";
 import type { CliSignal, Terminal } from "../../src/cli/io.ts";
+import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/run.ts";
+import type { ModelClient } from "../../src/model/types.ts";
+import type { AnyTool } from "../../src/tools/types.ts";
 
 /** A Terminal that records output, replays scripted stdin and lets tests raise signals. */
 export interface FakeTerminal extends Terminal {
@@ -104,4 +107,49 @@ export function createManualClock(): Clock & { tick(ms: number): void; pending()
     },
     pending: () => timers.size,
   };
+}
+
+/** What a runCli test's fake deps were asked for. */
+export interface FakeCliCalls {
+  sandboxes: SandboxRequest[];
+  closed: number;
+  models: number;
+}
+
+/**
+ * CliDeps whose sandbox offers `tools` and whose model is `model` (creating a model without one
+ * throws: a replay must never do it); `over` replaces single deps. Records what was used.
+ */
+export function createFakeCliDeps(
+  options: { model?: ModelClient; tools?: AnyTool[]; over?: Partial<CliDeps> } = {},
+): { deps: CliDeps; calls: FakeCliCalls } {
+  const calls: FakeCliCalls = { sandboxes: [], closed: 0, models: 0 };
+  const deps: CliDeps = {
+    createModel: () => {
+      calls.models++;
+      if (options.model === undefined) throw new Error("this run must not create a model client");
+      return options.model;
+    },
+    openSandbox: (request) => {
+      calls.sandboxes.push(request);
+      const sandbox: SandboxHandle = {
+        tools: options.tools ?? [],
+        onToolCall: () => undefined,
+        mode: "worker",
+        warnings: [],
+        grants: request.grants,
+        close: () => {
+          calls.closed++;
+          return Promise.resolve();
+        },
+      };
+      return Promise.resolve({ ok: true, sandbox });
+    },
+    runToolHost: () => Promise.resolve(0),
+    toolHostIo: () => {
+      throw new Error("not used");
+    },
+    ...options.over,
+  };
+  return { deps, calls };
 }

@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { Type } from "@sinclair/typebox";
-import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/run.ts";
 import { runCli } from "../../src/cli/run.ts";
 import type { Message } from "../../src/model/types.ts";
 import { sessionHeader, sessionText } from "../support/sessions.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
 import type { Tool, ToolOutput } from "../../src/tools/types.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
-import { createFakeTerminal, type FakeTerminal } from "./_fakes.ts";
+import { createFakeCliDeps, createFakeTerminal, type FakeTerminal } from "./_fakes.ts";
 
 const usage = { inputTokens: 100, outputTokens: 20, cachedTokens: 0, totalTokens: 120 };
 const RECORDED_CWD = "/home/recorder/project";
@@ -56,12 +55,7 @@ const LsParams = Type.Object({ path: Type.String({ description: "Directory to li
 
 /** Fake deps whose sandbox offers one `ls` tool answering `listing(workspace)`; createModel throws. */
 function fakeDeps(listing: (args: { path: string }) => string) {
-  const calls = {
-    sandboxes: [] as SandboxRequest[],
-    closed: 0,
-    models: 0,
-    toolArgs: [] as Array<{ path: string }>,
-  };
+  const toolArgs: Array<{ path: string }> = [];
   const ls: Tool<typeof LsParams> = {
     name: "ls",
     description: "Lists a directory.",
@@ -69,36 +63,12 @@ function fakeDeps(listing: (args: { path: string }) => string) {
     kind: "read",
     concurrencySafe: true,
     execute(args): Promise<ToolOutput> {
-      calls.toolArgs.push(args);
+      toolArgs.push(args);
       return Promise.resolve({ output: listing(args) });
     },
   };
-  const deps: CliDeps = {
-    createModel: () => {
-      calls.models++;
-      throw new Error("a replay must not create a model client");
-    },
-    openSandbox: (request) => {
-      calls.sandboxes.push(request);
-      const sandbox: SandboxHandle = {
-        tools: [ls],
-        onToolCall: () => undefined,
-        mode: "worker",
-        warnings: [],
-        grants: request.grants,
-        close: () => {
-          calls.closed++;
-          return Promise.resolve();
-        },
-      };
-      return Promise.resolve({ ok: true, sandbox });
-    },
-    runToolHost: () => Promise.resolve(0),
-    toolHostIo: () => {
-      throw new Error("not used");
-    },
-  };
-  return { deps, calls };
+  const fake = createFakeCliDeps({ tools: [ls] });
+  return { deps: fake.deps, calls: Object.assign(fake.calls, { toolArgs }) };
 }
 
 /** The live listing that matches the recorded one (paths differ only by workspace). */

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/run.ts";
+import type { CliDeps } from "../../src/cli/run.ts";
 import { MAX_STDIN_BYTES, noEndpointMessage, runCli } from "../../src/cli/run.ts";
 import type { AssistantMessage, ModelClient } from "../../src/model/types.ts";
 import { emptyUsage, ModelError } from "../../src/model/types.ts";
 import type { OpenAiClientOptions } from "../../src/model/openai.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { createFakeTerminal } from "./_fakes.ts";
+import { createFakeCliDeps, createFakeTerminal } from "./_fakes.ts";
 
 function textReply(text: string): AssistantMessage {
   return {
@@ -18,34 +18,7 @@ function textReply(text: string): AssistantMessage {
 }
 
 function fakeDeps(model: ModelClient, over: Partial<CliDeps> = {}) {
-  const calls = { sandboxes: [] as SandboxRequest[], closed: 0, models: 0 };
-  const deps: CliDeps = {
-    createModel: () => {
-      calls.models++;
-      return model;
-    },
-    openSandbox: (request) => {
-      calls.sandboxes.push(request);
-      const sandbox: SandboxHandle = {
-        tools: [],
-        onToolCall: () => undefined,
-        mode: "worker",
-        warnings: [],
-        grants: request.grants,
-        close: () => {
-          calls.closed++;
-          return Promise.resolve();
-        },
-      };
-      return Promise.resolve({ ok: true, sandbox });
-    },
-    runToolHost: () => Promise.resolve(0),
-    toolHostIo: () => {
-      throw new Error("not used");
-    },
-    ...over,
-  };
-  return { deps, calls };
+  return createFakeCliDeps({ model, over });
 }
 
 Deno.test("runCli() rejects a bad flag with exit 2 before creating a model or a sandbox", async () => {
