@@ -58,6 +58,8 @@ export interface CliFlags {
   replay?: string;
   /** `--replay-check`: compare live tool results with the recorded ones (exit 5 on a difference). */
   replayCheck: boolean;
+  /** `--trust-project`: apply the project config's sensitive settings for this run. */
+  trustProject: boolean;
   permissions: PermissionFlagValues;
 }
 
@@ -92,6 +94,7 @@ export const CLI_OPTIONS = {
   "include-deltas": { type: "boolean" },
   replay: { type: "string" },
   "replay-check": { type: "boolean" },
+  "trust-project": { type: "boolean" },
   version: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   "allow-all": { type: "boolean", short: "A" },
@@ -135,6 +138,9 @@ Tools and permissions (Deno's own syntax; paths relative to the workspace):
   -A, --allow-all                grant everything (the API key still never reaches a tool)
       --sandbox auto|require|off OS sandbox (bubblewrap): require exits 2 when unavailable
       --no-prompt                never ask for approval; ungranted calls are denied
+      --trust-project            apply this project's sensitive settings (see Trust) for
+                                 this run; to remember it, add the workspace to
+                                 trustedProjects in the user config
 
 Output and exit status:
   -p, --print                    force print mode (permission prompts become denials)
@@ -165,6 +171,15 @@ Environment and files:
   MOAT_API_KEY_ENV, MOAT_MAX_TURNS, MOAT_SANDBOX; NO_COLOR disables colour. Settings also come
   from .moat/config.json and $XDG_CONFIG_HOME/moat/config.json (flags win); AGENTS.md files are
   added to the system prompt; sessions live in $XDG_STATE_HOME/moat/sessions/.
+
+Trust (docs/security.md):
+  A project's .moat/config.json may set model, maxTurns, bashTimeout, compat and the like from
+  any clone. Settings that choose where requests and credentials go (baseUrl, apiKeyEnv,
+  headers) or weaken the sandbox (sandbox other than "require") apply only in a trusted
+  project: one whose real path is in trustedProjects of the user config, or with
+  --trust-project. On a terminal moat asks once; without one it exits 2 before any request.
+  Inside a write grant, .git/hooks, .git/config, the core.hooksPath directory and .moat/ stay
+  read-only for every tool unless --allow-write names them (e.g. --allow-write=.,.git/hooks).
 
 Exit codes: 0 completed · 1 model/provider error (or a replay ran out of replies) · 2 usage/config
 error or required sandbox unavailable · 3 max turns reached · 4 denied tool calls with
@@ -243,6 +258,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     noContextFiles: v["no-context-files"] ?? false,
     includeDeltas: v["include-deltas"] ?? false,
     replayCheck: v["replay-check"] ?? false,
+    trustProject: v["trust-project"] ?? false,
     permissions,
   };
   if (parsed.positionals.length > 0) flags.prompt = parsed.positionals.join(" ");

@@ -15,6 +15,7 @@ import {
   type SandboxMode,
 } from "./args.ts";
 import { type CliFs, readTextOrReason } from "./io.ts";
+import { type AskTrust, decideProjectTrust, type ProjectTrustInfo } from "./trust.ts";
 
 /** The model used when nothing else names one. */
 export const DEFAULT_MODEL = "gpt-4.1";
@@ -90,6 +91,12 @@ export const ConfigFileSchema = Type.Object({
       description: "Switches for OpenAI-compatible servers that differ from OpenAI.",
     }),
   ),
+  trustedProjects: Type.Optional(
+    Type.Array(Type.String({ pattern: "^(/|~$|~/)" }), {
+      description: "User config only: real paths (or ~/…) of projects whose sensitive " +
+        "settings (baseUrl, apiKeyEnv, headers, sandbox) apply.",
+    }),
+  ),
 }, { additionalProperties: false });
 
 /** Server compatibility switches from the config files. */
@@ -120,6 +127,10 @@ export interface Settings {
   compat?: CompatSettings;
   /** Config files that were found and applied, most specific last. */
   configFiles: string[];
+  /** Whether the project is trusted and which of its settings applied. */
+  project: ProjectTrustInfo;
+  /** Things the user should know about the settings (shown once the run starts). */
+  warnings: string[];
 }
 
 /** The outcome of resolving settings. */
@@ -234,27 +245,68 @@ function configFromEnv(
   return { ok: true, config };
 }
 
-/** Resolves the effective settings of a run from flags, environment and config files. */
+/**
+ * Resolves the effective settings of a run from flags, environment and config files. Sensitive
+ * settings of the project config apply only in a trusted project (`--trust-project`, the user
+ * config's `trustedProjects`, or `askTrust`'s answer); without `askTrust` an untrusted project
+ * with sensitive settings in effect is an error, before anything leaves the machine.
+ */
 export async function resolveSettings(
   flags: CliFlags,
-  options: { env: Record<string, string>; workspace: string; fs: CliFs },
+  options: { env: Record<string, string>; workspace: string; fs: CliFs; askTrust?: AskTrust },
 ): Promise<SettingsResult> {
-  const layers: ConfigFile[] = [];
   const configFiles: string[] = [];
   const userPath = userConfigPath(options.env);
-  for (const path of [userPath, projectConfigPath(options.workspace)]) {
-    if (path === undefined) continue;
-    const result = await readConfig(options.fs, path);
+  const projectPath = projectConfigPath(options.workspace);
+  const files: Array<ConfigFile | null> = [];
+  for (const path of [userPath, projectPath]) {
+    const result = path === undefined ? { ok: true as const, config: null } : await readConfig(
+      options.fs,
+      path,
+    );
     if (!result.ok) return result;
-    if (result.config !== null) {
-      layers.push(result.config);
-      configFiles.push(path);
-    }
+    files.push(result.config);
+    if (result.config !== null && path !== undefined) configFiles.push(path);
   }
+  const [user, projectFile] = files as [ConfigFile | null, ConfigFile | null];
   const fromEnv = configFromEnv(options.env);
   if (!fromEnv.ok) return fromEnv;
-  layers.push(fromEnv.config);
+  const fromFlags = flagLayer(flags);
+  const warnings: string[] = [];
 
+  // The project's own layer, minus what only the user may say.
+  const project: ConfigFile = { ...projectFile };
+  if (project.trustedProjects !== undefined) {
+    delete project.trustedProjects;
+    warnings.push(
+      `"trustedProjects" in the project config "${projectPath}" has no effect: a project ` +
+        "cannot trust itself; list trusted projects in the user config",
+    );
+  }
+  const trust = await decideProjectTrust(project, {
+    ...options,
+    trustProject: flags.trustProject,
+    trustedProjects: user?.trustedProjects ?? [],
+    userPath,
+    projectPath,
+    // A sensitive key the user sets in the environment or a flag is the user's word, not the
+    // project's: it overrides the project's value, which then needs no trust.
+    overridden: (key) =>
+      fromEnv.config[key as keyof ConfigFile] !== undefined ||
+      fromFlags[key as keyof ConfigFile] !== undefined,
+  });
+  if (!trust.ok) return trust;
+  warnings.push(...trust.warnings);
+  for (const key of trust.info.ignored) delete project[key as keyof ConfigFile];
+  // Reported in run_start: the project's keys that took part (later layers may override them).
+  trust.info.applied = Object.keys(project).filter((k) => k !== "$schema");
+  const { trustedProjects: _user, ...userLayer } = user ?? {};
+  const layers: ConfigFile[] = [userLayer, project, fromEnv.config, fromFlags];
+  return mergeLayers(layers, { configFiles, project: trust.info, warnings });
+}
+
+/** The settings the flags give (undefined fields were not given). */
+function flagLayer(flags: CliFlags): ConfigFile {
   const fromFlags: ConfigFile = {};
   if (flags.model !== undefined) fromFlags.model = flags.model;
   if (flags.baseUrl !== undefined) fromFlags.baseUrl = flags.baseUrl;
@@ -271,8 +323,14 @@ export async function resolveSettings(
   if (flags.noContextFiles) fromFlags.contextFiles = false;
   if (flags.failOnDeny) fromFlags.failOnDeny = true;
   if (flags.noPrompt) fromFlags.prompt = false;
-  layers.push(fromFlags);
+  return fromFlags;
+}
 
+/** Later layers win, field by field; compatibility switches merge key by key. */
+function mergeLayers(
+  layers: ConfigFile[],
+  extra: Pick<Settings, "configFiles" | "project" | "warnings">,
+): SettingsResult {
   // Later layers win, field by field.
   const merged: ConfigFile = Object.assign({}, ...layers);
   if (merged.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(merged.apiKeyEnv)) {
@@ -295,7 +353,7 @@ export async function resolveSettings(
     contextFiles: merged.contextFiles ?? true,
     failOnDeny: merged.failOnDeny ?? false,
     noPrompt: merged.prompt === false,
-    configFiles,
+    ...extra,
   };
   if (merged.baseUrl !== undefined) settings.baseUrl = merged.baseUrl;
   if (merged.maxTurns !== undefined) settings.maxTurns = merged.maxTurns;

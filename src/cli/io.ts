@@ -14,6 +14,8 @@ export interface CliFs extends SessionFs {
   realPath(path: string): Promise<string | null>;
   /** Creates a fresh private temporary directory; returns its real path. */
   makeTempDir(prefix: string): Promise<string>;
+  /** Replaces the file's text atomically (a temporary file renamed over it), keeping its mode. */
+  writeTextFile(path: string, text: string): Promise<void>;
   /** Removes a directory tree; a missing one is fine. Must not reject. */
   removeTree(path: string): Promise<void>;
 }

@@ -116,6 +116,7 @@ export function runStartRecord(info: RunStartInfo): Record<string, unknown> {
     sandbox: info.sandbox,
     tools: info.tools,
     session: info.session,
+    ...(info.project === undefined ? {} : { project: info.project }),
     ...(info.replay === undefined ? {} : { replay: info.replay }),
   };
 }

@@ -6,6 +6,7 @@ import type { AgentEvent } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { addUsage, emptyUsage, type ModelErrorKind, type Usage } from "../model/types.ts";
 import type { ReplayCheckSummary } from "./replay_check.ts";
+import type { ProjectTrustInfo } from "./trust.ts";
 
 /** How a CLI run ended (the agent's stop reasons plus the CLI's own). */
 export type RunStopReason =
@@ -31,6 +32,8 @@ export interface RunStartInfo {
   moatVersion: string;
   /** Set when the model's side is played back from a recording (--replay). */
   replay?: ReplayStartInfo;
+  /** Whether the project is trusted and which of its config keys applied. */
+  project?: ProjectTrustInfo;
 }
 
 /** The recording a replay plays back. */

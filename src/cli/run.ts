@@ -45,7 +45,7 @@ import {
 import { type CliFs, type CliSignal, readTextOrReason, type Terminal } from "./io.ts";
 import { createJsonlReporter, createJsonReporter } from "./jsonl.ts";
 import { createTextRenderer, useColor } from "./render.ts";
-import { createLineSource, createReplPrompter, runRepl } from "./repl.ts";
+import { createLineSource, createReplPrompter, type LineSource, runRepl } from "./repl.ts";
 import { createRelocation, replayRecording } from "./replay.ts";
 import { createReplayChecker } from "./replay_check.ts";
 import {
@@ -59,6 +59,7 @@ import {
   type RunSummary,
 } from "./report.ts";
 import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
+import { parseTrustAnswer, type TrustAnswer, trustQuestion, type TrustRequest } from "./trust.ts";
 
 /** Exit codes of the moat command. */
 export const EXIT = {
@@ -199,6 +200,8 @@ interface RunSetup {
   baseUrl: string;
   /** `--replay`: the recording whose model replies are played back. */
   recording?: Recording;
+  /** The terminal's lines (interactive mode and questions); created on first use. */
+  lineSource: () => LineSource;
 }
 
 async function runCommand(
@@ -233,7 +236,18 @@ async function runCommand(
     return usage(`The workspace "${workspaceInput}" is not a directory moat can open: fix --cwd`);
   }
 
-  const resolved = await resolveSettings(flags, { env, workspace, fs });
+  // One reader of the terminal's lines, shared by the trust question and interactive mode.
+  let lines: LineSource | undefined;
+  const lineSource = () => lines ??= createLineSource(terminal.readLines());
+  // The trust question needs a person at a terminal; a replay never asks.
+  const canAsk = flags.replay === undefined && !flags.noPrompt && terminal.isTty("stdin") &&
+    terminal.isTty("stderr");
+  const resolved = await resolveSettings(flags, {
+    env,
+    workspace,
+    fs,
+    ...(canAsk ? { askTrust: (request) => askTrust(request, terminal, lineSource()) } : {}),
+  });
   if (!resolved.ok) {
     terminal.writeStderr(`moat: ${resolved.error}\n`);
     return EXIT.usage;
@@ -292,9 +306,28 @@ async function runCommand(
     // Local servers need no key; the adapter sends a placeholder.
     apiKey: key,
     baseUrl: settings.baseUrl ?? DEFAULT_BASE_URL,
+    lineSource,
   };
   if (recording !== undefined) setup.recording = recording;
   return interactive ? await interactiveMode(setup) : await printMode(setup);
+}
+
+/** Asks on the terminal whether to apply an untrusted project's sensitive settings. */
+async function askTrust(
+  request: TrustRequest,
+  terminal: Terminal,
+  source: LineSource,
+): Promise<TrustAnswer> {
+  terminal.writeStderr(trustQuestion(request, request.settings) + " ");
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const line = await source.next({ fresh: true });
+    // A closed input cannot say yes: go on without the settings.
+    if (line === null) return "ignore";
+    const answer = parseTrustAnswer(line);
+    if (answer !== undefined) return answer;
+    terminal.writeStderr("Please answer r (remember), o (once) or i (ignore): ");
+  }
+  return "ignore";
 }
 
 /** Reads and strictly parses a replay file; any problem is a usage error naming the line. */
@@ -738,6 +771,7 @@ function startInfo(setup: RunSetup, engine: Engine, session: string | null) {
     tools: engine.tools.map((t) => t.name),
     session,
     moatVersion: VERSION,
+    project: setup.settings.project,
   };
   const recording = setup.recording;
   if (recording !== undefined) {
@@ -933,7 +967,14 @@ async function printMode(setup: RunSetup): Promise<number> {
     if (signalled !== undefined) return signalledBeforeStart();
     reporter.start(startInfo(setup, engine, writer?.path ?? null));
     started = true;
-    for (const w of [...pending.splice(0), ...engine.sandbox.warnings, ...opened.contextWarnings]) {
+    for (
+      const w of [
+        ...setup.settings.warnings,
+        ...pending.splice(0),
+        ...engine.sandbox.warnings,
+        ...opened.contextWarnings,
+      ]
+    ) {
       reporter.warning(w);
     }
 
@@ -998,7 +1039,7 @@ async function printMode(setup: RunSetup): Promise<number> {
 async function interactiveMode(setup: RunSetup): Promise<number> {
   const { terminal, settings } = setup;
   const reporter = createReporter(setup, true);
-  const source = createLineSource(terminal.readLines());
+  const source = setup.lineSource();
   const color = useColor(terminal.isTty("stdout"), setup.env);
   const prompter = createReplPrompter(
     source,
@@ -1027,7 +1068,9 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
     const eng = opened.engine;
     engine = eng;
     reporter.start(startInfo(setup, eng, writerRef.writer?.path ?? null));
-    for (const w of [...eng.sandbox.warnings, ...opened.contextWarnings]) reporter.warning(w);
+    for (const w of [...settings.warnings, ...eng.sandbox.warnings, ...opened.contextWarnings]) {
+      reporter.warning(w);
+    }
     let model = settings.model;
     let client = setup.deps.createModel(modelClientOptions(setup, model));
     const banner = `moat ${VERSION} · ${model} · ${setup.workspace}\n` +

@@ -56,6 +56,17 @@ export function createDenoCliFs(): CliFs {
     async makeTempDir(prefix) {
       return await Deno.realPath(await Deno.makeTempDir({ prefix }));
     },
+    async writeTextFile(path, text) {
+      const mode = await unlessMissing(async () => (await Deno.stat(path)).mode, null);
+      const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+      try {
+        await Deno.writeTextFile(temp, text, { createNew: true, mode: (mode ?? 0o644) & 0o777 });
+        await Deno.rename(temp, path);
+      } catch (e) {
+        await Deno.remove(temp).catch(() => {});
+        throw e;
+      }
+    },
     async removeTree(path) {
       try {
         await Deno.remove(path, { recursive: true });
