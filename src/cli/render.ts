@@ -9,6 +9,7 @@ import { displayPath } from "../tools/_paths.ts";
 import type { Reporter, RunStartInfo, RunSummary } from "./report.ts";
 import { resultText } from "./report.ts";
 import { replayCheckText } from "./replay_check.ts";
+import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
 
 /** Where and how the text renderer writes. */
 export interface TextRendererOptions {
@@ -47,12 +48,12 @@ const MAX_TARGET_CHARS = 100;
 
 /**
  * The first line of `text`, at most `max` characters, with control characters (which could move
- * the cursor or recolour the terminal) replaced, so one tool call stays one line.
+ * the cursor or recolour the terminal), bidi controls and look-alike slashes written as `\uXXXX`,
+ * so one tool call stays one line and shows what it really is.
  */
 export function oneLine(text: string, max: number): string {
   const lines = text.trim().split(/\r?\n|\r/);
-  // deno-lint-ignore no-control-regex
-  const first = (lines[0] ?? "").replace(/[\u0000-\u001f\u007f-\u009f]/g, "\uFFFD");
+  const first = escapeUnsafe(lines[0] ?? "");
   const chars = [...first];
   if (chars.length > max) return `${chars.slice(0, max - 1).join("")}…`;
   return lines.length > 1 ? `${first} …` : first;
@@ -65,9 +66,10 @@ export function describeCall(name: string, args: unknown, cwd: string): string {
     return "(invalid arguments)";
   }
   const a = args as Record<string, unknown>;
+  // A path is shown whole: a newline in it is escaped, never a reason to cut the rest off.
   const path = (p: unknown) => {
     if (typeof p !== "string" || p === "") return ".";
-    return isAbsolute(p) ? displayPath(cwd, p) : p;
+    return escapeUnsafe(isAbsolute(p) ? displayPath(cwd, p) : p);
   };
   switch (name) {
     case "bash":
@@ -186,7 +188,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
         case "text_delta":
           if (!streaming) return;
           setSpinner(null);
-          options.writeStdout(event.delta);
+          options.writeStdout(escapeControls(event.delta));
           if (event.delta !== "") atLineStart = event.delta.endsWith("\n");
           return;
         case "message_end":
@@ -254,22 +256,27 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
       if (text === "") return;
       // A streamed answer is on the terminal already (ending in a newline): only separate it.
       if (streaming) options.writeStdout("\n");
-      else options.writeStdout(text.endsWith("\n") ? `${text}\n` : `${text}\n\n`);
+      else options.writeStdout(escapeControls(text.endsWith("\n") ? `${text}\n` : `${text}\n\n`));
     },
     warning(message: string) {
-      stderrLine(`${c("33", "moat: warning:")} ${message}`);
+      stderrLine(`${c("33", "moat: warning:")} ${escapeControls(message)}`);
     },
     end(summary: RunSummary) {
       setSpinner(null);
       if (summary.stopReason === "completed" && !streaming && summary.text !== "") {
-        options.writeStdout(summary.text.endsWith("\n") ? summary.text : `${summary.text}\n`);
+        const text = escapeControls(summary.text);
+        options.writeStdout(text.endsWith("\n") ? text : `${text}\n`);
       } else if (streaming && !atLineStart) {
         options.writeStdout("\n");
         atLineStart = true;
       }
       switch (summary.stopReason) {
         case "error":
-          stderrLine(`${c("31", "moat: error:")} ${summary.error?.message ?? "the run failed"}`);
+          stderrLine(
+            `${c("31", "moat: error:")} ${
+              escapeControls(summary.error?.message ?? "the run failed")
+            }`,
+          );
           break;
         case "maxIterations":
           stderrLine(

@@ -6,6 +6,7 @@
 import type { Approval, ApprovalRequest, Prompter } from "../policy/approve.ts";
 import { createLinePrompter } from "../policy/approve.ts";
 import type { CliSignal, Terminal } from "./io.ts";
+import { escapeUnsafe } from "./terminal_text.ts";
 
 /** Lines from the terminal, shared by the prompt, the queue and approval questions. */
 export interface LineSource {
@@ -72,7 +73,9 @@ export function createReplPrompter(
       const answer = chain.then(async () => {
         hold?.(true);
         try {
-          return await inner.ask(request);
+          // The question holds a path or command chosen by the model: nothing in it may redraw
+          // the terminal or pass for another path.
+          return await inner.ask({ ...request, question: escapeUnsafe(request.question) });
         } finally {
           hold?.(false);
         }

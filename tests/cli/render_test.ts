@@ -157,7 +157,7 @@ Deno.test("createTextRenderer() keeps each tool line to one short line without c
   assert.equal(lines.length, 4);
   for (const line of lines) assert.ok([...line].length <= 300, `short: ${line}`);
   assert.ok(!out.stderr.includes("\x1b"), "no escape sequence from the arguments");
-  assert.match(lines[1] ?? "", /^✓ write evil\uFFFD\[2J …/);
+  assert.ok((lines[1] ?? "").startsWith("✓ write evil\\u001b[2J\\u000aname.txt"), lines[1]);
   assert.match(lines[0] ?? "", /…/);
 });
 
@@ -324,4 +324,22 @@ Deno.test("createTextRenderer() shows each replayed user message as one line on 
   assert.ok((lines[1] ?? "").startsWith("› xxx") && (lines[1] ?? "").endsWith("…"));
   assert.ok([...(lines[1] ?? "")].length <= 202);
   assert.equal(out.stdout, "");
+});
+
+Deno.test("createTextRenderer() escapes terminal sequences in the model's answer, streamed or not, and keeps newlines", () => {
+  const answer = "Done.\x1b]52;c;ZWNobyBoaQ==\x07\r\n\x1b[1A\x1b[2Kline\u202eevil\n";
+  for (const stdoutIsTty of [false, true]) {
+    const { r, out } = renderer({ stdoutIsTty, color: true });
+    r.event({ type: "text_delta", delta: answer.slice(0, 7) });
+    r.event({ type: "text_delta", delta: answer.slice(7) });
+    r.warning("server said \x1b[31mred\x1b[0m");
+    r.end(summary({ text: answer }));
+    r.dispose();
+    assert.ok(!out.stdout.includes("\x1b"), JSON.stringify(out.stdout));
+    assert.ok(!out.stdout.includes("\r") && !out.stdout.includes("\u202e"));
+    assert.ok(out.stdout.includes("Done.\\u001b]52;c;ZWNobyBoaQ==\\u0007\n\\u001b[1A"));
+    assert.ok(out.stderr.includes("server said \\u001b[31mred"), out.stderr);
+    // moat's own colours stay.
+    assert.ok(out.stderr.includes("\x1b[33mmoat: warning:\x1b[0m"));
+  }
 });

@@ -156,3 +156,21 @@ Deno.test("runRepl() does not exit on a second Ctrl-C pressed right after one th
   terminal.endInput();
   assert.equal(await done, 0);
 });
+
+Deno.test("createReplPrompter() shows a question with control characters and look-alike slashes escaped", async () => {
+  const terminal = createFakeTerminal();
+  const source = createLineSource(terminal.readLines());
+  let asked = "";
+  const prompter = createReplPrompter(source, (t) => void (asked += t));
+  const disguised = "/w/x\r\x1b[2Kmoat wants to write \u2215tmp\u2215scratch.txt";
+  const answer = prompter.ask({
+    toolName: "write",
+    location: { access: "write", path: disguised },
+    question: `moat wants to write ${disguised} (write). Allow?`,
+  });
+  await tick();
+  terminal.typeLine("n");
+  assert.equal(await answer, "deny");
+  assert.ok(!/[\r\x1b\u2215]/.test(asked), JSON.stringify(asked));
+  assert.ok(asked.includes("/w/x\\u000d\\u001b[2Kmoat wants to write \\u2215tmp"), asked);
+});
