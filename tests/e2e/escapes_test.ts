@@ -1,0 +1,93 @@
+/**
+ * End-to-end: escapes found by an adversarial pass, each tried through the real CLI with a
+ * scripted model (the fake OpenAI server) making the tool calls.
+ */
+import assert from "node:assert/strict";
+import { type FakeOpenAIServer, reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { createTempWorkspace } from "../support/workspace.ts";
+import { BWRAP } from "../sandbox/_helpers.ts";
+import { cliEnv, startArgv } from "./_cli.ts";
+
+/** The text of the tool result the model got back for call `id`. */
+function toolResult(server: FakeOpenAIServer, id: string): string {
+  for (const request of server.chatRequests) {
+    const found = request.body?.messages.find((m) => m.role === "tool" && m.tool_call_id === id);
+    if (found !== undefined) return String(found.content);
+  }
+  throw new Error(`no result for ${id}`);
+}
+
+Deno.test({
+  name: "descriptors moat inherits (9<secret 8>>log) do not reach sandboxed bash",
+  ignore: !BWRAP,
+  async fn() {
+    await using server = await startFakeOpenAI();
+    await using ws = await createTempWorkspace();
+    await using outside = await createTempWorkspace({
+      "secret.txt": "OUTSIDE-SECRET\n",
+      "log": "",
+    });
+    server.script(
+      reply.toolCalls([{
+        id: "c1",
+        name: "bash",
+        arguments: { command: "cat <&9; echo leaked >&8; ls /proc/self/fd; echo done" },
+      }]),
+      reply.text("ok"),
+    );
+    const argv = [Deno.execPath(), ...(await startArgv(["-p", "go"]))];
+    const out = await new Deno.Command("bash", {
+      args: ["-c", 'exec "$@" 9<"$SECRET" 8>>"$LOG" </dev/null', "moat", ...argv],
+      cwd: ws.dir,
+      env: cliEnv(ws.dir, {
+        OPENAI_BASE_URL: server.baseURL,
+        OPENAI_API_KEY: "k",
+        SECRET: outside.path("secret.txt"),
+        LOG: outside.path("log"),
+      }),
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, stderr);
+    const result = toolResult(server, "c1");
+    assert.doesNotMatch(result, /OUTSIDE-SECRET/);
+    assert.match(result, /Bad file descriptor/);
+    assert.match(result, /done/);
+    assert.equal(await Deno.readTextFile(outside.path("log")), "");
+  },
+});
+
+Deno.test({
+  name: "the API key is in no environment a sandboxed bash call can read, pid 1's included",
+  ignore: !BWRAP,
+  async fn() {
+    await using server = await startFakeOpenAI();
+    await using ws = await createTempWorkspace();
+    const key = "sk-e2e-environ-4b1d";
+    server.script(
+      reply.toolCalls([{
+        id: "c1",
+        name: "bash",
+        arguments: {
+          command:
+            "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c 'sk-e2e' || true",
+        },
+      }]),
+      reply.text("ok"),
+    );
+    const argv = await startArgv(["-A", "-p", "go"]);
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: argv,
+      cwd: ws.dir,
+      env: cliEnv(ws.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: key }),
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    assert.equal(toolResult(server, "c1").trim().split("\n")[0], "0");
+  },
+});
