@@ -27,7 +27,7 @@ const PERMISSION_LIST_FLAGS: readonly PermissionListFlag[] = GRANT_FLAGS.filter(
  * src/policy/grants.ts takes): `true` when given bare (everything), else each occurrence's text.
  */
 export type PermissionFlagValues =
-  & { [K in PermissionListFlag]?: true | string[] }
+  & { [K in PermissionListFlag]?: true | Array<string | true> }
   & { "allow-all"?: boolean };
 
 /** Everything the flags said; absent fields were not given (config and defaults fill them). */
@@ -240,7 +240,9 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   for (const name of PERMISSION_LIST_FLAGS) {
     const given = v[name];
     if (bare.has(name)) {
-      permissions[name] = true;
+      // Values next to the bare flag still count where a path must be named (a protected path's
+      // carve-out: `--allow-write --allow-write=.git/hooks`).
+      permissions[name] = given === undefined ? true : [true, ...given];
       continue;
     }
     // Entries stay as given ("a,b"); src/policy/grants.ts parseGrantFlags splits and checks them.

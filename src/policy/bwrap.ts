@@ -5,8 +5,13 @@
 import { dirname, join } from "node:path";
 import { createDenoCommandOps } from "../sys/command.ts";
 import { createDenoPathOps } from "../sys/paths.ts";
+import { isWithin } from "./_within.ts";
 import type { Grants } from "./grants.ts";
 import type { CommandOps, PathOps } from "./ops.ts";
+import type { Protection } from "./protected.ts";
+import { protectedMountArgs } from "./protected_view.ts";
+
+export { isWithin };
 
 /** Whether bubblewrap can be used on this machine, and if not, why. */
 export type BwrapProbe =
@@ -161,6 +166,8 @@ export interface HostViewSpec {
   command: string[];
   /** Look-ups of the host's paths (default: Deno's, src/sys/paths.ts). */
   paths?: PathOps;
+  /** Paths kept read-only inside the write grants; check `protectedViewProblem` first. */
+  protection?: Protection;
 }
 
 interface Mount {
@@ -171,8 +178,9 @@ interface Mount {
 
 /**
  * Builds the full bwrap argv (without the bwrap executable itself) for the tool host: system dirs
- * read-only, read grants read-only, write grants read-write, a private /tmp, /dev and /proc, deny
- * lists masked, PATH programs masked under a scoped `--allow-run`, `--clearenv` + `env`.
+ * read-only, read grants read-only, write grants read-write, a private /tmp, /dev and /proc,
+ * protected paths read-only inside the write grants, deny lists masked, PATH programs masked
+ * under a scoped `--allow-run`, `--clearenv` + `env`.
  */
 export function buildHostArgs(spec: HostViewSpec): string[] {
   const args: string[] = [
@@ -256,6 +264,16 @@ function viewArgs(spec: Omit<HostViewSpec, "env" | "command">, target: "host" | 
   for (const m of ordered.filter((m) => m.path !== "/")) args.push(...bindArgs(m));
 
   const visible = (p: string) => effective.some((m) => isWithin(p, m.path));
+
+  // Protected paths: after the grants, before the deny lists (which win over carve-outs).
+  if (spec.protection !== undefined) {
+    const writableRoot = (p: string) => {
+      const holder = effective.filter((m) => isWithin(p, m.path))
+        .sort((a, b) => depth(b.path) - depth(a.path))[0];
+      return holder?.mode === "rw" ? holder.path : undefined;
+    };
+    args.push(...protectedMountArgs(spec.protection, { paths, writableRoot }));
+  }
 
   // Deny lists: what Deno's Worker permissions cannot express (they have no deny lists).
   for (const p of [...grants.denyWrite].sort((a, b) => depth(a) - depth(b))) {
@@ -374,12 +392,6 @@ function existingAncestor(paths: PathOps, p: string): string {
 function bindArgs(m: Mount): string[] {
   if (m.mode === "hide") return ["--tmpfs", m.path];
   return [m.mode === "rw" ? "--bind" : "--ro-bind", m.path, m.path];
-}
-
-/** True when `p` is `base` or inside it (both absolute, normalised). */
-export function isWithin(p: string, base: string): boolean {
-  if (base === "/") return true;
-  return p === base || p.startsWith(base + "/");
 }
 
 function depth(p: string): number {

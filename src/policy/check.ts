@@ -54,8 +54,9 @@ export interface PermissionDecision {
   target: string;
   outcome: DecisionOutcome;
   /** grants: the grants decided; user: the user answered; no_prompt: nobody could be asked;
-   * deny_list: a --deny-* flag; error: the locations could not be resolved. */
-  by: "grants" | "user" | "no_prompt" | "deny_list" | "error";
+   * deny_list: a --deny-* flag; protected: a protected path (git hooks and config, .moat, …);
+   * error: the locations could not be resolved. */
+  by: "grants" | "user" | "no_prompt" | "deny_list" | "protected" | "error";
   /** For denials: the reason the model receives. */
   reason?: string;
 }
@@ -67,6 +68,11 @@ export interface PermissionPolicyOptions {
   prompter?: Prompter;
   /** `--no-prompt`: deny instead of asking. */
   noPrompt?: boolean;
+  /**
+   * Why writing a real path is refused even inside the grants (a protected path, see
+   * src/policy/protected.ts), or undefined; such writes are denied without asking anyone.
+   */
+  protectedWrite?: (path: string) => string | undefined;
   /** Receives every decision; must not throw (errors are ignored). */
   onDecision?: (decision: PermissionDecision) => void;
   /** Called when the user approved a location; "always" widens the grants for the run. */
@@ -134,6 +140,16 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
       );
     }
     if (locations.length === 0) return undefined;
+    // Before the grants: a protected path is refused even where writing is granted, and no
+    // approval may lift it, so nobody is asked.
+    for (const location of locations) {
+      if (location.access !== "write") continue;
+      const detail = options.protectedWrite?.(location.path);
+      if (detail === undefined) continue;
+      const reason = `write access to "${location.path}" is denied: ${detail}`;
+      recordEach([location], { outcome: "denied", by: "protected", reason });
+      return blocked(reason);
+    }
     const answer = await options.engine.query(locations);
     // Without an answer nothing is known to be granted; say why instead of "not granted".
     if (!answer.ok) return fail(`the permission check could not run: ${answer.reason}`);

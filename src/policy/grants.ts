@@ -32,6 +32,12 @@ export interface Grants {
   denyRead: string[];
   denyWrite: string[];
   denyRun: string[];
+  /**
+   * Every path named in an `--allow-write=…` value (real paths), even when the write scope is
+   * everything (`-A`, bare `--allow-write`): a named path lifts the protection of a protected
+   * path it is, or is inside (src/policy/protected.ts). Approvals never add to it.
+   */
+  namedWrite: string[];
   /** `-A/--allow-all` was given. */
   allowAll: boolean;
   explicit: ExplicitKinds;
@@ -99,6 +105,7 @@ export function defaultGrants(cwd: string, options: { paths?: PathOps } = {}): G
     denyRead: [],
     denyWrite: [],
     denyRun: [],
+    namedWrite: [],
     allowAll: false,
     explicit: { read: false, write: false, run: false, net: false, env: false },
   };
@@ -145,6 +152,7 @@ export function parseGrantFlags(
         grants.explicit[kind] = true;
       }
     }
+    grants.namedWrite = namedList(values["allow-write"], grantedIn("allow-write"));
     const deniedIn = (flag: GrantFlag) => (p: string) => deniedPath(paths, cwd, p, { home, flag });
     grants.denyRead = denyList(values["deny-read"], "deny-read", deniedIn("deny-read"));
     grants.denyWrite = denyList(values["deny-write"], "deny-write", deniedIn("deny-write"));
@@ -156,7 +164,10 @@ export function parseGrantFlags(
   return { ok: true, grants };
 }
 
-/** Returns grants widened by one more location (used by "allow always" approvals). */
+/**
+ * Returns grants widened by one more location (used by "allow always" approvals). `namedWrite`
+ * stays as it is: an approval never lifts a protected path.
+ */
 export function widenGrants(
   grants: Grants,
   location: { access: "read" | "write"; path: string } | { access: "run"; program: string } | {
@@ -273,6 +284,19 @@ function scopeOf(
   return items;
 }
 
+/** The paths named in a flag's values, also next to a bare flag (scopeOf drops them there). */
+function namedList(raw: GrantFlagValues[GrantFlag], convert: (item: string) => string): string[] {
+  const items: string[] = [];
+  for (const entry of flagEntries(raw)) {
+    if (typeof entry !== "string" || entry.trim() === "") continue;
+    for (const item of splitList(entry, "allow-write")) {
+      const converted = convert(item);
+      if (!items.includes(converted)) items.push(converted);
+    }
+  }
+  return items;
+}
+
 function denyList(
   raw: GrantFlagValues[GrantFlag],
   flag: GrantFlag,
@@ -358,7 +382,7 @@ function programName(paths: PathOps, cwd: string, raw: string): string {
  * Real path of `abs`, or of its nearest existing parent plus the missing segments; undefined when
  * a look-up fails for another reason than a missing path.
  */
-function realLocationSync(paths: PathOps, abs: string): string | undefined {
+export function realLocationSync(paths: PathOps, abs: string): string | undefined {
   const missing: string[] = [];
   let current = abs;
   for (;;) {

@@ -29,6 +29,14 @@ export interface PathOps {
   lstat(path: string): PathLink | undefined;
 }
 
+/** Path look-ups plus the small reads the protected-path scan needs (git's files). Must not throw. */
+export interface ScanOps extends PathOps {
+  /** The text of regular file `path` if it has at most `maxBytes`; undefined otherwise. */
+  readTextFile(path: string, maxBytes: number): string | undefined;
+  /** The entry names of directory `path`; undefined when it cannot be listed. */
+  readDirNames(path: string): string[] | undefined;
+}
+
 /** How a short command ended: its exit and output, or why it could not run. */
 export type CommandOutput =
   | {

@@ -1,10 +1,12 @@
 /**
  * The file operations the tools get inside the tool Worker: Deno's FsOps plus what Deno's Worker
  * permissions cannot express — deny lists (`--deny-read`, `--deny-write`) that also hold for files
- * a tree walk (grep, find) reaches without naming them. (The race re-check after each open lives
- * in src/sys/fs.ts: `createDenoFsOps({ recheckRealPath })`.)
+ * a tree walk (grep, find) reaches without naming them, and protected paths (git hooks and
+ * config, `.moat`, …) that no write may touch. (The race re-check after each open lives in
+ * src/sys/fs.ts: `createDenoFsOps({ recheckRealPath })`.)
  */
 import { isWithin } from "../policy/bwrap.ts";
+import { findProtection, protectedDetail, type Protection } from "../policy/protected.ts";
 import { realLocation } from "../tools/_paths.ts";
 import { FsError, type FsOps, readHandleFully, type SyncFileHandle } from "../tools/ops.ts";
 
@@ -14,6 +16,8 @@ export interface FsGuard {
   denyRead: readonly string[];
   /** Real paths nothing may be written to (`--deny-write`). */
   denyWrite: readonly string[];
+  /** Protected paths: refused to every write unless carved out by a named write grant. */
+  protection?: Protection;
 }
 
 /** Wraps `inner` so that the deny lists hold for every open, walk and write. */
@@ -58,6 +62,19 @@ export function guardFsOps(inner: FsOps, guard: FsGuard): FsOps {
         throw e;
       });
       if (deniedWrite(target) || deniedWrite(path)) throw refuse(path, "deny-write");
+      const protection = guard.protection;
+      if (protection !== undefined) {
+        // Both forms: the real path finds what a symlink leads to, the path as given a `.git`
+        // reached through a symlinked directory.
+        const hit = findProtection(protection, target) ?? findProtection(protection, path);
+        if (hit !== undefined) {
+          throw new FsError(
+            "protected",
+            path,
+            `Writing "${path}" is refused: ${protectedDetail(protection, hit)}`,
+          );
+        }
+      }
       return await inner.writeFile(path, data, options);
     },
   };

@@ -13,7 +13,7 @@ import {
   nestedBashPrefix,
   probeBwrap,
 } from "../policy/bwrap.ts";
-import type { CommandOps, PathOps } from "../policy/ops.ts";
+import type { CommandOps, PathOps, ScanOps } from "../policy/ops.ts";
 import {
   createPermissionPolicy,
   type LocationState,
@@ -23,11 +23,18 @@ import {
 } from "../policy/check.ts";
 import type { Prompter } from "../policy/approve.ts";
 import { type Grants, toolEnvironment, UsageError, widenGrants } from "../policy/grants.ts";
+import {
+  computeProtection,
+  findProtection,
+  protectedDetail,
+  type Protection,
+} from "../policy/protected.ts";
+import { protectedViewProblem } from "../policy/protected_view.ts";
 import { type BuiltinToolOptions, createBuiltinTools, selectTools } from "../tools/registry.ts";
 import type { AnyTool, ToolLocation } from "../tools/types.ts";
 import { createDenoCommandOps } from "../sys/command.ts";
 import { createDenoHostProcessOps } from "../sys/host_process.ts";
-import { createDenoPathOps } from "../sys/paths.ts";
+import { createDenoScanOps } from "../sys/paths.ts";
 import { createDenoRuntimeOps } from "../sys/runtime.ts";
 import {
   type HostConnection,
@@ -53,6 +60,7 @@ export const HOST_RUNTIME_FLAGS: readonly string[] = [
   "--unstable-worker-options",
   "--allow-all",
   "--no-prompt",
+  "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks",
 ];
 
 const NO_OS_SANDBOX_EFFECT = "Only Deno's permissions confine them: bash needs --allow-run " +
@@ -78,8 +86,8 @@ export interface SandboxSys {
   processes: HostProcessOps;
   /** The moat executable, main module and Deno's cache directory. */
   runtime: RuntimeOps;
-  /** Path look-ups for the bwrap view and the project root. */
-  paths: PathOps;
+  /** Path look-ups for the bwrap view, the project root and the protected paths. */
+  paths: ScanOps;
   /** Runs the bubblewrap probe commands. */
   commands: CommandOps;
 }
@@ -88,7 +96,7 @@ function denoSandboxSys(): SandboxSys {
   return {
     processes: createDenoHostProcessOps(),
     runtime: createDenoRuntimeOps(),
-    paths: createDenoPathOps(),
+    paths: createDenoScanOps(),
     commands: createDenoCommandOps(),
   };
 }
@@ -143,6 +151,8 @@ export interface Sandbox {
   warnings: string[];
   /** The effective grants (widened by "always" approvals). */
   readonly grants: Grants;
+  /** Paths kept read-only inside the write grants, computed once at creation; never widened. */
+  readonly protection: Protection;
   /** Kills the tool host and every process group in it. Idempotent. */
   close(): Promise<void>;
 }
@@ -189,6 +199,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       : { bashMaxTimeoutSec: options.bashMaxTimeoutSec }),
   };
   const workerUrl = options.workerUrl ?? workerModuleUrl("tools");
+  // Once, from the start's grants and real paths: "always" approvals widen the grants, never
+  // this, and every tool host of the run (restarts included) enforces the same set.
+  const scan = computeProtection(options.grants, {
+    workspace: options.cwd,
+    env: options.env,
+    ops: sys.paths,
+  });
+  const protection = scan.protection;
+  warnings.push(...scan.warnings);
 
   const startHost = (grants: Grants): HostConnection => {
     const config: HostConfig = {
@@ -199,10 +218,18 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       }),
       toolOptions: {
         ...toolOptions,
-        guard: { denyRead: grants.denyRead, denyWrite: grants.denyWrite, recheckOpens: !bwrap },
+        guard: {
+          denyRead: grants.denyRead,
+          denyWrite: grants.denyWrite,
+          protection,
+          recheckOpens: !bwrap,
+        },
       },
     };
     if (!bwrap || launch === undefined) return startWorkerHost(config);
+    // A protected path that became a symlink since the start would mount what it leads to.
+    const problem = protectedViewProblem(protection, sys.paths);
+    if (problem !== undefined) return failedHost(problem);
     const view = {
       bwrapPath: bwrap.path,
       grants,
@@ -211,6 +238,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       readOnlyPaths: launch.readOnlyPaths,
       ...(env["PATH"] === undefined ? {} : { toolPath: env["PATH"] }),
       paths: sys.paths,
+      protection,
     };
     if (bwrap.nested) {
       // Under a scoped --allow-run, bash must not run moat's own runtime either.
@@ -283,6 +311,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
     ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
     ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
+    protectedWrite(path) {
+      const hit = findProtection(protection, path);
+      return hit === undefined ? undefined : protectedDetail(protection, hit);
+    },
     onApproved({ toolCallId, location, scope }) {
       if (scope === "always") {
         grants = widenForApproval(grants, location);
@@ -325,6 +357,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     get grants() {
       return grants;
     },
+    protection,
     close() {
       closing ??= (async () => {
         await Promise.all([
@@ -336,6 +369,19 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       })();
       return closing;
     },
+  };
+}
+
+/**
+ * A tool host that could not be started: gone from the start, so each call and query sent to it
+ * fails with `reason` (the client says so), and the next one tries to start a host again.
+ */
+function failedHost(reason: string): HostConnection {
+  return {
+    onMessage: () => {},
+    send() {},
+    closed: Promise.resolve(reason),
+    close: () => Promise.resolve(),
   };
 }
 

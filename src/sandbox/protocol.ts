@@ -2,6 +2,7 @@
  * The tool host's wire protocol: JSON lines over the host's stdin/stdout (bwrap mode) or
  * postMessage (Worker mode). The same messages travel main → host → Worker and back.
  */
+import type { Protection } from "../policy/protected.ts";
 import type { ToolOutput, ToolUpdate } from "../tools/types.ts";
 
 /** The JSON-serialisable options a Worker rebuilds the built-in tools from. */
@@ -16,10 +17,12 @@ export interface WireToolOptions {
   guard?: WireFsGuard;
 }
 
-/** Deny lists for tree walks, and whether opens are re-checked (no OS sandbox). */
+/** Deny lists for tree walks, protected paths, and whether opens are re-checked (no OS sandbox). */
 export interface WireFsGuard {
   denyRead: string[];
   denyWrite: string[];
+  /** Paths no write may touch unless carved out (src/policy/protected.ts). */
+  protection?: Protection;
   /** Re-resolve every opened path after the open (set when tools run without bubblewrap). */
   recheckOpens: boolean;
 }

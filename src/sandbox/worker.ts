@@ -1,7 +1,8 @@
 /**
  * The tool Worker module. The tool host (or, without bubblewrap, the main process) starts it with
  * `deno: { permissions }` built from the grants, so Deno's engine refuses anything outside them;
- * the tools' file operations add the deny lists and, without bubblewrap, the post-open re-check.
+ * the tools' file operations add the deny lists, protected paths and, without bubblewrap, the
+ * post-open re-check.
  */
 import { createDenoFsOps } from "../sys/fs.ts";
 import { createBuiltinTools } from "../tools/registry.ts";
@@ -13,6 +14,7 @@ serveToolWorker(self as unknown as WorkerPort, ({ guard, ...options }) => {
   const fs = guardFsOps(deno, {
     denyRead: guard?.denyRead ?? [],
     denyWrite: guard?.denyWrite ?? [],
+    ...(guard?.protection === undefined ? {} : { protection: guard.protection }),
   });
   return createBuiltinTools({ ...options, fs });
 });

@@ -1,5 +1,8 @@
-/** Deno implementation of the policy layer's PathOps: synchronous realpath, stat and lstat. */
-import type { PathLink, PathOps, PathStat, RealPathResult } from "../policy/ops.ts";
+/**
+ * Deno implementation of the policy layer's PathOps (synchronous realpath, stat and lstat) and
+ * ScanOps (plus small file reads and directory listings).
+ */
+import type { PathLink, PathOps, PathStat, RealPathResult, ScanOps } from "../policy/ops.ts";
 
 /** Creates PathOps backed by Deno's synchronous file system calls. */
 export function createDenoPathOps(): PathOps {
@@ -29,6 +32,30 @@ export function createDenoPathOps(): PathOps {
         const st = Deno.lstatSync(path);
         if (st.isSymlink) return { kind: "symlink", target: Deno.readLinkSync(path) };
         return { kind: kindOf(st) };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+/** Creates ScanOps backed by Deno's synchronous file system calls. */
+export function createDenoScanOps(): ScanOps {
+  return {
+    ...createDenoPathOps(),
+    readTextFile(path: string, maxBytes: number): string | undefined {
+      try {
+        // stat first: opening a FIFO would block, and a huge file is not a config file.
+        const st = Deno.statSync(path);
+        if (!st.isFile || st.size > maxBytes) return undefined;
+        return Deno.readTextFileSync(path);
+      } catch {
+        return undefined;
+      }
+    },
+    readDirNames(path: string): string[] | undefined {
+      try {
+        return Array.from(Deno.readDirSync(path), (e) => e.name);
       } catch {
         return undefined;
       }

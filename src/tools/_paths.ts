@@ -179,6 +179,9 @@ export async function fsFailure(
       return `${head}: permission denied by the operating system`;
     case "not_granted":
       return `${head}: access is not granted for this run; ask the user to grant it`;
+    case "protected":
+      // The message names the protected path and the flag that allows writing it.
+      return e.message;
     case "changed":
       return `Refused: "${shown}" changed while being opened (possible symlink race); ` +
         `try again once the file is stable`;

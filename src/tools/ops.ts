@@ -15,6 +15,7 @@ export type FsErrorCode =
   | "not_a_file"
   | "permission_denied"
   | "not_granted"
+  | "protected"
   | "changed"
   | "too_large"
   | "io";

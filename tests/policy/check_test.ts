@@ -100,6 +100,40 @@ Deno.test("policy with noPrompt denies even when a prompter exists; deny lists n
   assert.equal(asked, 0);
 });
 
+Deno.test('policy denies a write to a protected path without asking or querying, by "protected"', async () => {
+  let asked = 0;
+  const decisions: PermissionDecision[] = [];
+  const e = engine({ "/w/.git/hooks/pre-commit": "granted", "/w/a.txt": "granted" });
+  const policy = createPermissionPolicy({
+    engine: e,
+    prompter: { ask: () => (asked++, Promise.resolve("always")) },
+    onDecision: (d) => decisions.push(d),
+    protectedWrite: (path) =>
+      path.startsWith("/w/.git/hooks/") ? '"/w/.git/hooks" is protected because …' : undefined,
+  });
+  const hook = "/w/.git/hooks/pre-commit";
+  const r = await policy(call(tool(() => [{ access: "read", path: hook }, {
+    access: "write",
+    path: hook,
+  }])));
+  assert.deepEqual(r, {
+    block: true,
+    source: "permissions",
+    reason: `write access to "${hook}" is denied: "/w/.git/hooks" is protected because …`,
+  });
+  assert.deepEqual(decisions.map((d) => [d.access, d.outcome, d.by, d.target]), [
+    ["write", "denied", "protected", hook],
+  ]);
+  assert.equal(asked, 0);
+  assert.equal(e.asked.length, 0, "decided before the permission engine");
+  // Reading it, and writing elsewhere, are not affected.
+  assert.equal(await policy(call(tool(() => [{ access: "read", path: hook }]))), undefined);
+  assert.equal(
+    await policy(call(tool(() => [{ access: "write", path: "/w/a.txt" }]))),
+    undefined,
+  );
+});
+
 Deno.test("policy asks the prompter on a TTY: once, always and no", async () => {
   for (
     const [answer, expected] of [

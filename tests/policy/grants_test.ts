@@ -166,3 +166,28 @@ Deno.test("parseGrantFlags() usage errors follow the message convention", async 
     assert.match(r.error.message, /: [a-z]/, r.error.message);
   }
 });
+
+Deno.test("parseGrantFlags() records every --allow-write path as named, also next to -A or the bare flag", async () => {
+  await using ws = await createTempWorkspace({ ".git/hooks/x": "", "src/a.ts": "" });
+  const named = (values: Parameters<typeof parseGrantFlags>[0]) => {
+    const r = parseGrantFlags(values, { cwd: ws.dir });
+    assert.ok(r.ok, JSON.stringify(values));
+    return [r.grants.write, r.grants.namedWrite];
+  };
+  assert.deepEqual(named({ "allow-write": [".,.git/hooks"] }), [
+    [ws.dir, ws.path(".git/hooks")],
+    [ws.dir, ws.path(".git/hooks")],
+  ]);
+  assert.deepEqual(named({ "allow-all": true, "allow-write": [".git/hooks"] }), [
+    true,
+    [ws.path(".git/hooks")],
+  ]);
+  assert.deepEqual(named({ "allow-write": [true, "src"] }), [true, [ws.path("src")]]);
+  assert.deepEqual(named({}), [[ws.dir], []]);
+  const missing = parseGrantFlags({ "allow-write": [true, "nope"] }, { cwd: ws.dir });
+  assert.ok(!missing.ok && /Granted path "nope"/.test(missing.error.message));
+  // An approval widens the grants but never names a path.
+  const g = { ...defaultGrants(ws.dir), namedWrite: [ws.path("src")] };
+  const widened = widenGrants(g, { access: "write", path: ws.path(".git/hooks/x") });
+  assert.deepEqual(widened.namedWrite, [ws.path("src")]);
+});

@@ -41,6 +41,39 @@ Deno.test("guardFsOps() refuses deny-listed files and directories to opens, walk
   walked.close();
 });
 
+Deno.test("guardFsOps() refuses writes to protected paths, found or by pattern, unless carved out", async () => {
+  await using ws = await createTempWorkspace({ ".git/hooks/pre-commit": "old\n", "ok.txt": "" });
+  const protection = {
+    workspace: ws.dir,
+    paths: [{ path: ws.path(".git/hooks"), why: "hooks" as const, kind: "dir" as const }],
+    anchors: [],
+    named: [ws.path(".git/hooks/pre-commit")],
+    flags: { allowAll: false, write: [ws.dir] },
+  };
+  const fs = guardFsOps(createDenoFsOps(), { denyRead: [], denyWrite: [], protection });
+  const bytes = new TextEncoder().encode("new\n");
+  await assert.rejects(
+    fs.writeFile(ws.path(".git/hooks/post-commit"), bytes),
+    (e) =>
+      e instanceof FsError && e.code === "protected" &&
+      e.message === `Writing "${ws.path(".git/hooks/post-commit")}" is refused: ` +
+          `"${ws.path(".git/hooks")}" is protected because git runs it outside the sandbox; ` +
+          "to allow it, add it to --allow-write (e.g. --allow-write=.,.git/hooks)",
+  );
+  await assert.rejects(
+    fs.writeFile(ws.path(".moat/config.json"), bytes, { createParents: true }),
+    isCode("protected"),
+  );
+  await assert.rejects(Deno.lstat(ws.path(".moat")), Deno.errors.NotFound, "no parent created");
+  // A symlink into .git is refused by where it leads.
+  await Deno.symlink(ws.path(".git"), ws.path("g"));
+  await assert.rejects(fs.writeFile(ws.path("g/config"), bytes), isCode("protected"));
+  // The named hook is carved out; other files are not protected.
+  await fs.writeFile(ws.path(".git/hooks/pre-commit"), bytes);
+  assert.equal(await Deno.readTextFile(ws.path(".git/hooks/pre-commit")), "new\n");
+  await fs.writeFile(ws.path("ok.txt"), bytes);
+});
+
 for (const mode of MODES) {
   Deno.test(`[${mode}] --deny-read=.env: read is blocked and grep over the workspace never returns it`, async () => {
     const layout = await createLayout({ ".env": `API=${SECRET}\n`, "src/x.ts": "API usage\n" });

@@ -19,6 +19,8 @@ function fakeSys(runtime: { exec: string; standalone: boolean }): SandboxSys {
       realPath: (path) => ({ ok: true, path }),
       stat: (path) => files.has(path) ? { kind: "file" } : undefined,
       lstat: () => undefined,
+      readTextFile: () => undefined,
+      readDirNames: () => undefined,
     } as SandboxSys["paths"],
   };
 }
