@@ -146,6 +146,8 @@ export function startWorkerHost(config: HostConfig): HostConnection {
 
 interface PendingCall {
   kind: "call";
+  /** The host running it. */
+  connection: HostConnection;
   resolve: (output: ToolOutput) => void;
   reject: (error: Error) => void;
   onUpdate: (update: ToolUpdate) => void;
@@ -154,6 +156,7 @@ interface PendingCall {
 
 interface PendingQuery {
   kind: "query";
+  connection: HostConnection;
   resolve: (answer: QueryAnswer) => void;
 }
 
@@ -170,10 +173,26 @@ export class RemoteToolError extends Error {
   }
 }
 
+/** How long an aborted call may go on before its host is stopped (the agent's grace period). */
+export const ABANDON_AFTER_MS = 10_000;
+
+/** Longest a call of these tools may run before its host is stopped (none of them waits). */
+export const TOOL_DEADLINES_MS: Readonly<Record<string, number>> = { grep: 120_000 };
+
+/** Options of ToolHostClient. */
+export interface ToolHostClientOptions {
+  /** After an aborted call has had this long to end, the host is stopped (default 10 s). */
+  abandonAfterMs?: number;
+  /** Per tool name: the longest a call may run before the host is stopped. */
+  deadlinesMs?: Readonly<Record<string, number>>;
+}
+
 /**
  * Proxies executions and permission queries to a tool host started by `start`. When the host
  * dies, pending calls get error results (queries answer "denied") and the next request starts a
- * new host.
+ * new host. A call that does not end after its abort (or past its tool's deadline) stops the host:
+ * a tool stuck in a computation (a regular expression that backtracks) must not block the calls
+ * after it.
  */
 export class ToolHostClient {
   #start: () => HostConnection;
@@ -182,9 +201,13 @@ export class ToolHostClient {
   #nextId = 1;
   #closed = false;
   #closeWhenIdle: (() => void) | undefined;
+  #abandonAfterMs: number;
+  #deadlinesMs: Readonly<Record<string, number>>;
 
-  constructor(start: () => HostConnection) {
+  constructor(start: () => HostConnection, options: ToolHostClientOptions = {}) {
     this.#start = start;
+    this.#abandonAfterMs = options.abandonAfterMs ?? ABANDON_AFTER_MS;
+    this.#deadlinesMs = options.deadlinesMs ?? TOOL_DEADLINES_MS;
   }
 
   /** Starts the host now (so it is ready before the first call). */
@@ -204,10 +227,47 @@ export class ToolHostClient {
     const connection = this.#ensure();
     const id = this.#nextId++;
     return new Promise<ToolOutput>((resolve, reject) => {
-      const onAbort = () => connection.send({ type: "abort", id });
-      const finish = () => options.signal.removeEventListener("abort", onAbort);
-      this.#pending.set(id, {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const giveUp = (why: string) => {
+        timer = undefined;
+        if (this.#pending.get(id) !== pending) return;
+        this.#settled(id);
+        pending.resolve({ output: `Error: ${why}`, isError: true });
+        // The host may be stuck in a computation it cannot leave: start a new one.
+        void this.#restart(connection);
+      };
+      const onAbort = () => {
+        connection.send({ type: "abort", id });
+        if (timer !== undefined) clearTimeout(timer);
+        timer = setTimeout(
+          () =>
+            giveUp(
+              `"${name}" did not stop within ${
+                this.#abandonAfterMs / 1000
+              } s of being aborted; its tool host was restarted`,
+            ),
+          this.#abandonAfterMs,
+        );
+      };
+      const finish = () => {
+        options.signal.removeEventListener("abort", onAbort);
+        if (timer !== undefined) clearTimeout(timer);
+      };
+      const deadline = this.#deadlinesMs[name];
+      if (deadline !== undefined) {
+        timer = setTimeout(
+          () =>
+            giveUp(
+              `"${name}" did not finish within ${deadline / 1000} s and was stopped. A regular ` +
+                "expression with nested quantifiers and a back-reference or look-around (e.g. " +
+                "(a+)+\\1) can take exponential time: simplify the pattern or search a smaller path",
+            ),
+          deadline,
+        );
+      }
+      const pending: PendingCall = {
         kind: "call",
+        connection,
         name,
         onUpdate: options.onUpdate,
         resolve: (output) => {
@@ -218,7 +278,8 @@ export class ToolHostClient {
           finish();
           reject(error);
         },
-      });
+      };
+      this.#pending.set(id, pending);
       connection.send({ type: "call", id, name, args, toolCallId: options.toolCallId });
       if (options.signal.aborted) onAbort();
       else options.signal.addEventListener("abort", onAbort, { once: true });
@@ -231,7 +292,7 @@ export class ToolHostClient {
     const connection = this.#ensure();
     const id = this.#nextId++;
     return new Promise((resolve) => {
-      this.#pending.set(id, { kind: "query", resolve });
+      this.#pending.set(id, { kind: "query", connection, resolve });
       connection.send({ type: "query", id, descriptors });
     });
   }
@@ -251,6 +312,13 @@ export class ToolHostClient {
     });
   }
 
+  /** Stops `connection` (if it is still the live one); the next request starts a new host. */
+  async #restart(connection: HostConnection): Promise<void> {
+    if (this.#connection !== connection) return;
+    this.#connection = undefined;
+    await connection.close();
+  }
+
   #settled(id: number): void {
     this.#pending.delete(id);
     if (this.#pending.size === 0 && this.#closeWhenIdle !== undefined) {
@@ -267,12 +335,15 @@ export class ToolHostClient {
     connection.onMessage = (msg) => this.#onMessage(msg);
     void connection.closed.then((reason) => {
       if (this.#connection === connection) this.#connection = undefined;
-      const pending = [...this.#pending.values()];
-      this.#pending.clear();
-      const close = this.#closeWhenIdle;
-      this.#closeWhenIdle = undefined;
-      close?.();
-      for (const p of pending) {
+      // Only this host's requests: a host stopped by #restart may end after its successor began.
+      const pending = [...this.#pending].filter(([, p]) => p.connection === connection);
+      for (const [id] of pending) this.#pending.delete(id);
+      if (this.#pending.size === 0) {
+        const close = this.#closeWhenIdle;
+        this.#closeWhenIdle = undefined;
+        close?.();
+      }
+      for (const [, p] of pending) {
         if (p.kind === "query") {
           p.resolve({
             ok: false,

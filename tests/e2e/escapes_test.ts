@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { type FakeOpenAIServer, reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { BWRAP } from "../sandbox/_helpers.ts";
-import { cliEnv, startArgv } from "./_cli.ts";
+import { cliEnv, spawnMoat, startArgv } from "./_cli.ts";
 
 /** The text of the tool result the model got back for call `id`. */
 function toolResult(server: FakeOpenAIServer, id: string): string {
@@ -90,4 +90,27 @@ Deno.test({
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     assert.equal(toolResult(server, "c1").trim().split("\n")[0], "0");
   },
+});
+
+Deno.test("a catastrophic regular expression in grep ends at once and later calls run (V8's linear fallback)", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace({ "input.txt": `${"a".repeat(60)}!\naaa\n` });
+  server.script(
+    reply.toolCalls([
+      { id: "c1", name: "grep", arguments: { pattern: "^(a+)+$", path: "input.txt" } },
+    ]),
+    reply.toolCalls([{ id: "c2", name: "ls", arguments: {} }]),
+    reply.text("ok"),
+  );
+  const child = await spawnMoat(["-p", "go"], {
+    cwd: ws.dir,
+    env: cliEnv(ws.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+  });
+  // Without the fallback this run would not end: fail the test instead of hanging the suite.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const out = await child.output();
+  clearTimeout(guard);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.match(toolResult(server, "c1"), /input\.txt:2: aaa/);
+  assert.match(toolResult(server, "c2"), /input\.txt/);
 });
