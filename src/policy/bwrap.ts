@@ -2,14 +2,25 @@
  * bubblewrap: probing whether it works here, and building the argv of the tool host's sandbox
  * (a filesystem view made from the grants) and of the nested per-bash-call pid namespace.
  */
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { createDenoCommandOps } from "../sys/command.ts";
 import { createDenoPathOps } from "../sys/paths.ts";
 import { isWithin } from "./_within.ts";
 import type { Grants } from "./grants.ts";
 import type { CommandOps, PathOps } from "./ops.ts";
 import type { Protection } from "./protected.ts";
-import { protectedMountArgs } from "./protected_view.ts";
+import { protectedMountSteps, protectedViewProblem } from "./protected_view.ts";
+import {
+  deniedMountSteps,
+  type DeniedPath,
+  deniedViewProblem,
+  scanDenied,
+  withoutDeniedUndo,
+} from "./deny_view.ts";
+import { orderedStepArgs } from "./_mount_steps.ts";
+import { binDirs, isExecutableFile, programMaskArgs } from "./program_masks.ts";
+
+export { binDirs };
 
 export { isWithin };
 
@@ -17,8 +28,7 @@ export { isWithin };
 export type BwrapProbe =
   | {
     usable: true;
-    path: string; /** a nested `bwrap --unshare-pid` works inside */
-    nested: boolean;
+    path: string;
   }
   | { usable: false; cause: string };
 
@@ -33,19 +43,6 @@ const SYSTEM_DIRS: readonly string[] = [
   "/libx32",
   "/etc",
 ];
-
-/** Directories whose programs are masked under a scoped `--allow-run` (plus PATH's own dirs). */
-const STANDARD_BIN_DIRS: readonly string[] = [
-  "/usr/local/sbin",
-  "/usr/local/bin",
-  "/usr/sbin",
-  "/usr/bin",
-  "/sbin",
-  "/bin",
-];
-
-/** Programs a scoped `--allow-run` keeps executable besides the granted ones. */
-const ALWAYS_KEPT_PROGRAMS: readonly string[] = ["bash", "bwrap"];
 
 /** Options of `probeBwrap`. */
 export interface ProbeOptions {
@@ -107,7 +104,17 @@ export async function probeBwrap(options: ProbeOptions = {}): Promise<BwrapProbe
         "apparmor_restrict_unprivileged_userns) or the container forbids them",
     };
   }
-  return { usable: true, path, nested: nested.ok };
+  // Without a pid namespace per bash call, bash would share the tool host's: it could see the
+  // host's processes and write to their descriptors (the host's RPC). Not a sandbox worth the name.
+  if (!nested.ok) {
+    return {
+      usable: false,
+      cause: `bubblewrap cannot create a nested pid namespace for each bash call ` +
+        `(${nested.detail}); setuid bubblewrap, or a container that forbids nested user ` +
+        "namespaces, can cause this",
+    };
+  }
+  return { usable: true, path };
 }
 
 async function runQuietly(
@@ -143,11 +150,6 @@ function findProgram(
   return undefined;
 }
 
-function isExecutableFile(paths: PathOps, p: string): boolean {
-  const st = paths.stat(p);
-  return st !== undefined && st.kind === "file" && ((st.mode ?? 0o111) & 0o111) !== 0;
-}
-
 /** What the tool host's view is built from. */
 export interface HostViewSpec {
   bwrapPath: string;
@@ -166,14 +168,17 @@ export interface HostViewSpec {
   command: string[];
   /** Look-ups of the host's paths (default: Deno's, src/sys/paths.ts). */
   paths?: PathOps;
-  /** Paths kept read-only inside the write grants; check `protectedViewProblem` first. */
+  /** Paths kept read-only inside the write grants; check `hostViewProblem` first. */
   protection?: Protection;
+  /** The denied paths fixed at the start (`scanDenied`); default: scanned now. */
+  denied?: DeniedPath[];
+  /** Every other name of a `--deny-run` program (src/policy/program_copies.ts), masked too. */
+  deniedPrograms?: string[];
 }
 
 interface Mount {
   path: string;
-  /** hide: an empty tmpfs over what another mount brought along. */
-  mode: "ro" | "rw" | "hide";
+  mode: "ro" | "rw";
 }
 
 /**
@@ -190,8 +195,10 @@ export function buildHostArgs(spec: HostViewSpec): string[] {
     "--unshare-ipc",
     "--unshare-uts",
   ];
-  const netGranted = spec.grants.net === true || spec.grants.net.length > 0;
-  if (!netGranted) args.push("--unshare-net");
+  // Only a bare --allow-net (or -A) shares the machine's network. Under a scoped one the host
+  // keeps its own (no abstract UNIX sockets of the machine either), and bash reaches the granted
+  // hosts through moat's proxy (src/sandbox/net_proxy.ts).
+  if (spec.grants.net !== true) args.push("--unshare-net");
   args.push(...viewArgs(spec, "host"));
   args.push("--clearenv");
   for (const [k, v] of Object.entries(spec.env)) args.push("--setenv", k, v);
@@ -228,25 +235,12 @@ function viewArgs(spec: Omit<HostViewSpec, "env" | "command">, target: "host" | 
   }
   if (spec.spillDir !== undefined) mounts.push({ path: spec.spillDir, mode: "rw" });
 
-  // A granted path that does not exist yet (an approved new file) is reachable for the tools
-  // through its nearest existing directory; Deno's permissions still hold the exact path. bash
-  // gets no such stand-in.
-  const effective = effectiveMounts(
-    target === "host"
-      ? mounts.map((m) => ({ path: existingAncestor(paths, m.path), mode: m.mode }))
-      : mounts.filter((m) => paths.lstat(m.path) !== undefined),
-  );
+  // A granted path that does not exist (an approval of a file whose directory is missing) is not
+  // mounted: the view grows by exactly the granted paths, never by an ancestor (an approved new
+  // file is created before its host starts, see src/sandbox/mod.ts).
+  const effective = effectiveMounts(mounts.filter((m) => paths.lstat(m.path) !== undefined));
   const rootMounted = effective.some((m) => m.path === "/");
-  // The host's stand-ins for missing paths reach bash through the mounts it shares with the host
-  // (e.g. its private /tmp): cover them, unless a mount of bash's own view holds them anyway.
-  const covers: Mount[] = target === "host" ? [] : mounts.flatMap((m): Mount[] => {
-    const stand = existingAncestor(paths, m.path);
-    if (stand === m.path || effective.some((e) => isWithin(stand, e.path))) return [];
-    return [{ path: stand, mode: "hide" }];
-  });
-  const ordered = [...effective, ...effectiveMounts(covers)].sort((a, b) =>
-    depth(a.path) - depth(b.path) || (a.mode === "hide" ? -1 : 0) - (b.mode === "hide" ? -1 : 0)
-  );
+  const ordered = [...effective].sort((a, b) => depth(a.path) - depth(b.path));
   const tmpGranted = effective.some((m) => m.path === "/tmp");
 
   for (const m of ordered.filter((m) => m.path === "/")) args.push(...bindArgs(m));
@@ -265,69 +259,27 @@ function viewArgs(spec: Omit<HostViewSpec, "env" | "command">, target: "host" | 
 
   const visible = (p: string) => effective.some((m) => isWithin(p, m.path));
 
-  // Protected paths: after the grants, before the deny lists (which win over carve-outs).
-  if (spec.protection !== undefined) {
-    const writableRoot = (p: string) => {
-      const holder = effective.filter((m) => isWithin(p, m.path))
-        .sort((a, b) => depth(b.path) - depth(a.path))[0];
-      return holder?.mode === "rw" ? holder.path : undefined;
-    };
-    args.push(...protectedMountArgs(spec.protection, { paths, writableRoot }));
-  }
+  // Protected paths and deny lists (which Deno's Worker permissions cannot express), ordered
+  // together so that no mount hides another, and nothing undoes a denial.
+  const writableRoot = (p: string) => {
+    const holder = effective.filter((m) => isWithin(p, m.path))
+      .sort((a, b) => depth(b.path) - depth(a.path))[0];
+    return holder?.mode === "rw" ? holder.path : undefined;
+  };
+  const denied = currentDenied(spec, paths);
+  args.push(...orderedStepArgs(withoutDeniedUndo([
+    ...(spec.protection === undefined
+      ? []
+      : protectedMountSteps(spec.protection, { paths, writableRoot })),
+    ...deniedMountSteps(denied, { visible, writableRoot }),
+  ], denied)));
 
-  // Deny lists: what Deno's Worker permissions cannot express (they have no deny lists).
-  for (const p of [...grants.denyWrite].sort((a, b) => depth(a) - depth(b))) {
-    const info = lstatKind(p);
-    if (info.kind === "missing" || !visible(p)) continue;
-    args.push("--ro-bind", p, p);
-  }
-  for (const p of [...grants.denyRead].sort((a, b) => depth(a) - depth(b))) {
-    const info = lstatKind(p);
-    if (info.kind === "missing" || !visible(p)) continue;
-    if (info.kind === "dir") args.push("--tmpfs", p, "--remount-ro", p);
-    else args.push("--ro-bind", "/dev/null", p);
-  }
-
-  args.push(...programMaskArgs(spec, paths, { ordered, visible }));
-  return args;
-}
-
-function programMaskArgs(
-  spec: Omit<HostViewSpec, "env" | "command">,
-  paths: PathOps,
-  view: { ordered: Mount[]; visible: (p: string) => boolean },
-): string[] {
-  const { grants } = spec;
-  const { ordered, visible } = view;
-  const args: string[] = [];
-  const dirs = binDirs(spec.toolPath, { paths }).filter(visible);
-  const scoped = grants.run !== true && grants.explicit.run;
-  if (scoped) {
-    const keep = [...ALWAYS_KEPT_PROGRAMS, ...(grants.run as string[])].filter((p) =>
-      !grants.denyRun.includes(p) || ALWAYS_KEPT_PROGRAMS.includes(p)
-    );
-    for (const dir of dirs) {
-      args.push("--tmpfs", dir);
-      for (const name of keep) {
-        const candidate = name.includes("/") ? name : join(dir, name);
-        if (dirname(candidate) !== dir || !isExecutableFile(paths, candidate)) continue;
-        args.push("--ro-bind", candidate, candidate);
-      }
-      // Granted paths that live inside a masked directory (e.g. the moat binary) come back.
-      for (const m of ordered) {
-        if (m.path !== dir && isWithin(m.path, dir)) args.push(...bindArgs(m));
-      }
-      args.push("--remount-ro", dir);
-    }
-    return args;
-  }
-  for (const name of grants.denyRun) {
-    for (const dir of dirs) {
-      const candidate = name.includes("/") ? name : join(dir, name);
-      if (name.includes("/") && dirname(candidate) !== dir) continue;
-      if (isExecutableFile(paths, candidate)) args.push("--ro-bind", "/dev/null", candidate);
-    }
-  }
+  args.push(...programMaskArgs(spec, paths, {
+    visible,
+    // Granted paths inside a masked directory (e.g. the moat binary) come back after the mask.
+    remount: (dir) =>
+      ordered.filter((m) => m.path !== dir && isWithin(m.path, dir)).flatMap(bindArgs),
+  }));
   return args;
 }
 
@@ -353,20 +305,6 @@ export function nestedBashPrefix(
   return args;
 }
 
-/** Real, existing, de-duplicated directories of `toolPath` plus the standard bin dirs. */
-function binDirs(toolPath: string | undefined, options: { paths?: PathOps } = {}): string[] {
-  const paths = options.paths ?? createDenoPathOps();
-  const out: string[] = [];
-  const candidates = [...(toolPath ?? "").split(":"), ...STANDARD_BIN_DIRS];
-  for (const dir of candidates) {
-    if (!dir.startsWith("/")) continue;
-    const real = paths.realPath(dir);
-    if (!real.ok || paths.stat(real.path)?.kind !== "dir") continue;
-    if (!out.includes(real.path)) out.push(real.path);
-  }
-  return out;
-}
-
 function effectiveMounts(mounts: Mount[]): Mount[] {
   return mounts.filter((m, i) => {
     if (isWithin(m.path, "/proc") || isWithin(m.path, "/dev")) return false;
@@ -379,19 +317,42 @@ function effectiveMounts(mounts: Mount[]): Mount[] {
   });
 }
 
-function existingAncestor(paths: PathOps, p: string): string {
-  let current = p;
-  while (paths.lstat(current) === undefined) {
-    const parent = dirname(current);
-    if (parent === current) break;
-    current = parent;
-  }
-  return current;
+function bindArgs(m: Mount): string[] {
+  return [m.mode === "rw" ? "--bind" : "--ro-bind", m.path, m.path];
 }
 
-function bindArgs(m: Mount): string[] {
-  if (m.mode === "hide") return ["--tmpfs", m.path];
-  return [m.mode === "rw" ? "--bind" : "--ro-bind", m.path, m.path];
+/** The denied paths fixed at the start that the grants still deny. */
+function currentDenied(spec: Omit<HostViewSpec, "env" | "command">, paths: PathOps) {
+  const { grants } = spec;
+  const all = spec.denied ?? scanDenied(grants, paths);
+  return all.filter((d) =>
+    (d.access === "read" ? grants.denyRead : grants.denyWrite).includes(d.path)
+  );
+}
+
+/**
+ * Why a tool host must not start with this view now (undefined when it may): a granted path, a
+ * denied path or a protected path changed since the start so that mounting it would follow a
+ * symlink (bwrap follows one it mounts over) or expose a file under a new name.
+ */
+export function hostViewProblem(spec: Omit<HostViewSpec, "env" | "command">): string | undefined {
+  const paths = spec.paths ?? createDenoPathOps();
+  const { grants } = spec;
+  const granted = [
+    ...(grants.read === true ? [] : grants.read),
+    ...(grants.write === true ? [] : grants.write),
+    ...(spec.spillDir === undefined ? [] : [spec.spillDir]),
+  ];
+  for (const p of granted) {
+    if (paths.lstat(p) === undefined) continue;
+    const real = paths.realPath(p);
+    if (!real.ok || real.path !== p) {
+      return `Cannot start the tool host: the granted path "${p}" is now a symlink or lies under ` +
+        "one, and mounting it would expose another location; restore it, or restart moat";
+    }
+  }
+  return deniedViewProblem(currentDenied(spec, paths), paths) ??
+    (spec.protection === undefined ? undefined : protectedViewProblem(spec.protection, paths));
 }
 
 function depth(p: string): number {

@@ -361,14 +361,21 @@ function deniedPath(
   options: { home: string | undefined; flag: GrantFlag },
 ): string {
   const abs = resolve(cwd, expandHome(raw, options.home));
-  const real = realLocationSync(paths, abs);
-  if (real === undefined) {
+  const real = paths.realPath(abs);
+  if (real.ok) return real.path;
+  // A denied path is fixed at the start by its real path and identity; one that does not exist
+  // yet could be created under the name and moved away again.
+  if (real.reason === "not_found") {
     throw new UsageError(
-      `Denied path "${raw}" (--${options.flag}) cannot be resolved ("${abs}"): check the path ` +
-        "and its permissions",
+      `Denied path "${raw}" (--${options.flag}) does not exist: moat denies an existing file or ` +
+        `directory (by identity, so that renaming it cannot undo the denial); create it first ` +
+        `or drop it from the flag (looked for "${abs}")`,
     );
   }
-  return real;
+  throw new UsageError(
+    `Denied path "${raw}" (--${options.flag}) cannot be resolved ("${abs}"): ${real.message}; ` +
+      "check the path and its permissions",
+  );
 }
 
 function programName(paths: PathOps, cwd: string, raw: string): string {

@@ -17,7 +17,15 @@ export interface PathStat {
 }
 
 /** What a path itself is (a symlink is not followed). */
-export type PathLink = { kind: "file" | "dir" | "other" } | { kind: "symlink"; target: string };
+export type PathLink =
+  | {
+    kind: "file" | "dir" | "other";
+    /** Device and inode ("dev:ino"), when the platform gives them: the file's identity. */
+    id?: string;
+    /** Size in bytes. */
+    size?: number;
+  }
+  | { kind: "symlink"; target: string };
 
 /** Synchronous path look-ups. Must not throw. */
 export interface PathOps {

@@ -7,6 +7,7 @@ import { dirname } from "node:path";
 import { isWithin } from "./_within.ts";
 import type { PathOps } from "./ops.ts";
 import type { Protection } from "./protected.ts";
+import { anchorDirs, type MountStep } from "./_mount_steps.ts";
 
 /**
  * Why the bwrap view cannot keep the protected paths read-only now (a protected path or git
@@ -44,25 +45,23 @@ export function protectedViewProblem(protection: Protection, paths: PathOps): st
  * each git directory, and each directory between a writable mount and a protected path, bound
  * onto itself (a mount point cannot be renamed or removed, and renaming a directory would take
  * the read-only mounts inside along: `mv .git .git_old && mkdir .git` would give fresh hooks),
- * each protected path read-only, each carve-out read-write again, in depth order. Paths that
+ * each protected path read-only, each carve-out read-write again (order them with the view's
+ * other steps: `orderedStepArgs`). Paths that
  * are symlinks now are skipped (`protectedViewProblem` refuses to start with them).
  */
-export function protectedMountArgs(
+export function protectedMountSteps(
   protection: Protection,
   options: { paths: PathOps; writableRoot: (p: string) => string | undefined },
-): string[] {
+): MountStep[] {
   const { paths, writableRoot } = options;
-  const steps: Array<{ path: string; rank: number; args: string[] }> = [];
+  const steps: MountStep[] = [];
   const present = (p: string) => {
     const now = paths.lstat(p);
     return now !== undefined && now.kind !== "symlink" && realPathOf(paths, p) === p;
   };
   const anchors = new Set<string>();
   const anchorUpTo = (dir: string) => {
-    const root = writableRoot(dir);
-    for (let d = dir; root !== undefined && d !== root && isWithin(d, root); d = dirname(d)) {
-      anchors.add(d);
-    }
+    for (const d of anchorDirs(dir, writableRoot(dir))) anchors.add(d);
   };
   // Inside a read-only protected path nothing can be renamed or created anyway; binding it
   // read-write again would undo the protection.
@@ -100,15 +99,10 @@ export function protectedMountArgs(
       steps.push({ path: named, rank: 2, args: ["--bind", named, named] });
     }
   }
-  steps.sort((a, b) => depthOf(a.path) - depthOf(b.path) || a.rank - b.rank);
-  return steps.flatMap((s) => s.args);
+  return steps;
 }
 
 function realPathOf(paths: PathOps, p: string): string | undefined {
   const real = paths.realPath(p);
   return real.ok ? real.path : undefined;
-}
-
-function depthOf(p: string): number {
-  return p === "/" ? 0 : p.split("/").length - 1;
 }

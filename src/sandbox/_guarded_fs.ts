@@ -8,7 +8,13 @@
 import { isWithin } from "../policy/bwrap.ts";
 import { findProtection, protectedDetail, type Protection } from "../policy/protected.ts";
 import { realLocation } from "../tools/_paths.ts";
-import { FsError, type FsOps, readHandleFully, type SyncFileHandle } from "../tools/ops.ts";
+import {
+  type FileInfo,
+  FsError,
+  type FsOps,
+  readHandleFully,
+  type SyncFileHandle,
+} from "../tools/ops.ts";
 
 /** What `guardFsOps` enforces on top of the Worker's permissions. */
 export interface FsGuard {
@@ -18,6 +24,11 @@ export interface FsGuard {
   denyWrite: readonly string[];
   /** Protected paths: refused to every write unless carved out by a named write grant. */
   protection?: Protection;
+  /**
+   * Identities ("dev:ino") of the denied files at the start: a denied file stays denied under
+   * another name (a hardlink, or a rename the OS sandbox could not stop).
+   */
+  deniedIds?: { read: readonly string[]; write: readonly string[] };
 }
 
 /** Wraps `inner` so that the deny lists hold for every open, walk and write. */
@@ -26,6 +37,18 @@ export function guardFsOps(inner: FsOps, guard: FsGuard): FsOps {
   const deniedWrite = (p: string) => guard.denyWrite.some((d) => isWithin(p, d));
   const refuse = (path: string, flag: "deny-read" | "deny-write") =>
     new FsError("not_granted", path, `Access to "${path}" is denied by --${flag}`);
+  const readIds = new Set(guard.deniedIds?.read ?? []);
+  const writeIds = new Set(guard.deniedIds?.write ?? []);
+  const idOf = (info: FileInfo) =>
+    info.dev === null || info.ino === null ? "" : `${info.dev}:${info.ino}`;
+  /** Refuses an open handle whose file is denied for reading (under whatever name). */
+  const checkHandle = <H extends { info: FileInfo; close(): void }>(handle: H, path: string) => {
+    if (readIds.size > 0 && readIds.has(idOf(handle.info))) {
+      handle.close();
+      throw refuse(path, "deny-read");
+    }
+    return handle;
+  };
 
   const guarded: FsOps = {
     realPath: (path) => inner.realPath(path),
@@ -37,13 +60,11 @@ export function guardFsOps(inner: FsOps, guard: FsGuard): FsOps {
     },
     async openFile(path) {
       const handle = await inner.openFile(path);
-      try {
-        if (deniedRead(handle.path)) throw refuse(path, "deny-read");
-      } catch (e) {
+      if (deniedRead(handle.path)) {
         handle.close();
-        throw e;
+        throw refuse(path, "deny-read");
       }
-      return handle;
+      return checkHandle(handle, path);
     },
     async readFile(path, options = {}) {
       // Through the guarded open, so the checks above hold for whole-file reads too.
@@ -62,6 +83,12 @@ export function guardFsOps(inner: FsOps, guard: FsGuard): FsOps {
         throw e;
       });
       if (deniedWrite(target) || deniedWrite(path)) throw refuse(path, "deny-write");
+      if (writeIds.size > 0) {
+        const existing = await inner.lstat(target).catch(() => undefined);
+        if (existing !== undefined && writeIds.has(idOf(existing))) {
+          throw refuse(path, "deny-write");
+        }
+      }
       const protection = guard.protection;
       if (protection !== undefined) {
         // Both forms: the real path finds what a symlink leads to, the path as given a `.git`
@@ -90,7 +117,7 @@ export function guardFsOps(inner: FsOps, guard: FsGuard): FsOps {
     guarded.openWalkedFileSync = (path): SyncFileHandle => {
       // A walked path is already real (the walk starts at a real path and follows no symlink).
       if (deniedRead(path)) throw refuse(path, "deny-read");
-      return openWalked(path);
+      return checkHandle(openWalked(path), path);
     };
   }
   if (inner.homeDir !== undefined) guarded.homeDir = inner.homeDir.bind(inner);

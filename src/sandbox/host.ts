@@ -3,6 +3,9 @@
  * stdin, starts the tool Worker with the grants as Deno permissions, relays calls, aborts,
  * progress, results and permission queries, and exits when stdin closes or the Worker dies.
  */
+import { createDenoNetOps } from "../sys/net.ts";
+import { type NetForwarder, proxyEnvironment, startNetForwarder } from "./_net_forward.ts";
+import type { NetOps } from "./ops.ts";
 import { type HostToMain, type MainToHost, readLines, settledWithin } from "./protocol.ts";
 
 /** The host's standard streams (main.ts passes Deno's). */
@@ -11,6 +14,8 @@ export interface ToolHostIo {
   stdout: WritableStream<Uint8Array>;
   /** Diagnostics (the main process keeps the tail for error messages). */
   stderr?: (text: string) => void;
+  /** Sockets of bash's network proxy (default: Deno's, src/sys/net.ts). */
+  net?: NetOps;
 }
 
 /** How long a shutting-down Worker may take to kill its process groups. */
@@ -26,6 +31,7 @@ export async function runToolHost(_argv: string[], io: ToolHostIo): Promise<numb
     writing = writing.then(() => writer.write(line)).catch(() => {});
   };
   let worker: Worker | undefined;
+  let forwarder: NetForwarder | undefined;
   let fatal: ((message: string) => void) | undefined;
   const died = new Promise<string>((resolve) => fatal = resolve);
   let shutdownDone: (() => void) | undefined;
@@ -44,6 +50,20 @@ export async function runToolHost(_argv: string[], io: ToolHostIo): Promise<numb
       }
       if (msg.type === "init") {
         if (worker !== undefined) continue;
+        const netProxy = msg.config.netProxy;
+        if (netProxy !== undefined && forwarder === undefined) {
+          // bash reaches the network only through 127.0.0.1:PORT here, forwarded to moat's proxy.
+          const started = startNetForwarder(io.net ?? createDenoNetOps(), netProxy.socketPath);
+          if (!started.ok) {
+            fatal?.(`cannot start the network proxy: ${started.message}`);
+            return;
+          }
+          forwarder = started.forwarder;
+          msg.config.toolOptions.env = {
+            ...msg.config.toolOptions.env,
+            ...proxyEnvironment(forwarder.port),
+          };
+        }
         try {
           worker = new Worker(msg.config.workerUrl, {
             type: "module",
@@ -84,6 +104,7 @@ export async function runToolHost(_argv: string[], io: ToolHostIo): Promise<numb
     await settledWithin([done, died], SHUTDOWN_GRACE_MS);
   }
   worker?.terminate();
+  await forwarder?.close();
   await writing;
   await writer.close().catch(() => {});
   return code;

@@ -8,8 +8,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   bashViewArgs,
+  binDirs,
   buildHostArgs,
   type BwrapProbe,
+  hostViewProblem,
   nestedBashPrefix,
   probeBwrap,
 } from "../policy/bwrap.ts";
@@ -29,13 +31,16 @@ import {
   protectedDetail,
   type Protection,
 } from "../policy/protected.ts";
-import { protectedViewProblem } from "../policy/protected_view.ts";
+import { type DeniedPath, scanDenied } from "../policy/deny_view.ts";
+import { findProgramCopies } from "../policy/program_copies.ts";
 import { type BuiltinToolOptions, createBuiltinTools, selectTools } from "../tools/registry.ts";
 import type { AnyTool, ToolLocation } from "../tools/types.ts";
 import { createDenoCommandOps } from "../sys/command.ts";
 import { createDenoHostProcessOps } from "../sys/host_process.ts";
-import { createDenoScanOps } from "../sys/paths.ts";
+import { createDenoApprovalFileOps, createDenoScanOps } from "../sys/paths.ts";
 import { createDenoRuntimeOps } from "../sys/runtime.ts";
+import { createDenoNetOps } from "../sys/net.ts";
+import { createBashNetwork } from "./_bash_net.ts";
 import {
   type HostConnection,
   type QueryAnswer,
@@ -43,7 +48,7 @@ import {
   startWorkerHost,
   ToolHostClient,
 } from "./client.ts";
-import type { HostProcessOps, RuntimeOps } from "./ops.ts";
+import type { ApprovalFileOps, HostProcessOps, NetOps, RuntimeOps } from "./ops.ts";
 import type { HostConfig, WireToolOptions } from "./protocol.ts";
 import { workerModuleUrl } from "./worker_modules.ts";
 
@@ -90,6 +95,10 @@ export interface SandboxSys {
   paths: ScanOps;
   /** Runs the bubblewrap probe commands. */
   commands: CommandOps;
+  /** Creates an approved new file, so that the tool host mounts exactly that file. */
+  files: ApprovalFileOps;
+  /** Sockets of bash's network proxy under a scoped --allow-net (bwrap mode). */
+  net: NetOps;
 }
 
 function denoSandboxSys(): SandboxSys {
@@ -98,6 +107,8 @@ function denoSandboxSys(): SandboxSys {
     runtime: createDenoRuntimeOps(),
     paths: createDenoScanOps(),
     commands: createDenoCommandOps(),
+    files: createDenoApprovalFileOps(),
+    net: createDenoNetOps(),
   };
 }
 
@@ -208,6 +219,31 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
   const protection = scan.protection;
   warnings.push(...scan.warnings);
+  // Also once: each denied path's kind and identity, which every later tool host must find again.
+  const denied = scanDenied(options.grants, sys.paths);
+  const deniedIds = (access: DeniedPath["access"]) =>
+    denied.filter((d) => d.access === access && d.kind === "file" && d.id !== undefined)
+      .map((d) => d.id as string);
+  // --deny-run masks every name of the program in the view: hardlinks and identical copies.
+  const deniedPrograms = bwrap && options.grants.denyRun.length > 0
+    ? await findProgramCopies(options.grants.denyRun, {
+      binDirs: binDirs(env["PATH"], { paths: sys.paths }),
+      paths: sys.paths,
+      commands: sys.commands,
+    })
+    : [];
+
+  // Under a scoped --allow-net, bash reaches the network only through moat's proxy.
+  const bashNet = bwrap
+    ? createBashNetwork({
+      cwd: options.cwd,
+      spillDir: options.spillDir,
+      grants: () => grants,
+      ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
+      net: sys.net,
+      warn: (message) => warnings.push(message),
+    })
+    : undefined;
 
   const startHost = (grants: Grants): HostConnection => {
     const config: HostConfig = {
@@ -222,14 +258,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
           denyRead: grants.denyRead,
           denyWrite: grants.denyWrite,
           protection,
+          deniedIds: { read: deniedIds("read"), write: deniedIds("write") },
           recheckOpens: !bwrap,
         },
       },
     };
     if (!bwrap || launch === undefined) return startWorkerHost(config);
-    // A protected path that became a symlink since the start would mount what it leads to.
-    const problem = protectedViewProblem(protection, sys.paths);
-    if (problem !== undefined) return failedHost(problem);
+    const netProxy = bashNet?.hostConfig(grants);
+    if (netProxy !== undefined) config.netProxy = netProxy;
     const view = {
       bwrapPath: bwrap.path,
       grants,
@@ -239,16 +275,20 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...(env["PATH"] === undefined ? {} : { toolPath: env["PATH"] }),
       paths: sys.paths,
       protection,
+      denied,
+      deniedPrograms,
     };
-    if (bwrap.nested) {
-      // Under a scoped --allow-run, bash must not run moat's own runtime either.
-      const hidePaths = grants.explicit.run && grants.run !== true ? [launch.executable] : [];
-      config.toolOptions.bashCommandPrefix = nestedBashPrefix(
-        bwrap.path,
-        hidePaths,
-        bashViewArgs(view),
-      );
-    }
+    // A granted, denied or protected path that became a symlink (or another file) since the
+    // start would mount what it leads to: no host then.
+    const problem = hostViewProblem(view);
+    if (problem !== undefined) return failedHost(problem);
+    // Under a scoped --allow-run, bash must not run moat's own runtime either.
+    const hidePaths = grants.explicit.run && grants.run !== true ? [launch.executable] : [];
+    config.toolOptions.bashCommandPrefix = nestedBashPrefix(
+      bwrap.path,
+      hidePaths,
+      bashViewArgs(view),
+    );
     const hostEnv: Record<string, string> = {
       ...env,
       DENO_NO_UPDATE_CHECK: "1",
@@ -316,6 +356,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       return hit === undefined ? undefined : protectedDetail(protection, hit);
     },
     onApproved({ toolCallId, location, scope }) {
+      // The view grows by exactly the approved path: a new file is created first (its directory
+      // exists), so that the host can mount that one file and never its directory.
+      if (bwrap && location.access === "write") createApprovedFile(location.path, sys);
       if (scope === "always") {
         grants = widenForApproval(grants, location);
         generation++;
@@ -350,7 +393,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   let closing: Promise<void> | undefined;
   return {
-    tools,
+    tools: bashNet === undefined ? tools : bashNet.track(tools),
     onToolCall,
     mode: bwrap ? "bwrap" : "worker",
     warnings,
@@ -363,6 +406,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         await Promise.all([
           current.client.close(),
           denyClient?.close(),
+          bashNet?.close(),
           ...[...ephemeral].map((c) => c.close()),
           ...retired,
         ]);
@@ -383,6 +427,15 @@ function failedHost(reason: string): HostConnection {
     closed: Promise.resolve(reason),
     close: () => Promise.resolve(),
   };
+}
+
+/** Creates an approved file that does not exist yet, when its directory is a real directory. */
+function createApprovedFile(path: string, sys: Pick<SandboxSys, "paths" | "files">): void {
+  if (sys.paths.lstat(path) !== undefined) return;
+  const parent = dirname(path);
+  const real = sys.paths.realPath(parent);
+  if (!real.ok || real.path !== parent || sys.paths.stat(parent)?.kind !== "dir") return;
+  sys.files.createEmptyFile(path);
 }
 
 /**
@@ -464,6 +517,14 @@ export async function hostLaunch(
   const config = findUp(sys.paths, dirname(entry), "deno.json");
   const project = config === undefined ? dirname(entry) : dirname(config);
   const denoDir = options.env["DENO_DIR"] ?? await sys.runtime.denoDir(executable);
+  // Of Deno's cache only moat's own npm packages and moat's own transpiled modules: the rest holds
+  // other projects' code (their transpiled sources, with whatever secrets those contain).
+  const cached = denoDir === undefined ? [] : [
+    ...lockedPackages(sys.paths, config).map((name) =>
+      join(denoDir, "npm", "registry.npmjs.org", name)
+    ),
+    join(denoDir, "gen", "file", project),
+  ].filter((p) => sys.paths.lstat(p) !== undefined);
   return {
     command: [
       executable,
@@ -474,9 +535,24 @@ export async function hostLaunch(
       TOOL_HOST_COMMAND,
     ],
     executable,
-    readOnlyPaths: [executable, project, ...(denoDir === undefined ? [] : [denoDir])],
+    readOnlyPaths: [executable, project, ...cached],
     ...(denoDir === undefined ? {} : { denoDir }),
   };
+}
+
+/** The npm package names in the lock file next to `config` (deno.lock), e.g. "@scope/name". */
+function lockedPackages(paths: ScanOps, config: string | undefined): string[] {
+  if (config === undefined) return [];
+  const text = paths.readTextFile(join(dirname(config), "deno.lock"), 4 * 1024 * 1024);
+  if (text === undefined) return [];
+  try {
+    const npm = (JSON.parse(text) as { npm?: Record<string, unknown> }).npm ?? {};
+    // "name@version" (a scope's "@" comes first): the name is everything before the last "@".
+    return [...new Set(Object.keys(npm).map((key) => key.slice(0, key.lastIndexOf("@"))))]
+      .filter((name) => name !== "" && !name.includes(".."));
+  } catch {
+    return [];
+  }
 }
 
 function findUp(paths: PathOps, start: string, name: string): string | undefined {

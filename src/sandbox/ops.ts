@@ -43,3 +43,61 @@ export interface RuntimeOps {
   /** Deno's cache directory (real path) as `executable info --json` reports it, if known. */
   denoDir(executable: string): Promise<string | undefined>;
 }
+
+/** A byte-stream connection (TCP or UNIX socket); `Deno.Conn` has this shape. */
+export interface NetConn {
+  /** Reads into `p`; null at the end of the stream. Rejects once the connection fails or closes. */
+  read(p: Uint8Array): Promise<number | null>;
+  /** Writes some of `p`; resolves to how many bytes were written. Rejects when the peer is gone. */
+  write(p: Uint8Array): Promise<number>;
+  /** Ends the writing half (the peer reads the end of the stream). Must not reject. */
+  closeWrite(): Promise<void>;
+  /** Closes both halves; pending reads and writes reject. Idempotent, must not throw. */
+  close(): void;
+}
+
+/** A listening socket. */
+export interface NetListener {
+  /** The next connection, or null once the listener is closed. Must not reject. */
+  accept(): Promise<NetConn | null>;
+  /** Stops listening (a UNIX socket's file is removed). Idempotent, must not throw. */
+  close(): void;
+}
+
+/** Why an outgoing connection failed (a SOCKS5 reply code is chosen from it). */
+export type ConnectFailure = "refused" | "unreachable" | "timed_out" | "other";
+
+/** An outgoing connection, or why there is none. */
+export type ConnectResult =
+  | { ok: true; conn: NetConn }
+  | { ok: false; failure: ConnectFailure; message: string };
+
+/** A listener, or why it could not be opened. */
+export type ListenResult =
+  | { ok: true; listener: NetListener; port: number }
+  | { ok: false; message: string };
+
+/** Sockets for bash's network proxy (src/sandbox/net_proxy.ts, src/sandbox/_net_forward.ts). */
+export interface NetOps {
+  /** Listens on the UNIX socket file `path` (port 0 in the result). Must not throw. */
+  listenUnix(path: string): ListenResult;
+  /** Listens on TCP `hostname:port` (port 0: any free port, reported). Must not throw. */
+  listenTcp(hostname: string, port: number): ListenResult;
+  /** Connects over TCP (`hostname` is a name or an IP address, IPv6 without brackets). */
+  connectTcp(
+    hostname: string,
+    port: number,
+    options?: { signal?: AbortSignal },
+  ): Promise<ConnectResult>;
+  /** Connects to the UNIX socket file `path`. Must not reject. */
+  connectUnix(path: string): Promise<ConnectResult>;
+}
+
+/** Creates the file an approved write names, so that a tool host can mount exactly that file. */
+export interface ApprovalFileOps {
+  /**
+   * Creates `path` as an empty regular file (never through a symlink); false when it exists or
+   * cannot be created. Must not throw.
+   */
+  createEmptyFile(path: string): boolean;
+}

@@ -23,6 +23,8 @@ export interface WireFsGuard {
   denyWrite: string[];
   /** Paths no write may touch unless carved out (src/policy/protected.ts). */
   protection?: Protection;
+  /** Identities of the denied files at the start ("dev:ino"), by access. */
+  deniedIds?: { read: string[]; write: string[] };
   /** Re-resolve every opened path after the open (set when tools run without bubblewrap). */
   recheckOpens: boolean;
 }
@@ -34,6 +36,12 @@ export interface HostConfig {
   /** Deno permissions of the Worker, derived from the grants. */
   permissions: Deno.PermissionOptionsObject;
   toolOptions: WireToolOptions;
+  /**
+   * bwrap mode under a scoped `--allow-net`: the host listens on 127.0.0.1 (its own network
+   * namespace), forwards to the main process's proxy at `socketPath`, and gives bash the proxy
+   * variables (src/sandbox/_net_forward.ts).
+   */
+  netProxy?: { socketPath: string };
 }
 
 /** A permission state as Deno reports it; anything but "granted" means not granted. */

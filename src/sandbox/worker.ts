@@ -15,6 +15,7 @@ serveToolWorker(self as unknown as WorkerPort, ({ guard, ...options }) => {
     denyRead: guard?.denyRead ?? [],
     denyWrite: guard?.denyWrite ?? [],
     ...(guard?.protection === undefined ? {} : { protection: guard.protection }),
+    ...(guard?.deniedIds === undefined ? {} : { deniedIds: guard.deniedIds }),
   });
   return createBuiltinTools({ ...options, fs });
 });

@@ -312,6 +312,13 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
         throw toFsError(e, path);
       }
     },
+    async readLink(path) {
+      try {
+        return await Deno.readLink(path);
+      } catch (e) {
+        throw toFsError(e, path);
+      }
+    },
     async stat(path) {
       try {
         return toInfo(await Deno.stat(path));

@@ -3,6 +3,7 @@
  * ScanOps (plus small file reads and directory listings).
  */
 import type { PathLink, PathOps, PathStat, RealPathResult, ScanOps } from "../policy/ops.ts";
+import type { ApprovalFileOps } from "../sandbox/ops.ts";
 
 /** Creates PathOps backed by Deno's synchronous file system calls. */
 export function createDenoPathOps(): PathOps {
@@ -31,7 +32,9 @@ export function createDenoPathOps(): PathOps {
       try {
         const st = Deno.lstatSync(path);
         if (st.isSymlink) return { kind: "symlink", target: Deno.readLinkSync(path) };
-        return { kind: kindOf(st) };
+        return st.ino === null
+          ? { kind: kindOf(st), size: st.size }
+          : { kind: kindOf(st), id: `${st.dev}:${st.ino}`, size: st.size };
       } catch {
         return undefined;
       }
@@ -65,4 +68,19 @@ export function createDenoScanOps(): ScanOps {
 
 function kindOf(st: Deno.FileInfo): "file" | "dir" | "other" {
   return st.isFile ? "file" : st.isDirectory ? "dir" : "other";
+}
+
+/** Creates ApprovalFileOps backed by Deno's synchronous file system calls. */
+export function createDenoApprovalFileOps(): ApprovalFileOps {
+  return {
+    createEmptyFile(path: string): boolean {
+      try {
+        // createNew (O_EXCL) fails on any existing entry, a dangling symlink included.
+        Deno.openSync(path, { write: true, createNew: true, mode: 0o666 }).close();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
 }

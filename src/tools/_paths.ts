@@ -49,24 +49,55 @@ export function resolvePath(cwd: string, p: string, options: { home?: string } =
   return isAbsolute(p) ? resolve(p) : resolve(cwd, p);
 }
 
+/** How many symlinks `realLocation` follows through missing targets (as the OS, ELOOP). */
+const MAX_LINK_HOPS = 40;
+
 /**
  * The real path of `absPath`: realpath, or the realpath of its nearest existing parent plus the
- * remaining segments when it does not exist yet.
+ * remaining segments when it does not exist yet. With `followDangling` (what reading tools
+ * touch), a symlink whose target is missing counts as that target: reading through a link must
+ * be judged where it leads whether or not the target exists, or the answer would tell an outside
+ * path's existence. (A write replaces a dangling link itself, so writes do not follow it.)
  */
-export async function realLocation(fs: FsOps, absPath: string): Promise<string> {
+export async function realLocation(
+  fs: FsOps,
+  absPath: string,
+  options: { followDangling?: boolean } = {},
+): Promise<string> {
   const missing: string[] = [];
   let current = absPath;
+  let hops = 0;
   for (;;) {
     try {
       const real = await fs.realPath(current);
       return missing.length === 0 ? real : join(real, ...[...missing].reverse());
     } catch (e) {
       if (!(e instanceof FsError) || e.code !== "not_found") throw e;
+      const link = options.followDangling && fs.readLink !== undefined && hops < MAX_LINK_HOPS
+        ? await danglingTarget(fs, current)
+        : undefined;
+      if (link !== undefined) {
+        hops++;
+        current = link;
+        continue;
+      }
       const parent = dirname(current);
       if (parent === current) throw e;
       missing.push(basename(current));
       current = parent;
     }
+  }
+}
+
+/** Where the symlink at `path` points (absolute), when `path` is one; undefined otherwise. */
+async function danglingTarget(fs: FsOps, path: string): Promise<string | undefined> {
+  try {
+    const info = await fs.lstat(path);
+    if (!info.isSymlink || fs.readLink === undefined) return undefined;
+    return resolve(dirname(path), await fs.readLink(path));
+  } catch (e) {
+    if (e instanceof FsError) return undefined;
+    throw e;
   }
 }
 

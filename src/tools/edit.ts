@@ -296,7 +296,8 @@ export function createEditTool(options: EditToolOptions): Tool<typeof EditParams
     concurrencySafe: false,
     prepareArguments: prepareEditArguments,
     async locations(args) {
-      const path = await realLocation(fs, resolve(args.path));
+      // An edit reads first: through a dangling link it is judged where the link leads.
+      const path = await realLocation(fs, resolve(args.path), { followDangling: true });
       return [{ access: "read", path }, { access: "write", path }];
     },
     execute: pathErrorsAsResults(run),

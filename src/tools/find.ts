@@ -130,7 +130,10 @@ export function createFindTool(options: FindToolOptions): Tool<typeof FindParams
     concurrencySafe: true,
     maxResultChars: maxBytes + 1000,
     async locations(args) {
-      return [{ access: "read", path: await realLocation(fs, resolve(args.path ?? ".")) }];
+      return [{
+        access: "read",
+        path: await realLocation(fs, resolve(args.path ?? "."), { followDangling: true }),
+      }];
     },
     execute: pathErrorsAsResults(run),
   };

@@ -447,7 +447,10 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     concurrencySafe: true,
     maxResultChars: maxBytes + 1000,
     async locations(args) {
-      return [{ access: "read", path: await realLocation(fs, resolve(args.path ?? ".")) }];
+      return [{
+        access: "read",
+        path: await realLocation(fs, resolve(args.path ?? "."), { followDangling: true }),
+      }];
     },
     execute: pathErrorsAsResults(run),
   };

@@ -93,7 +93,10 @@ export function createLsTool(options: LsToolOptions): Tool<typeof LsParams> {
     kind: "read",
     concurrencySafe: true,
     async locations(args) {
-      return [{ access: "read", path: await realLocation(fs, resolve(args.path ?? ".")) }];
+      return [{
+        access: "read",
+        path: await realLocation(fs, resolve(args.path ?? "."), { followDangling: true }),
+      }];
     },
     execute: pathErrorsAsResults(run),
   };

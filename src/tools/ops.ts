@@ -132,6 +132,8 @@ export interface FsOps {
   lstat(path: string): Promise<FileInfo>;
   /** Metadata following symlinks. */
   stat(path: string): Promise<FileInfo>;
+  /** The target a symlink holds, as written (optional: without it, links are not read). */
+  readLink?(path: string): Promise<string>;
   /** Entries of a directory, in no particular order. */
   readDir(path: string): AsyncIterable<DirEntry>;
   /**

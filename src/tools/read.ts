@@ -231,7 +231,10 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
     maxResultChars: maxBytes + 1000,
     prepareArguments: prepareReadArguments,
     async locations(args) {
-      return [{ access: "read", path: await realLocation(fs, resolve(args.path)) }];
+      return [{
+        access: "read",
+        path: await realLocation(fs, resolve(args.path), { followDangling: true }),
+      }];
     },
     execute: pathErrorsAsResults(run),
   };

@@ -95,17 +95,28 @@ Deno.test("parseGrantFlags() refuses an empty list value instead of granting eve
   assert.equal(bare.grants.write, true);
 });
 
-Deno.test("parseGrantFlags() -A grants everything and deny lists resolve missing paths", async () => {
+Deno.test("parseGrantFlags() -A grants everything; a denied path must exist (exit 2 otherwise)", async () => {
   await using ws = await createTempWorkspace({ "secret/k": "x" });
-  const r = parseGrantFlags({ "allow-all": true, "deny-read": ["secret,later/x"] }, {
+  await Deno.symlink(ws.path("secret"), ws.path("alias"));
+  const r = parseGrantFlags({ "allow-all": true, "deny-read": ["secret,alias"] }, {
     cwd: ws.dir,
   });
   assert.ok(r.ok);
   assert.equal(r.grants.allowAll, true);
   assert.equal(r.grants.read, true);
   assert.equal(r.grants.env, true);
-  assert.deepEqual(r.grants.denyRead, [ws.path("secret"), ws.path("later/x")]);
+  assert.deepEqual(r.grants.denyRead, [ws.path("secret")]);
   assert.match(formatGrants(r.grants), /all permissions \(-A\) · deny-read:/);
+  for (const flag of ["deny-read", "deny-write"] as const) {
+    const missing = parseGrantFlags({ [flag]: ["secret,later/x"] }, { cwd: ws.dir });
+    assert.ok(!missing.ok);
+    assert.equal(
+      missing.error.message,
+      `Denied path "later/x" (--${flag}) does not exist: moat denies an existing file or ` +
+        "directory (by identity, so that renaming it cannot undo the denial); create it first " +
+        `or drop it from the flag (looked for "${ws.path("later/x")}")`,
+    );
+  }
 });
 
 Deno.test("toolEnvironment() passes the safe list and additions, never the secrets", () => {

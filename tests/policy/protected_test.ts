@@ -363,9 +363,10 @@ Deno.test("buildHostArgs() mounts protected paths read-only after the grants, th
     `--ro-bind ${ws}/.git/config`,
     `--ro-bind ${ws}/.git/hooks`,
     `--bind ${ws}/.git/hooks`,
-    `--ro-bind ${ws}/locked`,
   ].map(at);
   assert.deepEqual(order, [...order].sort((a, b) => a - b), args.join("\n"));
+  // Deny lists are placed with the protected paths, shallow first, after the grants.
+  assert.ok(at(`--ro-bind ${ws}/locked`) > at(`--bind ${ws}`));
   // The missing .moat becomes an empty read-only mount point.
   assert.equal(at(`--remount-ro ${ws}/.moat`), at(`--tmpfs ${ws}/.moat`) + 1);
   // Read-only grants need nothing: the same paths are not mounted again.

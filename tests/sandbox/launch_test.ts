@@ -3,6 +3,15 @@ import { hostLaunch, type SandboxSys, TOOL_HOST_COMMAND } from "../../src/sandbo
 
 function fakeSys(runtime: { exec: string; standalone: boolean }): SandboxSys {
   const files = new Set(["/opt/moat/deno.json"]);
+  const cache = new Set([
+    "/cache/deno/npm/registry.npmjs.org/openai",
+    "/cache/deno/npm/registry.npmjs.org/@sinclair/typebox",
+    "/cache/deno/gen/file/opt/moat",
+  ]);
+  const lock = JSON.stringify({
+    version: "5",
+    npm: { "openai@7.59.0": {}, "@sinclair/typebox@0.34.52": {}, "diff@8.0.2": {} },
+  });
   const unused = () => {
     throw new Error("not used by hostLaunch");
   };
@@ -18,10 +27,12 @@ function fakeSys(runtime: { exec: string; standalone: boolean }): SandboxSys {
     paths: {
       realPath: (path) => ({ ok: true, path }),
       stat: (path) => files.has(path) ? { kind: "file" } : undefined,
-      lstat: () => undefined,
-      readTextFile: () => undefined,
+      lstat: (path) => cache.has(path) ? { kind: "dir" } : undefined,
+      readTextFile: (path) => path === "/opt/moat/deno.lock" ? lock : undefined,
       readDirNames: () => undefined,
     } as SandboxSys["paths"],
+    files: { createEmptyFile: unused } as unknown as SandboxSys["files"],
+    net: { listenUnix: unused } as unknown as SandboxSys["net"],
   };
 }
 
@@ -46,6 +57,13 @@ Deno.test("hostLaunch() runs the script under deno run whatever the deno binary 
     "/opt/moat/main.ts",
     TOOL_HOST_COMMAND,
   ]);
-  assert.ok(launch.readOnlyPaths.includes("/opt/moat"));
-  assert.ok(launch.readOnlyPaths.includes("/cache/deno"));
+  // Only moat's own packages (those in its lock that are cached) and its transpiled modules,
+  // never the whole cache with other projects' code.
+  assert.deepEqual(launch.readOnlyPaths, [
+    "/usr/local/bin/deno-2.9",
+    "/opt/moat",
+    "/cache/deno/npm/registry.npmjs.org/openai",
+    "/cache/deno/npm/registry.npmjs.org/@sinclair/typebox",
+    "/cache/deno/gen/file/opt/moat",
+  ]);
 });

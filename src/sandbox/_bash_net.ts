@@ -1,0 +1,186 @@
+/**
+ * bash's network under a scoped `--allow-net` with bubblewrap: the tool host keeps its own network
+ * namespace, and bash reaches the granted hosts only through the proxy of src/sandbox/net_proxy.ts
+ * in this process. The proxy asks a query-only Worker whose net permissions are the run's current
+ * grants (replaced when an "always" approval widens them), and each connection is reported as a
+ * permission decision of the bash call that is running.
+ */
+import { join } from "node:path";
+import { notGrantedReason, type PermissionDecision } from "../policy/check.ts";
+import type { Grants, Scope } from "../policy/grants.ts";
+import type { AnyTool } from "../tools/types.ts";
+import { startWorkerHost, ToolHostClient } from "./client.ts";
+import { type NetProxyResult, startNetProxy } from "./net_proxy.ts";
+import type { NetOps } from "./ops.ts";
+import { workerModuleUrl } from "./worker_modules.ts";
+
+/** Options of `createBashNetwork`. */
+export interface BashNetworkOptions {
+  cwd: string;
+  /** The per-run spill directory: the proxy's socket lives here (the host and bash see it). */
+  spillDir: string;
+  /** The run's grants as they are now (widened by "always" approvals). */
+  grants(): Grants;
+  /** Receives each connection decision of the proxy. */
+  onDecision?: (decision: PermissionDecision) => void;
+  net: NetOps;
+  /** Receives a one-line notice when the proxy cannot start. */
+  warn(message: string): void;
+}
+
+/** The proxy side of a run in bubblewrap mode. */
+export interface BashNetwork {
+  /**
+   * The `netProxy` of a tool host started with `grants`: set under a scoped net grant (the proxy
+   * starts on first use), undefined otherwise and when the proxy cannot run (then bash has no
+   * network).
+   */
+  hostConfig(grants: Grants): { socketPath: string } | undefined;
+  /** `tools` with the bash tool wrapped, so that decisions name the bash call that is running. */
+  track(tools: AnyTool[]): AnyTool[];
+  /** Stops the proxy and its query Worker. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Most targets remembered per call for not repeating a "granted" decision. */
+const MAX_REMEMBERED = 1000;
+
+/** Creates the (not yet started) proxy side of a run. */
+export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
+  let proxy: NetProxyResult | undefined;
+  let query: { key: string; client: ToolHostClient } | undefined;
+  const retired: Promise<void>[] = [];
+  const running = new Set<string>();
+  // "granted" is recorded once per call and target; every denial is recorded.
+  const reported = new Map<string, Set<string>>();
+  // Per running call, the targets refused (told to the model after the call).
+  const refused = new Map<string, Set<string>>();
+
+  const queryClient = (): ToolHostClient => {
+    const net = options.grants().net;
+    const key = JSON.stringify(net);
+    if (query?.key !== key) {
+      if (query !== undefined) retired.push(query.client.closeWhenIdle());
+      query = {
+        key,
+        client: new ToolHostClient(() =>
+          startWorkerHost({
+            workerUrl: workerModuleUrl("query"),
+            permissions: netPermissions(net),
+            toolOptions: { cwd: options.cwd, spillDir: options.spillDir },
+          })
+        ),
+      };
+    }
+    return query.client;
+  };
+
+  const record = (target: string, allowed: boolean) => {
+    const toolCallId = running.size === 1 ? [...running][0] ?? "" : "";
+    if (!allowed && toolCallId !== "") refused.get(toolCallId)?.add(target);
+    if (allowed) {
+      const seen = reported.get(toolCallId) ?? new Set<string>();
+      if (seen.has(target)) return;
+      if (seen.size >= MAX_REMEMBERED) seen.clear();
+      seen.add(target);
+      reported.set(toolCallId, seen);
+    }
+    const base = {
+      toolCallId,
+      toolName: "bash",
+      access: "net" as const,
+      target,
+      by: "grants" as const,
+    };
+    try {
+      options.onDecision?.(
+        allowed ? { ...base, outcome: "granted" } : {
+          ...base,
+          outcome: "denied",
+          reason: notGrantedReason({ access: "net", host: target }),
+        },
+      );
+    } catch { /* a sink must not change the decision */ }
+  };
+
+  const start = (): NetProxyResult => {
+    const socketPath = join(options.spillDir, `.moat-net-${crypto.randomUUID().slice(0, 8)}.sock`);
+    const started = startNetProxy({
+      socketPath,
+      net: options.net,
+      async allowed(target) {
+        const answer = await queryClient().query([{ name: "net", host: target }]);
+        return answer.ok && answer.states[0] === "granted";
+      },
+      onDecision: ({ target, allowed }) => record(target, allowed),
+    });
+    if (!started.ok) {
+      options.warn(
+        `The network proxy for bash cannot start (${started.message}): bash calls have no ` +
+          "network in this run; use a shorter temporary directory (TMPDIR) or --allow-net " +
+          "without a value",
+      );
+    }
+    return started;
+  };
+
+  let closing: Promise<void> | undefined;
+  return {
+    hostConfig(grants) {
+      if (grants.net === true || grants.net.length === 0 || closing !== undefined) return undefined;
+      proxy ??= start();
+      return proxy.ok ? { socketPath: proxy.proxy.socketPath } : undefined;
+    },
+    track(tools) {
+      return tools.map((tool): AnyTool =>
+        tool.name !== "bash" ? tool : {
+          ...tool,
+          async execute(args, signal, ctx) {
+            running.add(ctx.toolCallId);
+            const targets = new Set<string>();
+            refused.set(ctx.toolCallId, targets);
+            try {
+              const result = await tool.execute(args, signal, ctx);
+              // Clients often show only "403" for a refused tunnel: name the flag for the model.
+              if (targets.size === 0) return result;
+              return { ...result, output: `${result.output}\n${refusalNote([...targets])}` };
+            } finally {
+              running.delete(ctx.toolCallId);
+              reported.delete(ctx.toolCallId);
+              refused.delete(ctx.toolCallId);
+            }
+          },
+        }
+      );
+    },
+    close() {
+      closing ??= (async () => {
+        if (proxy?.ok) await proxy.proxy.close();
+        await Promise.all([query?.client.close(), ...retired]);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The note a bash result gets when the proxy refused connections during the call. */
+export function refusalNote(targets: string[]): string {
+  const shown = targets.slice(0, 5);
+  const more = targets.length > shown.length ? `, and ${targets.length - shown.length} more` : "";
+  return `[moat refused network access to ${shown.map((t) => `"${t}"`).join(", ")}${more}: ` +
+    `not granted; add --allow-net=${shown.join(",")} to allow it]`;
+}
+
+/** A query-only Worker's permissions: the net grants, nothing else. */
+function netPermissions(net: Scope): Deno.PermissionOptionsObject {
+  return {
+    read: false,
+    write: false,
+    run: false,
+    net: net === true ? true : net.length > 0 ? net : false,
+    env: false,
+    sys: false,
+    ffi: false,
+    import: false,
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * End-to-end: a scoped --allow-net through the real CLI. The model's bash call reaches the granted
+ * host on 127.0.0.1 through moat's proxy, is refused another port, and the refusal is a
+ * `permission` event of that call in `--output jsonl`.
+ */
+import assert from "node:assert/strict";
+import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { createTempWorkspace } from "../support/workspace.ts";
+import { BWRAP } from "../sandbox/_helpers.ts";
+import { cliEnv, jsonLines, runMoat } from "./_cli.ts";
+
+function webServer(body: string): { port: number } & AsyncDisposable {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response(body),
+  );
+  return { port: server.addr.port, [Symbol.asyncDispose]: () => server.shutdown() };
+}
+
+Deno.test({
+  name: "a scoped --allow-net lets bash reach the granted host only, and jsonl shows the refusal",
+  ignore: !BWRAP,
+  async fn() {
+    await using server = await startFakeOpenAI();
+    await using ws = await createTempWorkspace();
+    await using home = await createTempWorkspace();
+    await using granted = webServer("GRANTED-E2E");
+    await using other = webServer("OTHER-E2E");
+    server.script(
+      reply.toolCalls([{
+        id: "c1",
+        name: "bash",
+        arguments: {
+          command: `curl -sS http://127.0.0.1:${granted.port}/; echo; ` +
+            `curl -sS http://127.0.0.1:${other.port}/`,
+        },
+      }]),
+      reply.text("done"),
+    );
+    const result = await runMoat(
+      ["--sandbox=require", `--allow-net=127.0.0.1:${granted.port}`, "--output", "jsonl", "go"],
+      {
+        cwd: ws.dir,
+        env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+      },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const toolMessage = server.chatRequests[1]?.body?.messages.find((m) => m.role === "tool");
+    const output = String(toolMessage?.content);
+    assert.match(output, /GRANTED-E2E/);
+    assert.doesNotMatch(output, /OTHER-E2E/);
+    assert.match(output, new RegExp(`--allow-net=127\\.0\\.0\\.1:${other.port}`));
+    assert.match(output, /\[moat refused network access to /, "the model is told after the call");
+    const refusals = jsonLines(result.stdout).filter((e) =>
+      e.type === "permission" && e.outcome === "denied"
+    );
+    assert.equal(refusals.length, 1, result.stdout);
+    const { version: _v, time: _t, ...refusal } = refusals[0] as Record<string, unknown>;
+    assert.deepEqual(refusal, {
+      type: "permission",
+      toolCallId: "c1",
+      toolName: "bash",
+      access: "net",
+      target: `127.0.0.1:${other.port}`,
+      outcome: "denied",
+      by: "grants",
+      reason: `net access to "127.0.0.1:${other.port}" is not granted (add ` +
+        `--allow-net=127.0.0.1:${other.port})`,
+    });
+  },
+});

@@ -1,0 +1,231 @@
+/**
+ * The tool host restart (after an "always" approval) is where escapes lived: deny paths that
+ * became symlinks, renamed denied files, and approvals of paths whose directory is missing. Each
+ * attack is run for real in bubblewrap, with an approval that restarts the host afterwards.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { type Grants, parseGrantFlags } from "../../src/policy/grants.ts";
+import type { Sandbox } from "../../src/sandbox/mod.ts";
+import {
+  BWRAP,
+  callTool,
+  createLayout,
+  type Layout,
+  MODES,
+  openSandbox,
+  SECRET,
+  textOf,
+} from "./_helpers.ts";
+
+function bwrapTest(name: string, fn: () => Promise<void>) {
+  Deno.test({ name: `[bwrap] restart: ${name}`, ignore: !BWRAP, fn });
+}
+
+function grantsOf(ws: string, flags: Parameters<typeof parseGrantFlags>[0]): Grants {
+  const result = parseGrantFlags(flags, { cwd: ws });
+  if (!result.ok) throw result.error;
+  return result.grants;
+}
+
+/** A sandbox that answers "always" to every question, and a way to force a host restart. */
+async function alwaysSandbox(layout: Layout, grants: Grants) {
+  const sb = await openSandbox(layout, "bwrap", grants, {
+    prompter: { ask: () => Promise.resolve("always") },
+  });
+  let n = 0;
+  const restart = async (sandbox: Sandbox) => {
+    // Approving read access to a new outside file widens the grants: the next call gets a new host.
+    const extra = join(layout.root.dir, `extra-${++n}.txt`);
+    await Deno.writeTextFile(extra, "extra\n");
+    const read = textOf(await callTool(sandbox, "read", { path: extra }));
+    return read;
+  };
+  return { sb, restart };
+}
+
+const bash = async (sb: Sandbox, command: string) =>
+  textOf(await callTool(sb, "bash", { command: `${command}; echo "rc=$?"` }));
+
+bwrapTest(
+  "a denied path and the directories above it cannot be renamed or replaced by bash",
+  async () => {
+    const layout = await createLayout({
+      "cfg/app.json": "{}\n",
+      "config/secrets.json": `${SECRET}\n`,
+    });
+    await using _ = layout.root;
+    const grants = grantsOf(layout.ws, {
+      "deny-write": ["cfg"],
+      "deny-read": ["config/secrets.json"],
+    });
+    const { sb, restart } = await alwaysSandbox(layout, grants);
+    try {
+      for (
+        const command of [
+          `mv cfg cfg_old && ln -s ${layout.outside} cfg`,
+          "mv config config2",
+          "mv config/secrets.json config/s.json",
+          "rm -rf cfg",
+        ]
+      ) {
+        assert.doesNotMatch(await bash(sb, command), /rc=0\b/, command);
+      }
+      await restart(sb);
+      for (const path of ["config/secrets.json", "config2/secrets.json"]) {
+        assert.doesNotMatch(textOf(await callTool(sb, "read", { path })), new RegExp(SECRET), path);
+      }
+      assert.doesNotMatch(
+        textOf(await callTool(sb, "grep", { pattern: SECRET })),
+        /secrets\.json:1/,
+      );
+      const seen = await bash(sb, `cat config/secrets.json config2/secrets.json cfg/secret.txt`);
+      assert.doesNotMatch(seen, new RegExp(SECRET), seen);
+    } finally {
+      await sb.close();
+    }
+  },
+);
+
+bwrapTest(
+  "a denied path swapped for a symlink from outside stops the next host instead of mounting its target",
+  async () => {
+    const layout = await createLayout({ "cfg/app.json": "{}\n" });
+    await using _ = layout.root;
+    const { sb, restart } = await alwaysSandbox(
+      layout,
+      grantsOf(layout.ws, { "deny-write": ["cfg"] }),
+    );
+    try {
+      assert.match(await bash(sb, "ls cfg"), /app\.json/);
+      // Outside the sandbox (where mount points do not pin names), the path becomes a symlink.
+      await Deno.rename(join(layout.ws, "cfg"), join(layout.ws, "cfg_old"));
+      await Deno.symlink(layout.outside, join(layout.ws, "cfg"));
+      const read = await restart(sb);
+      assert.match(
+        read,
+        /the denied path ".*\/cfg" \(--deny-write\) changed since the start/,
+        read,
+      );
+      const out = await bash(sb, "cat cfg/secret.txt");
+      assert.doesNotMatch(out, new RegExp(SECRET), out);
+      assert.match(out, /changed since the start/);
+    } finally {
+      await sb.close();
+    }
+  },
+);
+
+bwrapTest(
+  "approving a path whose directory does not exist mounts nothing: the real /tmp stays hidden",
+  async () => {
+    const layout = await createLayout();
+    await using _ = layout.root;
+    const marker = await Deno.makeTempFile({ prefix: "moat-marker-" });
+    try {
+      const { sb } = await alwaysSandbox(layout, grantsOf(layout.ws, {}));
+      try {
+        const missing = `/moat-no-such-dir-${crypto.randomUUID().slice(0, 8)}/report.md`;
+        const write = textOf(await callTool(sb, "write", { path: missing, content: "x" }));
+        assert.match(write, /not found|does not exist/i, write);
+        const listing = await bash(sb, "ls -a /tmp /; ls /root 2>&1");
+        assert.ok(!listing.includes(marker.split("/").at(-1) as string), listing);
+        await assert.rejects(Deno.lstat(missing.replace("/report.md", "")));
+      } finally {
+        await sb.close();
+      }
+    } finally {
+      await Deno.remove(marker);
+    }
+  },
+);
+
+bwrapTest(
+  "approving a new file outside creates exactly that file, and bash sees none of its directory",
+  async () => {
+    const layout = await createLayout();
+    await using _ = layout.root;
+    const { sb } = await alwaysSandbox(layout, grantsOf(layout.ws, {}));
+    try {
+      const target = join(layout.outside, "new.txt");
+      const write = textOf(await callTool(sb, "write", { path: target, content: "hello\n" }));
+      assert.doesNotMatch(write, /Error/, write);
+      assert.equal(await Deno.readTextFile(target), "hello\n");
+      const out = await bash(sb, `cat ${layout.outside}/secret.txt; ls ${layout.outside}`);
+      assert.doesNotMatch(out, new RegExp(SECRET), out);
+      assert.doesNotMatch(out, /secret\.txt\n/, out);
+    } finally {
+      await sb.close();
+    }
+  },
+);
+
+bwrapTest("a hardlink to a denied file made before the run is refused to the tools", async () => {
+  const layout = await createLayout({ ".env": `${SECRET}\n` });
+  await using _ = layout.root;
+  await Deno.link(join(layout.ws, ".env"), join(layout.ws, "env-copy"));
+  const sb = await openSandbox(layout, "bwrap", grantsOf(layout.ws, { "deny-read": [".env"] }));
+  try {
+    for (const path of [".env", "env-copy"]) {
+      assert.doesNotMatch(textOf(await callTool(sb, "read", { path })), new RegExp(SECRET), path);
+    }
+    const grep = textOf(await callTool(sb, "grep", { pattern: SECRET }));
+    assert.doesNotMatch(grep, /env-copy:1/, grep);
+  } finally {
+    await sb.close();
+  }
+});
+
+for (const mode of MODES) {
+  Deno.test(`[${mode}] a link to an outside file is refused the same way whether the file exists or not`, async () => {
+    const layout = await createLayout();
+    await using _ = layout.root;
+    await Deno.symlink(join(layout.outside, "missing.txt"), join(layout.ws, "dangling"));
+    const sb = await openSandbox(layout, mode, grantsOf(layout.ws, {}));
+    try {
+      for (const tool of ["read", "edit", "ls"]) {
+        const args = (path: string) =>
+          tool === "edit" ? { path, oldText: "a", newText: "b" } : { path };
+        const existing = textOf(await callTool(sb, tool, args("link-file")));
+        const missing = textOf(await callTool(sb, tool, args("dangling")));
+        const shape = (text: string) =>
+          text.replaceAll(layout.outside, "OUT").replace(/secret\.txt|missing\.txt/g, "NAME");
+        assert.equal(shape(missing), shape(existing), `${tool}: ${existing} / ${missing}`);
+        assert.match(existing, /is not granted/);
+      }
+    } finally {
+      await sb.close();
+    }
+  });
+}
+
+bwrapTest("--deny-run masks every name of a program: hardlinks and identical copies", async () => {
+  const layout = await createLayout();
+  await using _ = layout.root;
+  const perl = (await Deno.realPath("/usr/bin/perl").catch(() => "")) !== "";
+  const git = (await Deno.lstat("/usr/lib/git-core/git").catch(() => null)) !== null;
+  // The test needs a machine that has these (Debian's perl and git do).
+  if (!perl || !git) return;
+  const perlNames = [...Deno.readDirSync("/usr/bin")]
+    .filter((e) => /^perl5\.\d+\.\d+$/.test(e.name)).map((e) => `/usr/bin/${e.name}`);
+  const sb = await openSandbox(layout, "bwrap", grantsOf(layout.ws, { "deny-run": ["perl,git"] }));
+  try {
+    for (
+      const command of [
+        "perl -e 'print 42'",
+        "/usr/bin/perl -e 'print 42'",
+        ...perlNames.map((p) => `${p} -e 'print 42'`),
+        "/usr/lib/git-core/git --version",
+        "git --version",
+        "cp /usr/lib/git-core/git ./g && ./g --version",
+      ]
+    ) {
+      const out = await bash(sb, command);
+      assert.doesNotMatch(out, /rc=0\b/, `${command}: ${out}`);
+    }
+    // Other programs still run.
+    assert.match(await bash(sb, "ls / >/dev/null"), /rc=0\b/);
+  } finally {
+    await sb.close();
+  }
+});
