@@ -7,7 +7,7 @@ import { isAbsolute } from "node:path";
 import type { AgentEvent, Clock } from "../agent/mod.ts";
 import { displayPath } from "../tools/_paths.ts";
 import type { Reporter, RunStartInfo, RunSummary } from "./report.ts";
-import { resultText } from "./report.ts";
+import { isNetworkRefusal, resultText } from "./report.ts";
 import { replayCheckText } from "./replay_check.ts";
 import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
 
@@ -257,6 +257,15 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
       // A streamed answer is on the terminal already (ending in a newline): only separate it.
       if (streaming) options.writeStdout("\n");
       else options.writeStdout(escapeControls(text.endsWith("\n") ? `${text}\n` : `${text}\n\n`));
+    },
+    permission(decision) {
+      // Blocked calls have their own line; a connection the proxy refused does not.
+      if (!isNetworkRefusal(decision)) return;
+      stderrLine(
+        `${c("31", "✗")} bash connection to ${escapeUnsafe(decision.target)} ${c("31", "refused")}${
+          c("2", `: ${oneLine(decision.reason ?? "", 160)}`)
+        }`,
+      );
     },
     warning(message: string) {
       stderrLine(`${c("33", "moat: warning:")} ${escapeControls(message)}`);

@@ -113,6 +113,16 @@ export interface RunStats {
   /** Text of the last assistant reply seen. */
   lastText: string;
   observe(event: AgentEvent): void;
+  /** Counts what the policy decided outside a tool call's own check (a refused connection). */
+  observeDecision(decision: PermissionDecision): void;
+}
+
+/**
+ * True for a refusal that is not a blocked call: a connection bash tried that the network proxy
+ * refused (the call itself ran). It counts as a denial like a blocked call.
+ */
+export function isNetworkRefusal(decision: PermissionDecision): boolean {
+  return decision.access === "net" && decision.outcome === "denied" && decision.toolName === "bash";
 }
 
 /** The text blocks of an assistant message, joined. */
@@ -144,6 +154,9 @@ export function createRunStats(): RunStats {
         default:
           return;
       }
+    },
+    observeDecision(decision) {
+      if (isNetworkRefusal(decision)) stats.denied++;
     },
   };
   return stats;

@@ -512,6 +512,8 @@ interface Engine {
   tools: AnyTool[];
   sandbox: SandboxHandle;
   system: () => string;
+  /** The counters of the run going on, which see the policy's decisions too. */
+  stats?: RunStats;
 }
 
 /** The API key variable and every variable that configures the model never reach a tool. */
@@ -557,6 +559,7 @@ async function openEngine(
   reporter: Reporter,
 ): Promise<{ ok: true; engine: Engine; contextWarnings: string[] } | { ok: false; error: string }> {
   const { settings } = setup;
+  const engineRef: { engine?: Engine } = {};
   const request: SandboxRequest = {
     cwd: setup.workspace,
     grants: setup.grants,
@@ -564,7 +567,10 @@ async function openEngine(
     env: setup.env,
     secretEnvNames: secretEnvNames(settings),
     noPrompt: settings.noPrompt || prompter === undefined,
-    onDecision: (decision) => reporter.permission?.(decision),
+    onDecision: (decision) => {
+      reporter.permission?.(decision);
+      engineRef.engine?.stats?.observeDecision(decision);
+    },
   };
   if (settings.tools !== undefined) request.tools = settings.tools;
   if (settings.bashTimeout !== undefined) request.bashTimeoutSec = settings.bashTimeout;
@@ -597,6 +603,7 @@ async function openEngine(
       return buildSystemPrompt(options);
     },
   };
+  engineRef.engine = engine;
   return { ok: true, engine, contextWarnings: context.warnings };
 }
 
@@ -643,6 +650,7 @@ async function runOnce(
     observe?: (event: AgentEvent) => void;
   },
 ): Promise<RunOutcome> {
+  engine.stats = options.stats;
   const agentOptions: Parameters<typeof runAgentLoop>[1] = {
     model: options.model,
     tools: engine.tools,

@@ -3,10 +3,11 @@
  * scripted model (the fake OpenAI server) making the tool calls.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { type FakeOpenAIServer, reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { BWRAP } from "../sandbox/_helpers.ts";
-import { cliEnv, spawnMoat, startArgv } from "./_cli.ts";
+import { cliEnv, denoDir, runMoat, spawnMoat, startArgv } from "./_cli.ts";
 
 /** The text of the tool result the model got back for call `id`. */
 function toolResult(server: FakeOpenAIServer, id: string): string {
@@ -113,4 +114,38 @@ Deno.test("a catastrophic regular expression in grep ends at once and later call
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   assert.match(toolResult(server, "c1"), /input\.txt:2: aaa/);
   assert.match(toolResult(server, "c2"), /input\.txt/);
+});
+
+Deno.test({
+  name: "under deno run, bash sees none of Deno's cache but moat's own packages and modules",
+  ignore: !BWRAP,
+  async fn() {
+    await using server = await startFakeOpenAI();
+    await using ws = await createTempWorkspace();
+    // Another project's transpiled source in the same cache.
+    const other = join(denoDir(), "gen", "file", `moat-e2e-other-${crypto.randomUUID()}`);
+    await Deno.mkdir(other, { recursive: true });
+    try {
+      await Deno.writeTextFile(join(other, "secret.ts.js"), "const password = 'CACHE-SECRET';\n");
+      server.script(
+        reply.toolCalls([{
+          id: "c1",
+          name: "bash",
+          arguments: { command: `cat ${other}/secret.ts.js; ls ${denoDir()}; echo end` },
+        }]),
+        reply.text("ok"),
+      );
+      const out = await runMoat(["-p", "go"], {
+        cwd: ws.dir,
+        env: cliEnv(ws.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+      });
+      assert.equal(out.code, 0, out.stderr);
+      const result = toolResult(server, "c1");
+      assert.doesNotMatch(result, /CACHE-SECRET/, result);
+      assert.doesNotMatch(result, /v8_code_cache|dep_analysis_cache/, result);
+      assert.match(result, /end/);
+    } finally {
+      await Deno.remove(other, { recursive: true });
+    }
+  },
 });

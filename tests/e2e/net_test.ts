@@ -69,3 +69,37 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "a refused connection is shown in text mode and counts for --fail-on-deny (exit 4)",
+  ignore: !BWRAP,
+  async fn() {
+    await using server = await startFakeOpenAI();
+    await using ws = await createTempWorkspace();
+    await using home = await createTempWorkspace();
+    await using granted = webServer("GRANTED-E2E");
+    await using other = webServer("OTHER-E2E");
+    server.script(
+      reply.toolCalls([{
+        id: "c1",
+        name: "bash",
+        arguments: { command: `curl -sS http://127.0.0.1:${other.port}/; true` },
+      }]),
+      reply.text("done"),
+    );
+    const result = await runMoat(
+      ["--sandbox=require", `--allow-net=127.0.0.1:${granted.port}`, "--fail-on-deny", "go"],
+      {
+        cwd: ws.dir,
+        env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+      },
+    );
+    assert.equal(result.code, 4, result.stderr);
+    assert.equal(result.stdout, "done\n");
+    assert.match(
+      result.stderr,
+      new RegExp(`✗ bash connection to 127\\.0\\.0\\.1:${other.port} refused: .*--allow-net=`),
+    );
+    assert.match(result.stderr, /1 tool call\(s\) were denied/);
+  },
+});
