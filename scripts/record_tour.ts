@@ -60,7 +60,7 @@ const steps = [
       "`--allow-read=…`), so you can grant exactly what a task needs.",
       "",
       "To work with a real model, set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) and run",
-      '`npx -y deno@2.9.6 task start -- "your request"`.',
+      '`npx -y deno@2.9.6 task -q start -- "your request"`.',
     ].join("\n"),
   ),
 ];

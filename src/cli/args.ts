@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { GRANT_FLAGS, type GrantFlag } from "../policy/grants.ts";
+import { parseArgsErrorText } from "./args_errors.ts";
 
 /** Output formats of print mode. */
 export const OUTPUT_FORMATS = ["text", "json", "jsonl"] as const;
@@ -44,6 +45,8 @@ export interface CliFlags {
   output?: OutputFormat;
   session?: string;
   continue: boolean;
+  /** `--resume ID|PATH`: resume that session; `true` when given bare (pick one on a terminal). */
+  resume?: string | true;
   noSession: boolean;
   systemPrompt?: string;
   appendSystemPrompt?: string;
@@ -52,6 +55,8 @@ export interface CliFlags {
   noPrompt: boolean;
   failOnDeny: boolean;
   verbose: boolean;
+  /** `--quiet`: no usage line after each answer in interactive mode. */
+  quiet: boolean;
   noContextFiles: boolean;
   includeDeltas: boolean;
   /** `--replay FILE`: play this recorded session's model replies instead of calling a model. */
@@ -82,6 +87,7 @@ export const CLI_OPTIONS = {
   output: { type: "string", short: "o" },
   session: { type: "string" },
   continue: { type: "boolean", short: "c" },
+  resume: { type: "string" },
   "no-session": { type: "boolean" },
   "system-prompt": { type: "string" },
   "append-system-prompt": { type: "string" },
@@ -90,6 +96,7 @@ export const CLI_OPTIONS = {
   "no-prompt": { type: "boolean" },
   "fail-on-deny": { type: "boolean" },
   verbose: { type: "boolean" },
+  quiet: { type: "boolean", short: "q" },
   "no-context-files": { type: "boolean" },
   "include-deltas": { type: "boolean" },
   replay: { type: "string" },
@@ -115,6 +122,7 @@ export function helpText(version: string): string {
 Usage:
   moat [flags] [prompt]          print mode when a prompt is given or stdin is piped
   moat [flags]                   interactive mode on a terminal
+  moat sessions [--cwd DIR]      list this workspace's sessions, newest first
 
 Model:
   -m, --model NAME               model name (env MOAT_MODEL)
@@ -148,10 +156,13 @@ Output and exit status:
       --include-deltas           with --output jsonl, also emit text deltas
       --fail-on-deny             exit 4 when any tool call was denied
       --verbose                  more detail on stderr
+  -q, --quiet                    interactive mode: no usage line (tokens, cost) after answers
 
 Sessions:
   -c, --continue                 resume the newest session of this workspace (when there
                                  is none, a new one starts with a warning)
+      --resume [ID|PATH]         resume that session (ids: moat sessions); bare, on a
+                                 terminal: pick one from a numbered list
       --session FILE             use (and append to) this session file; created, with
                                  its directory, when missing
       --no-session               do not write a session
@@ -216,11 +227,17 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   const bare = new Set<PermissionListFlag>();
   const rest: string[] = [];
   let ended = false;
-  for (const arg of args) {
+  let bareResume = false;
+  for (const [i, arg] of args.entries()) {
     if (!ended && arg === "--") ended = true;
     const flag = arg.startsWith("--") ? arg.slice(2) : "";
     if (!ended && (PERMISSION_LIST_FLAGS as readonly string[]).includes(flag)) {
       bare.add(flag as PermissionListFlag);
+      continue;
+    }
+    // `--resume` last or before another flag names no session: pick one.
+    if (!ended && arg === "--resume" && (args[i + 1] ?? "-").startsWith("-")) {
+      bareResume = true;
       continue;
     }
     rest.push(arg);
@@ -230,7 +247,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   try {
     parsed = parseArgs({ args: rest, options: CLI_OPTIONS, allowPositionals: true, strict: true });
   } catch (e) {
-    return usageError(e instanceof Error ? e.message : String(e));
+    return usageError(parseArgsErrorText(e, rest, CLI_OPTIONS));
   }
   const v = parsed.values;
   if (v.help) return { ok: true, command: "help" };
@@ -257,6 +274,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     noPrompt: v["no-prompt"] ?? false,
     failOnDeny: v["fail-on-deny"] ?? false,
     verbose: v.verbose ?? false,
+    quiet: v.quiet ?? false,
     noContextFiles: v["no-context-files"] ?? false,
     includeDeltas: v["include-deltas"] ?? false,
     replayCheck: v["replay-check"] ?? false,
@@ -278,12 +296,14 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
       ["cwd", "cwd"],
       ["session", "session"],
       ["replay", "replay"],
+      ["resume", "resume"],
     ] as const
   ) {
     const value = nonEmpty(name, v[name]);
     if (typeof value === "object") return value;
     if (value !== undefined) flags[key] = value;
   }
+  if (bareResume && flags.resume === undefined) flags.resume = true;
   if (v["system-prompt"] !== undefined) flags.systemPrompt = v["system-prompt"];
   if (v["append-system-prompt"] !== undefined) {
     flags.appendSystemPrompt = v["append-system-prompt"];
@@ -329,6 +349,23 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     flags.tools = tools;
   }
 
+  if (flags.resume !== undefined) {
+    const other = flags.continue
+      ? "--continue"
+      : flags.session !== undefined
+      ? "--session"
+      : flags.noSession
+      ? "--no-session"
+      : flags.replay !== undefined
+      ? "--replay"
+      : undefined;
+    if (other !== undefined) {
+      return usageError(`Options '--resume' and '${other}' cannot be combined: choose one session`);
+    }
+  }
+  if (flags.quiet && flags.verbose) {
+    return usageError(`Options '--quiet' and '--verbose' cannot be combined`);
+  }
   if (flags.continue && flags.session !== undefined) {
     return usageError(`Options '--continue' and '--session' cannot be combined`);
   }

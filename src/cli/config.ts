@@ -16,6 +16,7 @@ import {
 } from "./args.ts";
 import { type CliFs, readTextOrReason } from "./io.ts";
 import { type AskTrust, decideProjectTrust, type ProjectTrustInfo } from "./trust.ts";
+import { type Prices, PricesSchema } from "./usage.ts";
 
 /** The model used when nothing else names one. */
 export const DEFAULT_MODEL = "gpt-4.1";
@@ -91,6 +92,7 @@ export const ConfigFileSchema = Type.Object({
       description: "Switches for OpenAI-compatible servers that differ from OpenAI.",
     }),
   ),
+  prices: Type.Optional(PricesSchema),
   trustedProjects: Type.Optional(
     Type.Array(Type.String({ pattern: "^(/|~$|~/)" }), {
       description: "User config only: real paths (or ~/…) of projects whose sensitive " +
@@ -125,6 +127,8 @@ export interface Settings {
   maxOutputTokens?: number;
   headers?: Record<string, string>;
   compat?: CompatSettings;
+  /** Token prices, for the cost of a run. */
+  prices?: Prices;
   /** Config files that were found and applied, most specific last. */
   configFiles: string[];
   /** Whether the project is trusted and which of its settings applied. */
@@ -366,6 +370,7 @@ function mergeLayers(
   if (merged.temperature !== undefined) settings.temperature = merged.temperature;
   if (merged.maxOutputTokens !== undefined) settings.maxOutputTokens = merged.maxOutputTokens;
   if (merged.headers !== undefined) settings.headers = merged.headers;
+  if (merged.prices !== undefined) settings.prices = merged.prices;
   // Compatibility switches merge field by field, so a project can override one of the user's.
   const compatLayers = layers.map((layer) => layer.compat).filter((c) => c !== undefined);
   if (compatLayers.length > 0) settings.compat = Object.assign({}, ...compatLayers);

@@ -128,6 +128,7 @@ export function runEndRecord(summary: RunSummary): Record<string, unknown> {
     stopReason: summary.stopReason,
     turns: summary.turns,
     usage: summary.usage,
+    ...(summary.cost === undefined ? {} : { cost: summary.cost }),
     toolCalls: summary.toolCalls,
     failed: summary.failed,
     denied: summary.denied,
@@ -151,6 +152,7 @@ export function permissionRecord(decision: PermissionDecision): Record<string, u
     by: decision.by,
   };
   if (decision.reason !== undefined) record.reason = decision.reason;
+  if (decision.during === true) record.during = true;
   return record;
 }
 

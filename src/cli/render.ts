@@ -7,7 +7,7 @@ import { isAbsolute } from "node:path";
 import type { AgentEvent, Clock } from "../agent/mod.ts";
 import { displayPath } from "../tools/_paths.ts";
 import type { Reporter, RunStartInfo, RunSummary } from "./report.ts";
-import { isNetworkRefusal, resultText } from "./report.ts";
+import { isRefusalDuringCall, resultText } from "./report.ts";
 import { replayCheckText } from "./replay_check.ts";
 import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
 
@@ -91,6 +91,13 @@ export function describeCall(name: string, args: unknown, cwd: string): string {
   }
 }
 
+/** A non-zero exit code in a tool result's details (bash), else undefined. */
+function exitCodeOf(details: unknown): number | undefined {
+  if (typeof details !== "object" || details === null) return undefined;
+  const code = (details as { exitCode?: unknown }).exitCode;
+  return typeof code === "number" && code !== 0 ? code : undefined;
+}
+
 const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 /** Creates the text-mode reporter. */
@@ -106,6 +113,8 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
   let disposed = false;
   let held = false;
   let sessionPath: string | null = null;
+  // Notes wait for the streamed line to end: a line cut in two by one would read as two.
+  const notes: string[] = [];
 
   const clearSpinner = () => {
     if (spinnerShown) {
@@ -151,6 +160,10 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
     options.writeStderr(line + "\n");
     if (spinnerLabel !== null && spinnerOn) drawSpinner();
   };
+  const showNotes = () => {
+    if (!atLineStart) return;
+    for (const note of notes.splice(0)) stderrLine(note);
+  };
   const streaming = options.stdoutIsTty || options.interactive === true;
 
   return {
@@ -185,18 +198,26 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
         case "turn_start":
           setSpinner("thinking…");
           return;
-        case "text_delta":
+        case "text_delta": {
           if (!streaming) return;
           setSpinner(null);
-          options.writeStdout(escapeControls(event.delta));
-          if (event.delta !== "") atLineStart = event.delta.endsWith("\n");
+          // Waiting notes go in where a line of the answer ends.
+          const cut = notes.length === 0 ? 0 : event.delta.lastIndexOf("\n") + 1;
+          for (const piece of [event.delta.slice(0, cut), event.delta.slice(cut)]) {
+            if (piece === "") continue;
+            options.writeStdout(escapeControls(piece));
+            atLineStart = piece.endsWith("\n");
+            showNotes();
+          }
           return;
+        }
         case "message_end":
           if (streaming && !atLineStart) {
             options.writeStdout("\n");
             atLineStart = true;
           }
           setSpinner(null);
+          showNotes();
           return;
         case "tool_start":
           running.set(
@@ -223,6 +244,13 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
             stderrLine(
               `${c("31", "✗")} ${event.name} ${target} ${took}: ${
                 oneLine(resultText(event.result.content), 160)
+              }`,
+            );
+          } else if (exitCodeOf(event.result.details) !== undefined) {
+            // A command that ran but failed is not a success: its own mark and its exit code.
+            stderrLine(
+              `${c("33", "!")} ${event.name} ${target} ${took} ${
+                c("33", `exit ${exitCodeOf(event.result.details)}`)
               }`,
             );
           } else {
@@ -259,12 +287,13 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
       else options.writeStdout(escapeControls(text.endsWith("\n") ? `${text}\n` : `${text}\n\n`));
     },
     permission(decision) {
-      // Blocked calls have their own line; a connection the proxy refused does not.
-      if (!isNetworkRefusal(decision)) return;
+      // Blocked calls have their own line; a refusal while a call ran does not.
+      if (!isRefusalDuringCall(decision)) return;
+      const what = decision.access === "net" ? "connection to" : "program";
       stderrLine(
-        `${c("31", "✗")} bash connection to ${escapeUnsafe(decision.target)} ${c("31", "refused")}${
-          c("2", `: ${oneLine(decision.reason ?? "", 160)}`)
-        }`,
+        `${c("31", "✗")} ${decision.toolName} ${what} ${escapeUnsafe(decision.target)} ${
+          c("31", "refused")
+        }${c("2", `: ${oneLine(decision.reason ?? "", 160)}`)}`,
       );
     },
     warning(message: string) {
@@ -279,6 +308,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
         options.writeStdout("\n");
         atLineStart = true;
       }
+      showNotes();
       switch (summary.stopReason) {
         case "error":
           stderrLine(
@@ -344,6 +374,10 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
           ),
         );
       }
+    },
+    note(text: string) {
+      notes.push(c("2", escapeControls(text)));
+      showNotes();
     },
     hold(value: boolean) {
       if (value === held) return;

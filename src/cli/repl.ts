@@ -6,49 +6,94 @@
 import type { Approval, ApprovalRequest, Prompter } from "../policy/approve.ts";
 import { createLinePrompter } from "../policy/approve.ts";
 import type { CliSignal, Terminal } from "./io.ts";
-import { escapeUnsafe } from "./terminal_text.ts";
+import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
 
 /** Lines from the terminal, shared by the prompt, the queue and approval questions. */
 export interface LineSource {
-  /** The next line: a buffered one first unless `fresh`; null at end of input or when cancelled. */
+  /**
+   * The next line: a buffered one first unless `fresh` (an answer to a question asked now, which
+   * stays out of the prompt history); null at end of input or when cancelled.
+   */
   next(options?: { fresh?: boolean }): Promise<string | null>;
-  /** Takes every buffered line (typed while nobody was waiting). */
-  drain(): string[];
+  /** Takes the buffered lines (typed while nobody was waiting) from the first, while `take` agrees. */
+  drain(take?: (line: string) => boolean): string[];
   /** Resolves every pending `next` with null (e.g. an approval question when the run aborts). */
   cancelWaiters(): void;
+  /** A run owns the terminal (or no longer): while nobody waits, typed text is not drawn. */
+  setBusy(busy: boolean): void;
+  /** Sees each line that arrives while nobody waits (it is buffered); returns the unsubscribe. */
+  onBuffered(listener: (line: string) => void): () => void;
+  /** Stops reading and gives the terminal back; pending and later `next` resolve null. */
+  close(): void;
   /** True once the input has ended. */
   readonly ended: boolean;
   /** Number of lines typed while nobody was waiting, not taken yet. */
   readonly buffered: number;
 }
 
-/** Pumps `lines` into a LineSource. */
-export function createLineSource(lines: AsyncIterable<string>): LineSource {
+/** What a line editor adds to plain lines (src/cli/line_editor.ts). */
+export interface LineControl {
+  /** A reader waits; `remember` false keeps its line out of the history. */
+  attend(options: { remember: boolean }): void;
+  /** Nobody waits any more. */
+  detach(): void;
+  setBusy(busy: boolean): void;
+  close(): void;
+}
+
+/** Pumps `lines` into a LineSource; `control` is told who waits (a line editor's drawing). */
+export function createLineSource(lines: AsyncIterable<string>, control?: LineControl): LineSource {
   const buffer: string[] = [];
   const waiters: Array<(line: string | null) => void> = [];
+  const listeners = new Set<(line: string) => void>();
   let ended = false;
+  const endAll = () => {
+    ended = true;
+    for (const waiter of waiters.splice(0)) waiter(null);
+  };
   (async () => {
     try {
       for await (const line of lines) {
+        if (ended) break;
         const waiter = waiters.shift();
-        if (waiter !== undefined) waiter(line);
-        else buffer.push(line);
+        if (waiter !== undefined) {
+          if (waiters.length === 0) control?.detach();
+          waiter(line);
+        } else {
+          buffer.push(line);
+          for (const listener of listeners) listener(line);
+        }
       }
     } catch {
       // A failing stdin is the end of input.
     }
-    ended = true;
-    for (const waiter of waiters.splice(0)) waiter(null);
+    endAll();
   })();
   return {
     next(options = {}) {
       if (!options.fresh && buffer.length > 0) return Promise.resolve(buffer.shift() as string);
       if (ended) return Promise.resolve(null);
-      return new Promise((resolve) => waiters.push(resolve));
+      return new Promise((resolve) => {
+        waiters.push(resolve);
+        control?.attend({ remember: !options.fresh });
+      });
     },
-    drain: () => buffer.splice(0),
+    drain(take = () => true) {
+      const end = buffer.findIndex((line) => !take(line));
+      return buffer.splice(0, end === -1 ? buffer.length : end);
+    },
     cancelWaiters() {
       for (const waiter of waiters.splice(0)) waiter(null);
+      control?.detach();
+    },
+    setBusy: (busy) => control?.setBusy(busy),
+    onBuffered(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      control?.close();
+      endAll();
     },
     get ended() {
       return ended;
@@ -102,6 +147,8 @@ export interface ReplHost {
   clear(): Promise<string>;
   /** /grants: the effective grants, human-readable. */
   grants(): string;
+  /** Shows a line among a run's output, after the line being streamed (queued messages). */
+  note?(text: string): void;
 }
 
 /** Options of runRepl. */
@@ -123,6 +170,11 @@ export interface ReplOptions {
 export const DOUBLE_PRESS_MS = 1000;
 
 const SLASH_COMMANDS = ["/help", "/exit", "/quit", "/clear", "/model", "/grants"];
+
+/** Whether `line` is a slash command (never sent to the model as a queued message). */
+function isCommand(line: string): boolean {
+  return SLASH_COMMANDS.includes(line.trim().split(/\s+/)[0] ?? "");
+}
 
 /** How long after a prompt line further lines still count as the same (pasted) request. */
 export const PASTE_WINDOW_MS = 50;
@@ -170,7 +222,9 @@ export const REPL_HELP = `Commands:
   /model NAME    switch the model (without NAME: show it)
   /grants        show what the tools may touch
 Ctrl-C while the agent works aborts the turn (running tools are killed).
-Lines typed while the agent works are queued and sent when it stops.`;
+Lines typed while the agent works are queued and sent when it stops.
+Editing: arrows, Home/End, Ctrl-A/E/W/U/K/Y; up/down recall earlier requests in this workspace.
+Several lines: paste them, or end a line with \\ or press Alt-Enter for a newline; Enter sends.`;
 
 /**
  * Runs the interactive loop; resolves to the exit code (0 on /exit, Ctrl-D or Ctrl-C at the
@@ -197,6 +251,10 @@ export async function runRepl(options: ReplOptions): Promise<number> {
   const unsubscribe = [
     terminal.onSignal("SIGINT", onSignal("SIGINT")),
     terminal.onSignal("SIGTERM", onSignal("SIGTERM")),
+    // A line typed while a run is busy waits for the model to stop: say so.
+    source.onBuffered((line) => {
+      if (current !== undefined) host.note?.(`queued: ${line}`);
+    }),
   ];
   try {
     terminal.writeStdout(options.banner);
@@ -225,8 +283,10 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         terminal.writeStdout("\n");
         return 0;
       }
+      // A line typed ahead was not on the prompt's line yet.
+      if (typedAhead) terminal.writeStdout(`${escapeControls(next)}\n`);
       // Lines typed ahead (while a run was busy) stay separate; a command is never a paste.
-      const line = typedAhead || SLASH_COMMANDS.includes(next.trim().split(/\s+/)[0] ?? "")
+      const line = typedAhead || isCommand(next)
         ? next
         : await collectPaste(source, next, options.pasteWindowMs ?? PASTE_WINDOW_MS, idle);
       wakeIdle = undefined;
@@ -266,7 +326,14 @@ export async function runRepl(options: ReplOptions): Promise<number> {
         }
       }
       current = new AbortController();
-      await host.runPrompt(text, current.signal, () => source.drain());
+      source.setBusy(true);
+      // Queued lines go to the model as they are shown; a command waits for the prompt.
+      await host.runPrompt(text, current.signal, () => {
+        const queued = source.drain((queuedLine) => !isCommand(queuedLine));
+        for (const queuedLine of queued) host.note?.(`› ${queuedLine}`);
+        return queued;
+      });
+      source.setBusy(false);
       const aborted = current.signal.aborted;
       current = undefined;
       if (terminated) return 143;

@@ -72,6 +72,8 @@ export interface RunSummary {
   stopReason: RunStopReason;
   turns: number;
   usage: Usage;
+  /** What `usage` cost, when the config gives prices. */
+  cost?: number;
   toolCalls: number;
   failed: number;
   denied: number;
@@ -99,6 +101,8 @@ export interface Reporter {
   end(summary: RunSummary): void;
   /** Holds (true) or resumes (false) live output such as the spinner, e.g. while a question is asked. */
   hold?(held: boolean): void;
+  /** Shows a line of the REPL's own (a queued message) once the line being streamed has ended. */
+  note?(text: string): void;
   /** Stops timers (spinner); safe to call twice. */
   dispose(): void;
 }
@@ -118,11 +122,11 @@ export interface RunStats {
 }
 
 /**
- * True for a refusal that is not a blocked call: a connection bash tried that the network proxy
- * refused (the call itself ran). It counts as a denial like a blocked call.
+ * True for a refusal while a call ran (not a blocked call): a connection bash tried that the
+ * network proxy refused, a program the grants kept from bash. It counts as a denial.
  */
-export function isNetworkRefusal(decision: PermissionDecision): boolean {
-  return decision.access === "net" && decision.outcome === "denied" && decision.toolName === "bash";
+export function isRefusalDuringCall(decision: PermissionDecision): boolean {
+  return decision.during === true && decision.outcome === "denied";
 }
 
 /** The text blocks of an assistant message, joined. */
@@ -156,7 +160,7 @@ export function createRunStats(): RunStats {
       }
     },
     observeDecision(decision) {
-      if (isNetworkRefusal(decision)) stats.denied++;
+      if (isRefusalDuringCall(decision)) stats.denied++;
     },
   };
   return stats;

@@ -22,7 +22,6 @@ import { formatGrants, type Grants, parseGrantFlags } from "../policy/grants.ts"
 import {
   createSessionWriter,
   findLatestSession,
-  parseSession,
   SESSION_FORMAT_VERSION,
   sessionDirectory,
   sessionFileName,
@@ -35,7 +34,10 @@ import { parseRecording, type RecordedReply, type Recording } from "../session/r
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/types.ts";
 import { VERSION } from "../version.ts";
-import { type CliFlags, helpText, parseCliArgs, type SandboxMode } from "./args.ts";
+import { resumeSession } from "../session/repair.ts";
+import { type CliFlags, helpText, type SandboxMode } from "./args.ts";
+import { parseCommand, resolveResume, resumeBanner, sessionsListing } from "./sessions.ts";
+import { costOf, usageLine } from "./usage.ts";
 import {
   DEFAULT_PRINT_MAX_TURNS,
   resolveSettings,
@@ -45,7 +47,8 @@ import {
 import { type CliFs, type CliSignal, readTextOrReason, type Terminal } from "./io.ts";
 import { createJsonlReporter, createJsonReporter } from "./jsonl.ts";
 import { createTextRenderer, useColor } from "./render.ts";
-import { createLineSource, createReplPrompter, type LineSource, runRepl } from "./repl.ts";
+import { openLineSource } from "./line_input.ts";
+import { createReplPrompter, type LineSource, runRepl } from "./repl.ts";
 import { createRelocation, replayRecording } from "./replay.ts";
 import { createReplayChecker } from "./replay_check.ts";
 import {
@@ -172,6 +175,9 @@ export async function runCli(argv: string[], environment: CliEnvironment): Promi
       terminal.writeStderr(e.stack + "\n");
     }
     return EXIT.modelError;
+  } finally {
+    // A line editor (interactive mode, the trust question) leaves the terminal as it found it.
+    terminal.release?.();
   }
 }
 
@@ -214,7 +220,7 @@ async function runCommand(
     terminal.writeStderr(`moat: ${message}\nRun 'moat --help' for usage.\n`);
     return EXIT.usage;
   };
-  const parsed = parseCliArgs(argv);
+  const parsed = parseCommand(argv);
   if (!parsed.ok) return usage(parsed.error);
   if (parsed.command === "help") {
     terminal.writeStdout(helpText(VERSION));
@@ -235,10 +241,14 @@ async function runCommand(
   if (workspace === null || !(await fs.isDirectory(workspace))) {
     return usage(`The workspace "${workspaceInput}" is not a directory moat can open: fix --cwd`);
   }
+  if (parsed.command === "sessions") {
+    terminal.writeStdout(await sessionsListing(fs, { env, workspace }));
+    return EXIT.ok;
+  }
 
   // One reader of the terminal's lines, shared by the trust question and interactive mode.
   let lines: LineSource | undefined;
-  const lineSource = () => lines ??= createLineSource(terminal.readLines());
+  const lineSource = () => lines ??= openLineSource(terminal, { env, workspace, fs });
   // The trust question needs a person at a terminal; a replay never asks.
   const canAsk = flags.replay === undefined && !flags.noPrompt && terminal.isTty("stdin") &&
     terminal.isTty("stderr");
@@ -281,12 +291,22 @@ async function runCommand(
     return EXIT.usage;
   }
 
-  const grantsResult = parseGrantFlags(flags.permissions, { cwd: workspace });
+  const grantsResult = parseGrantFlags(flags.permissions, {
+    cwd: workspace,
+    ...(env.HOME === undefined || env.HOME === "" ? {} : { home: env.HOME }),
+  });
   if (!grantsResult.ok) return usage(grantsResult.error.message);
 
   // A replay always runs to completion like print mode, even on a terminal.
   const interactive = !flags.print && recording === undefined && flags.prompt === undefined &&
     terminal.isTty("stdin");
+  // The trust question may have started the line editor: print mode gets the terminal back.
+  if (!interactive) lines?.close();
+  if (!interactive && flags.resume === true) {
+    return usage(
+      `Option '--resume' needs a session id or path in print mode: run 'moat sessions' to list them`,
+    );
+  }
   if (interactive && flags.output !== undefined && flags.output !== "text") {
     return usage(`'--output ${flags.output}' needs print mode: pass a prompt or pipe one on stdin`);
   }
@@ -439,6 +459,22 @@ async function openSession(
   if (flags.session !== undefined) {
     // Relative to where moat was started, like any path argument of a command.
     path = resolve(setup.startCwd, flags.session);
+  } else if (flags.resume !== undefined) {
+    const found = await resolveResume(flags.resume, {
+      fs,
+      env: setup.env,
+      workspace,
+      startCwd: setup.startCwd,
+      warn,
+      // Only interactive mode gets here with a bare --resume (print mode needs a value).
+      picker: {
+        write: (text) => setup.terminal.writeStdout(text),
+        // An answer to a question asked now (not a prompt to remember).
+        readLine: () => setup.lineSource().next({ fresh: true }),
+      },
+    });
+    if (!found.ok) return found;
+    path = found.path;
   } else if (flags.continue) {
     const state = stateHome(setup.env);
     if (state !== undefined) {
@@ -471,7 +507,7 @@ async function openSession(
     };
   }
   if (path !== null && existing !== null) {
-    const loaded = parseSession(path, existing);
+    const loaded = await resumeSession(fs, path, existing);
     if (!loaded.ok) return loaded;
     for (const w of loaded.session.warnings) warn(w);
     return {
@@ -1028,6 +1064,7 @@ async function printMode(setup: RunSetup): Promise<number> {
       reporter.warning("The model finished without an answer: its final reply was empty");
     }
     const summary = runSummary(stats, settled, { stopReason, exitCode });
+    if (settings.prices !== undefined) summary.cost = costOf(stats.usage, settings.prices);
     if (replaySummary !== undefined) summary.replay = replaySummary;
     // Save and clean up before the final report so "run_end" means everything is settled.
     const sandbox = engine.sandbox;
@@ -1049,6 +1086,8 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
   const reporter = createReporter(setup, true);
   const source = setup.lineSource();
   const color = useColor(terminal.isTty("stdout"), setup.env);
+  const dim = (text: string) =>
+    useColor(terminal.isTty("stderr"), setup.env) ? `\x1b[2m${text}\x1b[0m` : text;
   const prompter = createReplPrompter(
     source,
     (t) => terminal.writeStderr(t),
@@ -1082,7 +1121,7 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
     let model = settings.model;
     let client = setup.deps.createModel(modelClientOptions(setup, model));
     const banner = `moat ${VERSION} · ${model} · ${setup.workspace}\n` +
-      (history.length > 0 ? `Continuing a session with ${history.length} message(s).\n` : "") +
+      resumeBanner(history, writerRef.writer?.path) +
       `Type a request; /help lists commands; Ctrl-D exits.\n`;
     return await runRepl({
       terminal,
@@ -1108,6 +1147,8 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
           const stopReason = stopReasonOf(outcome, signal.aborted);
           // Stops the spinner and explains errors and limits; the text was already streamed.
           reporter.end(runSummary(stats, outcome, { stopReason, exitCode: EXIT.ok }));
+          const used = setup.flags.quiet ? null : usageLine(stats.usage, settings.prices);
+          if (used !== null) terminal.writeStderr(`${dim(used)}\n`);
         },
         model: () => model,
         setModel(name) {
@@ -1118,7 +1159,7 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
         async clear() {
           await writerRef.writer?.flush();
           history.length = 0;
-          const { session: _given, ...flags } = setup.flags;
+          const { session: _given, resume: _resumed, ...flags } = setup.flags;
           const fresh = await openSession(
             { ...setup, flags: { ...flags, continue: false } },
             (m) => reporter.warning(m),
@@ -1132,6 +1173,7 @@ async function interactiveMode(setup: RunSetup): Promise<number> {
           }.`;
         },
         grants: () => formatGrants(eng.sandbox.grants),
+        note: (text) => reporter.note?.(text),
       },
     });
   } finally {

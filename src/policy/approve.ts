@@ -2,10 +2,14 @@
  * Interactive approval of a call the grants do not cover: the question, the answer parser and a
  * line-based prompter over injected I/O (the CLI passes its TTY; tests pass scripted answers).
  */
+import { dirname } from "node:path";
 import type { ToolLocation } from "../tools/types.ts";
 
-/** The user's answer: allow this call, allow for the rest of the run, or deny. */
-export type Approval = "once" | "always" | "deny";
+/**
+ * The user's answer: allow this call, allow for the rest of the run, allow the path's whole
+ * directory for the rest of the run (paths only), or deny.
+ */
+export type Approval = "once" | "always" | "directory" | "deny";
 
 /** What needs approval. */
 export interface ApprovalRequest {
@@ -38,17 +42,33 @@ export function describeLocation(location: ToolLocation): { verb: string; target
   }
 }
 
-/** `moat wants to write /etc/hosts (edit). Allow? [y]es once / [a]lways this run / [n]o` */
+/**
+ * `moat wants to write /etc/hosts (edit). Allow? [y]es once / [a]lways this run / [d]irectory
+ * /etc this run / [N]o (Enter)`; the directory choice only for paths.
+ */
 export function approvalQuestion(toolName: string, location: ToolLocation): string {
   const { verb, target } = describeLocation(location);
-  return `moat wants to ${verb} ${target} (${toolName}). Allow? [y]es once / [a]lways this run / [n]o`;
+  const directory = "path" in location && location.path !== "/"
+    ? ` / [d]irectory ${dirname(location.path)} this run`
+    : "";
+  return `moat wants to ${verb} ${target} (${toolName}). Allow? [y]es once / [a]lways this run` +
+    `${directory} / [N]o (Enter)`;
 }
 
-/** Parses an answer; undefined when it is not one of y/yes, a/always, n/no (empty = no). */
-export function parseApprovalAnswer(text: string): Approval | undefined {
+/**
+ * Parses an answer; undefined when it is not one of y/yes, a/always, d/directory (only when
+ * `directory` is offered), n/no (empty = no).
+ */
+export function parseApprovalAnswer(
+  text: string,
+  options: { directory?: boolean } = {},
+): Approval | undefined {
   const answer = text.trim().toLowerCase();
   if (answer === "y" || answer === "yes") return "once";
   if (answer === "a" || answer === "always") return "always";
+  if (options.directory && (answer === "d" || answer === "dir" || answer === "directory")) {
+    return "directory";
+  }
   if (answer === "n" || answer === "no" || answer === "") return "deny";
   return undefined;
 }
@@ -65,12 +85,17 @@ export function createLinePrompter(io: PrompterIo): Prompter {
   return {
     async ask(request) {
       io.write(request.question + " ");
+      const directory = "path" in request.location && request.location.path !== "/";
       for (let attempt = 0; attempt < 3; attempt++) {
         const line = await io.readLine();
         if (line === null) return "deny";
-        const answer = parseApprovalAnswer(line);
+        const answer = parseApprovalAnswer(line, { directory });
         if (answer !== undefined) return answer;
-        io.write("Please answer y (yes, once), a (always this run) or n (no): ");
+        io.write(
+          `Please answer y (yes, once), a (always this run)${
+            directory ? ", d (the directory, this run)" : ""
+          } or n (no): `,
+        );
       }
       return "deny";
     },

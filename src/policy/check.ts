@@ -43,7 +43,12 @@ export type EngineAnswer =
   | { ok: false; reason: string };
 
 /** How a decision was reached. */
-export type DecisionOutcome = "granted" | "denied" | "approved_once" | "approved_always";
+export type DecisionOutcome =
+  | "granted"
+  | "denied"
+  | "approved_once"
+  | "approved_always"
+  | "approved_directory";
 
 /** One recorded decision (the CLI turns these into events and the exit code). */
 export interface PermissionDecision {
@@ -59,6 +64,11 @@ export interface PermissionDecision {
   by: "grants" | "user" | "no_prompt" | "deny_list" | "protected" | "error";
   /** For denials: the reason the model receives. */
   reason?: string;
+  /**
+   * True for a decision made while the call ran (bash's connection the proxy refused, a program
+   * the grants kept from bash), not by the check before it.
+   */
+  during?: boolean;
 }
 
 /** Options of `createPermissionPolicy`. */
@@ -68,6 +78,8 @@ export interface PermissionPolicyOptions {
   prompter?: Prompter;
   /** `--no-prompt`: deny instead of asking. */
   noPrompt?: boolean;
+  /** The flag that would grant a location, as the user should type it (grantFlagHint). */
+  grantFlag?: (location: ToolLocation) => string;
   /**
    * Why writing a real path is refused even inside the grants (a protected path, see
    * src/policy/protected.ts), or undefined; such writes are denied without asking anyone.
@@ -77,7 +89,12 @@ export interface PermissionPolicyOptions {
   onDecision?: (decision: PermissionDecision) => void;
   /** Called when the user approved a location; "always" widens the grants for the run. */
   onApproved?: (
-    approval: { toolCallId: string; location: ToolLocation; scope: "once" | "always" },
+    approval: {
+      toolCallId: string;
+      location: ToolLocation;
+      /** directory: the location's whole directory for the rest of the run. */
+      scope: "once" | "always" | "directory";
+    },
   ) => void | Promise<void>;
 }
 
@@ -88,11 +105,16 @@ function blocked(reason: string): PolicyBlock {
   return { block: true, reason, source: POLICY_SOURCE };
 }
 
-/** `write access to "/etc/hosts" is not granted (add --allow-write=/etc/hosts)` */
-export function notGrantedReason(location: ToolLocation): string {
+/**
+ * `write access to "/etc/hosts" is not granted (add --allow-write=.,/etc/hosts)`; `flag` is the
+ * whole flag that grants it (grantFlagHint), default `--allow-KIND=TARGET`.
+ */
+export function notGrantedReason(location: ToolLocation, flag?: string): string {
   const { target } = describeLocation(location);
   const kind = location.access;
-  return `${kind} access to "${target}" is not granted (add --allow-${kind}=${target})`;
+  return `${kind} access to "${target}" is not granted (add ${
+    flag ?? `--allow-${kind}=${target}`
+  })`;
 }
 
 function deniedReason(location: ToolLocation): string {
@@ -171,7 +193,8 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
     // of it, and the user decides about "writing /etc/hosts", not about each access on its own.
     const groups = groupByTarget(missing);
     if (options.prompter === undefined || options.noPrompt || call.signal.aborted) {
-      const reason = groups.flat().map(notGrantedReason).join("; ");
+      const reason = groups.flat().map((l) => notGrantedReason(l, options.grantFlag?.(l)))
+        .join("; ");
       recordEach(groups.flat(), { outcome: "denied", by: "no_prompt", reason });
       return blocked(reason);
     }
@@ -190,7 +213,11 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
       for (const location of group) {
         await options.onApproved?.({ toolCallId: call.toolCallId, location, scope: answer });
         recordEach([location], {
-          outcome: answer === "always" ? "approved_always" : "approved_once",
+          outcome: answer === "always"
+            ? "approved_always"
+            : answer === "directory"
+            ? "approved_directory"
+            : "approved_once",
           by: "user",
         });
       }

@@ -3,7 +3,7 @@
  * parsed once into one `Grants` value that the sandbox turns into Worker permissions, a bubblewrap
  * filesystem view and the tools' environment.
  */
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { createDenoPathOps } from "../sys/paths.ts";
 import type { PathOps } from "./ops.ts";
 
@@ -202,6 +202,60 @@ export function widenGrants(
   return next;
 }
 
+/**
+ * The flag that, given as shown, grants `location` on top of `grants`: the kind's current list
+ * (or `.` for the workspace when the kind still has its default, which a flag would replace)
+ * plus the location. A path that does not exist is named when its directory exists (a new file
+ * may be granted); otherwise its nearest existing directory is. Paths inside `cwd` are relative.
+ */
+export function grantFlagHint(
+  grants: Grants,
+  location: { access: "read" | "write"; path: string } | { access: "run"; program: string } | {
+    access: "net";
+    host: string;
+  },
+  options: { cwd: string; paths?: PathOps },
+): string {
+  const { cwd } = options;
+  const paths = options.paths ?? createDenoPathOps();
+  const shown = (p: string) => {
+    const rel = relative(cwd, p);
+    return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? p : rel;
+  };
+  const kind = location.access;
+  let item: string;
+  switch (location.access) {
+    case "read":
+    case "write": {
+      let p = location.path;
+      if (paths.lstat(p) === undefined && paths.stat(dirname(p))?.kind !== "dir") {
+        while (paths.lstat(p) === undefined && dirname(p) !== p) p = dirname(p);
+      }
+      item = shown(p);
+      break;
+    }
+    case "run":
+      item = location.program;
+      break;
+    case "net":
+      item = location.host;
+      break;
+    default: {
+      const never: never = location;
+      throw new Error(`unknown location ${JSON.stringify(never)}`);
+    }
+  }
+  const scope = grants[kind];
+  const current = scope === true
+    ? []
+    : grants.explicit[kind]
+    ? scope.map((v) => (kind === "read" || kind === "write" ? shown(v) : v))
+    : kind === "read" || kind === "write"
+    ? ["."]
+    : [];
+  return `--allow-${kind}=${[...new Set([...current, item])].join(",")}`;
+}
+
 /** A one-line human summary, e.g. `read: /w · write: /w/src · run: git, deno · net: none · env: safe`. */
 export function formatGrants(grants: Grants): string {
   if (grants.allowAll) return "all permissions (-A)" + formatDeny(grants);
@@ -339,13 +393,24 @@ function grantedPath(
   raw: string,
   options: { home: string | undefined; flag: GrantFlag },
 ): string {
+  if ((raw === "~" || raw.startsWith("~/")) && !options.home) {
+    throw new UsageError(
+      `Granted path "${raw}" (--${options.flag}) starts with "~", but HOME is not set: write ` +
+        "the path out in full",
+    );
+  }
   const abs = resolve(cwd, expandHome(raw, options.home));
   const real = paths.realPath(abs);
   if (real.ok) return real.path;
   if (real.reason === "not_found") {
+    // A file that does not exist yet in an existing directory may be granted (to create it).
+    const parent = paths.realPath(dirname(abs));
+    if (parent.ok && paths.stat(parent.path)?.kind === "dir") {
+      return join(parent.path, basename(abs));
+    }
     throw new UsageError(
-      `Granted path "${raw}" (--${options.flag}) does not exist: create it first or fix the ` +
-        `flag (looked for "${abs}")`,
+      `Granted path "${raw}" (--${options.flag}) does not exist, nor does its directory: create ` +
+        `it first or fix the flag (looked for "${abs}")`,
     );
   }
   throw new UsageError(

@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { notGrantedReason, type PermissionDecision } from "../policy/check.ts";
+import { grantFlagHint } from "../policy/grants.ts";
 import type { Grants, Scope } from "../policy/grants.ts";
 import type { AnyTool } from "../tools/types.ts";
 import { startWorkerHost, ToolHostClient } from "./client.ts";
@@ -91,17 +92,25 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
       access: "net" as const,
       target,
       by: "grants" as const,
+      during: true,
     };
     try {
       options.onDecision?.(
         allowed ? { ...base, outcome: "granted" } : {
           ...base,
           outcome: "denied",
-          reason: notGrantedReason({ access: "net", host: target }),
+          reason: refusal(target),
         },
       );
     } catch { /* a sink must not change the decision */ }
   };
+
+  // The flag to add keeps the hosts already granted (a flag replaces the list).
+  const refusal = (target: string) =>
+    notGrantedReason(
+      { access: "net", host: target },
+      grantFlagHint(options.grants(), { access: "net", host: target }, { cwd: options.cwd }),
+    );
 
   const start = (): NetProxyResult => {
     const socketPath = join(options.spillDir, `.moat-net-${crypto.randomUUID().slice(0, 8)}.sock`);
@@ -113,6 +122,7 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
         return answer.ok && answer.states[0] === "granted";
       },
       onDecision: ({ target, allowed }) => record(target, allowed),
+      refusal,
     });
     if (!started.ok) {
       options.warn(
@@ -143,7 +153,8 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
               const result = await tool.execute(args, signal, ctx);
               // Clients often show only "403" for a refused tunnel: name the flag for the model.
               if (targets.size === 0) return result;
-              return { ...result, output: `${result.output}\n${refusalNote([...targets])}` };
+              const note = refusalNote([...targets], options.grants().net);
+              return { ...result, output: `${result.output}\n${note}` };
             } finally {
               running.delete(ctx.toolCallId);
               reported.delete(ctx.toolCallId);
@@ -163,12 +174,16 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
   };
 }
 
-/** The note a bash result gets when the proxy refused connections during the call. */
-export function refusalNote(targets: string[]): string {
+/**
+ * The note a bash result gets when the proxy refused connections during the call; the flag keeps
+ * the hosts `granted` already (a flag replaces the list).
+ */
+export function refusalNote(targets: string[], granted: Scope = []): string {
   const shown = targets.slice(0, 5);
   const more = targets.length > shown.length ? `, and ${targets.length - shown.length} more` : "";
+  const flag = [...new Set([...(granted === true ? [] : granted), ...shown])].join(",");
   return `[moat refused network access to ${shown.map((t) => `"${t}"`).join(", ")}${more}: ` +
-    `not granted; add --allow-net=${shown.join(",")} to allow it]`;
+    `not granted; add --allow-net=${flag} to allow it]`;
 }
 
 /** A query-only Worker's permissions: the net grants, nothing else. */

@@ -24,7 +24,13 @@ import {
   type PolicyHook,
 } from "../policy/check.ts";
 import type { Prompter } from "../policy/approve.ts";
-import { type Grants, toolEnvironment, UsageError, widenGrants } from "../policy/grants.ts";
+import {
+  grantFlagHint,
+  type Grants,
+  toolEnvironment,
+  UsageError,
+  widenGrants,
+} from "../policy/grants.ts";
 import {
   computeProtection,
   findProtection,
@@ -51,6 +57,7 @@ import {
 import type { ApprovalFileOps, HostProcessOps, NetOps, RuntimeOps } from "./ops.ts";
 import type { HostConfig, WireToolOptions } from "./protocol.ts";
 import { workerModuleUrl } from "./worker_modules.ts";
+import { trackPrograms } from "./_bash_programs.ts";
 
 export { runToolHost, type ToolHostIo } from "./host.ts";
 
@@ -210,14 +217,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       : { bashMaxTimeoutSec: options.bashMaxTimeoutSec }),
   };
   const workerUrl = options.workerUrl ?? workerModuleUrl("tools");
-  // Once, from the start's grants and real paths: "always" approvals widen the grants, never
-  // this, and every tool host of the run (restarts included) enforces the same set.
+  // Once, from the start's grants and real paths: approvals widen the grants, never lift this,
+  // and every tool host of the run (restarts included) enforces it. A directory approved later
+  // may hold a repository of its own: its hooks and config are added then (only ever added).
   const scan = computeProtection(options.grants, {
     workspace: options.cwd,
     env: options.env,
     ops: sys.paths,
   });
-  const protection = scan.protection;
+  let protection = scan.protection;
   warnings.push(...scan.warnings);
   // Also once: each denied path's kind and identity, which every later tool host must find again.
   const denied = scanDenied(options.grants, sys.paths);
@@ -305,6 +313,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const retired: Promise<void>[] = [];
   const ephemeral = new Set<ToolHostClient>();
   const onceApprovals = new Map<string, ToolLocation[]>();
+  const programsOnce: ToolLocation[] = [];
   const active = (): ToolHostClient => {
     if (current.generation !== generation) {
       retired.push(current.client.closeWhenIdle());
@@ -325,7 +334,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     )
     : undefined;
 
-  const onToolCall = createPermissionPolicy({
+  const policy = createPermissionPolicy({
     engine: {
       async query(locations) {
         const descriptors = locations.map(permissionDescriptor);
@@ -351,6 +360,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
     ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
     ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
+    grantFlag: (location) =>
+      grantFlagHint(grants, location, { cwd: options.cwd, paths: sys.paths }),
     protectedWrite(path) {
       const hit = findProtection(protection, path);
       return hit === undefined ? undefined : protectedDetail(protection, hit);
@@ -358,15 +369,39 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     onApproved({ toolCallId, location, scope }) {
       // The view grows by exactly the approved path: a new file is created first (its directory
       // exists), so that the host can mount that one file and never its directory.
-      if (bwrap && location.access === "write") createApprovedFile(location.path, sys);
+      if (bwrap && location.access === "write" && scope !== "directory") {
+        createApprovedFile(location.path, sys);
+      }
       if (scope === "always") {
         grants = widenForApproval(grants, location);
+        generation++;
+      } else if (scope === "directory" && "path" in location) {
+        grants = widenForApproval(grants, { ...location, path: dirname(location.path) });
+        protection = withMoreProtection(protection, grants, {
+          cwd: options.cwd,
+          env: options.env,
+          sys,
+        });
         generation++;
       } else {
         onceApprovals.set(toolCallId, [...(onceApprovals.get(toolCallId) ?? []), location]);
       }
     },
   });
+
+  // A write grant may name a file that does not exist yet (`--allow-write=.,/tmp/out.txt`): the
+  // view mounts only what exists, so such a file is created (empty) when a call may write it, and
+  // the next host mounts exactly it.
+  const createGrantedFiles = async (call: Parameters<PolicyHook>[0]) => {
+    if (grants.write === true) return;
+    const writes = await Promise.resolve(call.tool.locations?.(call.args) ?? []).catch(() => []);
+    for (const location of writes) {
+      if (location.access !== "write" || !grants.write.includes(location.path)) continue;
+      if (sys.paths.lstat(location.path) !== undefined) continue;
+      createApprovedFile(location.path, sys);
+      if (sys.paths.lstat(location.path) !== undefined) generation++;
+    }
+  };
 
   const createTools = options.createTools ?? createBuiltinTools;
   const local = createTools({ ...toolOptions, bashCommandPrefix: [] });
@@ -375,6 +410,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...tool,
     async execute(args, signal, ctx) {
       const call = { toolCallId: ctx.toolCallId, signal, onUpdate: ctx.onUpdate };
+      if (tool.name === "bash" && programsOnce.length > 0) {
+        // Programs the user allowed "for the next bash call" after one was refused.
+        const pending = programsOnce.splice(0);
+        onceApprovals.set(ctx.toolCallId, [
+          ...(onceApprovals.get(ctx.toolCallId) ?? []),
+          ...pending,
+        ]);
+      }
       const once = onceApprovals.get(ctx.toolCallId);
       if (once === undefined) return await active().execute(tool.name, args, call);
       // A "yes once" approval: this call alone runs in a host with the widened grants.
@@ -391,16 +434,38 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
   }));
 
+  // Under a scoped --allow-run the view masks the programs not granted: name them after a call.
+  const tracked = bwrap === undefined ? tools : trackPrograms(tools, {
+    cwd: options.cwd,
+    grants: () => grants,
+    binDirs: () => binDirs(env["PATH"], { paths: sys.paths }),
+    paths: sys.paths,
+    ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
+    ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
+    ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
+    allowAlways(location) {
+      grants = widenForApproval(grants, location);
+      generation++;
+    },
+    allowOnce: (location) => void programsOnce.push(location),
+  });
+
   let closing: Promise<void> | undefined;
   return {
-    tools: bashNet === undefined ? tools : bashNet.track(tools),
-    onToolCall,
+    tools: bashNet === undefined ? tracked : bashNet.track(tracked),
+    onToolCall: async (call) => {
+      const verdict = await policy(call);
+      if (verdict === undefined && bwrap) await createGrantedFiles(call);
+      return verdict;
+    },
     mode: bwrap ? "bwrap" : "worker",
     warnings,
     get grants() {
       return grants;
     },
-    protection,
+    get protection() {
+      return protection;
+    },
     close() {
       closing ??= (async () => {
         await Promise.all([
@@ -426,6 +491,27 @@ function failedHost(reason: string): HostConnection {
     send() {},
     closed: Promise.resolve(reason),
     close: () => Promise.resolve(),
+  };
+}
+
+/**
+ * `protection` plus what protects the widened `grants` (a repository inside a newly approved
+ * directory): paths and anchors are only ever added, never removed.
+ */
+function withMoreProtection(
+  protection: Protection,
+  grants: Grants,
+  options: { cwd: string; env: Record<string, string>; sys: Pick<SandboxSys, "paths"> },
+): Protection {
+  const more = computeProtection(
+    { ...grants, namedWrite: protection.named },
+    { workspace: options.cwd, env: options.env, ops: options.sys.paths },
+  ).protection;
+  const known = new Set(protection.paths.map((p) => p.path));
+  return {
+    ...protection,
+    paths: [...protection.paths, ...more.paths.filter((p) => !known.has(p.path))],
+    anchors: [...new Set([...protection.anchors, ...more.anchors])],
   };
 }
 

@@ -28,6 +28,8 @@ export interface NetProxyOptions {
   onDecision?(decision: NetProxyDecision): void;
   /** Longest wait for an upstream connection (default 30 s). */
   connectTimeoutMs?: number;
+  /** Why "host:port" is refused, naming the flag to add (default: `--allow-net=host:port`). */
+  refusal?(target: string): string;
 }
 
 /** A running proxy. */
@@ -131,7 +133,10 @@ async function openUpstream(
   try {
     options.onDecision?.({ target: label, allowed });
   } catch { /* a sink must not change the decision */ }
-  if (!allowed) return { kind: "denied", reason: notGrantedReason({ access: "net", host: label }) };
+  if (!allowed) {
+    const reason = options.refusal?.(label) ?? notGrantedReason({ access: "net", host: label });
+    return { kind: "denied", reason };
+  }
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), options.connectTimeoutMs ?? 30_000);
   try {

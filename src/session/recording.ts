@@ -83,6 +83,15 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
   /** The error for `line`: what is wrong, then what to do next. */
   const at = (line: number, error: { problem: string; next: string }): ParseRecordingResult =>
     fail(line, `Replay file "${path}", line ${line}: ${error.problem}: ${error.next}`);
+  /** The first line is no session header at all: not a line to fix, but the wrong file. */
+  const notSession = (line: number, detail: string): ParseRecordingResult =>
+    fail(
+      line,
+      `Replay file "${path}" is not a moat session file: its first line (line ${line}) is not a ` +
+        `session header (${detail}). A session file is the JSONL record moat writes of a run: ` +
+        `a header line, then one line per message; every run writes one (see 'moat sessions'), ` +
+        `or into the file named with --session FILE. Pass such a file to --replay`,
+    );
 
   // Editors on some systems save a byte-order mark, which JSON does not allow.
   const lines = text.replace(/^\uFEFF/, "").split("\n");
@@ -109,6 +118,12 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
     try {
       value = JSON.parse(raw);
     } catch (e) {
+      if (header === undefined) {
+        return notSession(
+          line,
+          `the line is not valid JSON${e instanceof SyntaxError ? `: ${e.message}` : ""}`,
+        );
+      }
       const detail = e instanceof SyntaxError ? ` (${e.message})` : "";
       const hint = line === lastContentLine
         ? `a run that crashed or was killed leaves a torn last line: delete line ${line} and replay again`
@@ -116,6 +131,9 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
       return at(line, { problem: `the line is not valid JSON${detail}`, next: hint });
     }
     if (!isRecord(value)) {
+      if (header === undefined) {
+        return notSession(line, `the line is ${kindOf(value)}, not an object`);
+      }
       return at(line, {
         problem: `the line is ${kindOf(value)}, not a JSON object`,
         next: RECORD_AGAIN,
@@ -123,6 +141,10 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
     }
 
     if (header === undefined) {
+      if (value.type !== "session" && value.type !== "message") {
+        const type = typeof value.type === "string" ? JSON.stringify(value.type) : "missing";
+        return notSession(line, `its "type" is ${type}, not "session"`);
+      }
       const problem = headerProblem(value);
       if (problem !== null) {
         return at(line, {

@@ -3,7 +3,10 @@
  * the message completes, so a crash or kill loses at most the message in flight.
  */
 import { join } from "node:path";
-import type { Message, StopReason, ToolResult } from "../model/types.ts";
+import type { Message, ToolResult } from "../model/types.ts";
+import { isMessage, isRecord } from "./validate.ts";
+
+export { isRecord, messageProblem } from "./validate.ts";
 
 /** Session file format version written in every header. */
 export const SESSION_FORMAT_VERSION = 1;
@@ -36,6 +39,8 @@ export interface SessionMessageLine {
 export interface SessionFileInfo {
   name: string;
   mtimeMs: number;
+  /** Size in bytes. */
+  size: number;
 }
 
 /** The file operations sessions need; the Deno default is src/sys/session_fs.ts. */
@@ -48,6 +53,12 @@ export interface SessionFs {
   mkdirp(path: string): Promise<void>;
   /** The regular files of a directory, or null when it does not exist. */
   listFiles(path: string): Promise<SessionFileInfo[] | null>;
+  /** The file's bytes, or null when it does not exist. */
+  readBytes(path: string): Promise<Uint8Array | null>;
+  /** Appends bytes to the file (creating it, private to the user). */
+  appendBytes(path: string, bytes: Uint8Array): Promise<void>;
+  /** Cuts the file to its first `length` bytes. */
+  truncateFile(path: string, length: number): Promise<void>;
 }
 
 /** A session read back from disk. */
@@ -59,6 +70,8 @@ export interface LoadedSession {
   warnings: string[];
   /** True when the file does not end with a newline (a torn last line): append one first. */
   needsNewline: boolean;
+  /** Set when the last line is torn (no newline, not JSON): its line number and its warning. */
+  torn?: { line: number; warning: string };
 }
 
 /** The outcome of loading a session file. */
@@ -100,138 +113,6 @@ export async function findLatestSession(fs: SessionFs, dir: string): Promise<str
   return join(dir, (files[0] as SessionFileInfo).name);
 }
 
-/** A plain JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-// Each check returns a short phrase naming the first malformed part, or null when the part is fine.
-
-/** A value as shown in a problem phrase: strings quoted (and shortened), others by kind. */
-function describe(value: unknown): string {
-  if (value === undefined) return "missing";
-  if (typeof value === "string") {
-    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  }
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object" && value !== null) return "an object";
-  return `"${String(value)}"`;
-}
-
-/** `where` names the block in the phrase; `allowed` says which block types the message may hold. */
-function blockProblem(
-  value: unknown,
-  place: { where: string; allowed: "content" | "assistant" },
-): string | null {
-  const { where, allowed } = place;
-  if (!isRecord(value)) return `${where} is not an object`;
-  if (value.type === "text") {
-    return typeof value.text === "string" ? null : `${where}'s "text" is not a string`;
-  }
-  if (allowed === "content" && value.type === "image") {
-    if (typeof value.data !== "string") return `${where}'s "data" is not a string`;
-    return typeof value.mimeType === "string" ? null : `${where}'s "mimeType" is not a string`;
-  }
-  if (allowed === "assistant" && value.type === "toolCall") {
-    if (typeof value.id !== "string" || value.id === "") {
-      return `${where}'s "id" is not a non-empty string`;
-    }
-    return typeof value.name === "string" ? null : `${where}'s "name" is not a string`;
-  }
-  const expected = allowed === "content" ? '"text" or "image"' : '"text" or "toolCall"';
-  return `${where}'s "type" is ${describe(value.type)}, not ${expected}`;
-}
-
-function contentProblem(value: unknown, owner: string): string | null {
-  if (typeof value === "string") return null;
-  if (!Array.isArray(value)) return `${owner} "content" is neither a string nor an array`;
-  for (let i = 0; i < value.length; i++) {
-    const problem = blockProblem(value[i], {
-      where: `${owner} content block ${i + 1}`,
-      allowed: "content",
-    });
-    if (problem !== null) return problem;
-  }
-  return null;
-}
-
-const USAGE_KEYS = ["inputTokens", "outputTokens", "cachedTokens", "totalTokens"] as const;
-
-/** Every StopReason of src/model/types.ts: a new one fails to compile until it is listed here. */
-const STOP_REASON_SET: Record<StopReason, true> = {
-  stop: true,
-  toolUse: true,
-  maxTokens: true,
-  error: true,
-};
-const STOP_REASONS = Object.keys(STOP_REASON_SET) as StopReason[];
-
-function assistantProblem(value: Record<string, unknown>): string | null {
-  const owner = "the assistant message's";
-  if (!Array.isArray(value.blocks)) return `${owner} "blocks" is not an array`;
-  for (let i = 0; i < value.blocks.length; i++) {
-    const problem = blockProblem(value.blocks[i], {
-      where: `${owner} block ${i + 1}`,
-      allowed: "assistant",
-    });
-    if (problem !== null) return problem;
-  }
-  if (!(STOP_REASONS as unknown[]).includes(value.stopReason)) {
-    return `${owner} "stopReason" is ${describe(value.stopReason)}, not one of ${
-      STOP_REASONS.map((r) => `"${r}"`).join(", ")
-    }`;
-  }
-  const usage = value.usage;
-  if (!isRecord(usage)) return `${owner} "usage" is not an object`;
-  const bad = USAGE_KEYS.find((k) => typeof usage[k] !== "number");
-  return bad === undefined ? null : `${owner} "usage.${bad}" is not a number`;
-}
-
-function toolResultProblem(value: unknown, where: string): string | null {
-  if (!isRecord(value)) return `${where} is not an object`;
-  if (typeof value.toolCallId !== "string") return `${where}'s "toolCallId" is not a string`;
-  if (typeof value.toolName !== "string") return `${where}'s "toolName" is not a string`;
-  const content = contentProblem(value.content, `${where}'s`);
-  if (content !== null) return content;
-  return typeof value.isError === "boolean" ? null : `${where}'s "isError" is not a boolean`;
-}
-
-/**
- * What is wrong with a message value, as a short phrase (e.g. `the assistant message's "blocks"
- * is not an array`), or null when every part has the shape the adapters rely on.
- */
-export function messageProblem(value: unknown): string | null {
-  if (!isRecord(value)) return "the message is not an object";
-  switch (value.role) {
-    case "user":
-      return contentProblem(value.content, "the user message's");
-    case "assistant":
-      return assistantProblem(value);
-    case "toolResult": {
-      if (!Array.isArray(value.results)) {
-        return `the toolResult message's "results" is not an array`;
-      }
-      for (let i = 0; i < value.results.length; i++) {
-        const problem = toolResultProblem(
-          value.results[i],
-          `the toolResult message's result ${i + 1}`,
-        );
-        if (problem !== null) return problem;
-      }
-      return null;
-    }
-    default:
-      return `the message's "role" is ${
-        describe(value.role)
-      }, not "user", "assistant" or "toolResult"`;
-  }
-}
-
-/** A message whose every part has the shape the adapters rely on (a hand-edited line may not). */
-function isMessage(value: unknown): value is Message {
-  return messageProblem(value) === null;
-}
-
 /** Parses a session file's text. Pure; `path` is only used in messages. */
 export function parseSession(path: string, text: string): LoadSessionResult {
   const warnings: string[] = [];
@@ -239,6 +120,7 @@ export function parseSession(path: string, text: string): LoadSessionResult {
   const endsWithNewline = text.endsWith("\n");
   if (endsWithNewline) lines.pop();
   let header: SessionHeader | undefined;
+  let torn: LoadedSession["torn"];
   const messages: Message[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
@@ -249,9 +131,10 @@ export function parseSession(path: string, text: string): LoadSessionResult {
       value = JSON.parse(line);
     } catch {
       if (isLast && !endsWithNewline) {
-        warnings.push(
-          `Session "${path}": skipped a torn last line (${line.length} characters); the message in flight was lost`,
-        );
+        const warning =
+          `Session "${path}": skipped a torn last line (${line.length} characters); the message in flight was lost`;
+        warnings.push(warning);
+        torn = { line: i + 1, warning };
       } else {
         warnings.push(`Session "${path}": skipped unreadable line ${i + 1}`);
       }
@@ -297,6 +180,7 @@ export function parseSession(path: string, text: string): LoadSessionResult {
       messages: repaired.messages,
       warnings,
       needsNewline: text !== "" && !endsWithNewline,
+      ...(torn === undefined ? {} : { torn }),
     },
   };
 }

@@ -42,13 +42,27 @@ export function createDenoCliFs(): CliFs {
         for await (const entry of Deno.readDir(path)) {
           if (!entry.isFile) continue;
           const info = await Deno.stat(`${path}/${entry.name}`);
-          files.push({ name: entry.name, mtimeMs: info.mtime?.getTime() ?? 0 });
+          files.push({ name: entry.name, mtimeMs: info.mtime?.getTime() ?? 0, size: info.size });
         }
       } catch (e) {
         if (e instanceof Deno.errors.NotFound) return null;
         throw e;
       }
       return files;
+    },
+    async readBytes(path) {
+      try {
+        return await Deno.readFile(path);
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound) return null;
+        throw e;
+      }
+    },
+    async appendBytes(path, bytes) {
+      await Deno.writeFile(path, bytes, { append: true, create: true, mode: 0o600 });
+    },
+    async truncateFile(path, length) {
+      await Deno.truncate(path, length);
     },
     isDirectory: (path) => unlessMissing(async () => (await Deno.stat(path)).isDirectory, false),
     exists: (path) => unlessMissing(() => Deno.lstat(path).then(() => true), false),

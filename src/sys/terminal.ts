@@ -1,5 +1,5 @@
 /** Deno implementation of the CLI's Terminal: standard streams, TTY state and signals. */
-import type { CliSignal, Terminal } from "../cli/io.ts";
+import type { CliSignal, RawTerminal, Terminal } from "../cli/io.ts";
 import type { ToolHostIo } from "../sandbox/host.ts";
 
 function writeAll(file: { writeSync(p: Uint8Array): number }, text: string): void {
@@ -19,6 +19,10 @@ function writeAll(file: { writeSync(p: Uint8Array): number }, text: string): voi
 
 /** Creates the Terminal backed by Deno's stdin/stdout/stderr and signal listeners. */
 export function createDenoTerminal(): Terminal {
+  // In raw mode Ctrl-C is a key: the line editor runs these handlers instead of a signal.
+  const interruptHandlers = new Set<() => void>();
+  let raw: RawTerminal | undefined;
+  let shown: ((text: string) => void) | undefined;
   return {
     isTty(stream) {
       switch (stream) {
@@ -30,8 +34,14 @@ export function createDenoTerminal(): Terminal {
           return Deno.stderr.isTerminal();
       }
     },
-    writeStdout: (text) => writeAll(Deno.stdout, text),
-    writeStderr: (text) => writeAll(Deno.stderr, text),
+    writeStdout(text) {
+      writeAll(Deno.stdout, text);
+      shown?.(text);
+    },
+    writeStderr(text) {
+      writeAll(Deno.stderr, text);
+      shown?.(text);
+    },
     async readStdin(options = {}) {
       const reader = Deno.stdin.readable.getReader();
       const decoder = new TextDecoder();
@@ -92,13 +102,15 @@ export function createDenoTerminal(): Terminal {
       }
     },
     onSignal(signal: CliSignal, handler: () => void) {
+      if (signal === "SIGINT") interruptHandlers.add(handler);
       try {
         Deno.addSignalListener(signal, handler);
       } catch {
         // Not every signal exists on every OS (SIGTERM on Windows): nothing to listen for there.
-        return () => {};
+        return () => interruptHandlers.delete(handler);
       }
       return () => {
+        interruptHandlers.delete(handler);
         try {
           Deno.removeSignalListener(signal, handler);
         } catch {
@@ -106,14 +118,113 @@ export function createDenoTerminal(): Terminal {
         }
       };
     },
-    columns() {
-      try {
-        // A pseudo-terminal nobody sized reports 0 columns.
-        return Deno.consoleSize().columns || 80;
-      } catch {
-        return 80;
-      }
+    columns: consoleColumns,
+    openRaw() {
+      if (raw !== undefined || !Deno.stdin.isTerminal()) return undefined;
+      const opened = openRawStdin({
+        interrupt: () => [...interruptHandlers],
+        onOutput: (listener) => shown = listener,
+        closed: () => {
+          raw = undefined;
+          shown = undefined;
+        },
+      });
+      raw = opened;
+      return opened;
     },
+    release() {
+      raw?.close();
+    },
+  };
+}
+
+function consoleColumns(): number {
+  try {
+    // A pseudo-terminal nobody sized reports 0 columns.
+    return Deno.consoleSize().columns || 80;
+  } catch {
+    return 80;
+  }
+}
+
+const PASTE_ON = "\x1b[?2004h";
+const PASTE_OFF = "\x1b[?2004l";
+
+/** Stdin in raw mode with bracketed paste; input is read as it arrives. */
+function openRawStdin(hooks: {
+  interrupt: () => Array<() => void>;
+  onOutput: (listener: (text: string) => void) => void;
+  closed: () => void;
+}): RawTerminal {
+  // The editor draws where the prompt is: stdout, unless it is redirected.
+  const screen = Deno.stdout.isTerminal() ? Deno.stdout : Deno.stderr;
+  let listener: ((text: string | null) => void) | undefined;
+  const early: Array<string | null> = [];
+  const deliver = (text: string | null) =>
+    listener === undefined ? early.push(text) : listener(text);
+  let closed = false;
+  let isRaw = false;
+  const setRaw = (on: boolean) => {
+    if (isRaw === on) return;
+    try {
+      Deno.stdin.setRaw(on);
+      isRaw = on;
+      writeAll(screen, on ? PASTE_ON : PASTE_OFF);
+    } catch (e) {
+      // A terminal that went away cannot be set back: nothing is left to restore.
+      if (!(e instanceof Deno.errors.BadResource || e instanceof Deno.errors.NotConnected)) throw e;
+    }
+  };
+  setRaw(true);
+  (async () => {
+    const decoder = new TextDecoder();
+    const buffer = new Uint8Array(4096);
+    try {
+      for (;;) {
+        const n = await Deno.stdin.read(buffer);
+        if (closed) return;
+        if (n === null) break;
+        deliver(decoder.decode(buffer.subarray(0, n), { stream: true }));
+      }
+    } catch {
+      // A failing stdin is the end of input.
+    }
+    if (!closed) deliver(null);
+  })();
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    setRaw(false);
+    hooks.closed();
+  };
+  return {
+    onInput(next) {
+      listener = next;
+      for (const text of early.splice(0)) next(text);
+    },
+    onOutput: (next) => hooks.onOutput(next),
+    write: (text) => writeAll(screen, text),
+    columns: consoleColumns,
+    interrupt() {
+      const handlers = hooks.interrupt();
+      for (const handler of handlers) handler();
+      if (handlers.length > 0) return;
+      // Nobody handles Ctrl-C (e.g. at the trust question): interrupt as the terminal would.
+      close();
+      Deno.kill(0, "SIGINT");
+    },
+    suspend() {
+      setRaw(false);
+      try {
+        // Like Ctrl-Z on a cooked terminal: the whole foreground job stops, and this returns
+        // once it is continued (or at once when the signal is discarded: an orphaned group).
+        Deno.kill(0, "SIGTSTP");
+      } catch {
+        // No job control here (no SIGTSTP on this OS): Ctrl-Z does nothing.
+      }
+      if (!closed) setRaw(true);
+    },
+    close,
   };
 }
 

@@ -154,6 +154,9 @@ Deno.test("helpText() lists every flag with examples", () => {
       "--no-context-files",
       "--include-deltas",
       "--print",
+      "--resume",
+      "--quiet",
+      "moat sessions",
     ]
   ) assert.ok(text.includes(flag), `help mentions ${flag}`);
   assert.match(text, /Examples:/);
@@ -201,4 +204,58 @@ Deno.test("parseCliArgs() rejects --replay-check without --replay, --replay with
   assert.match(errorOf(["--replay", "  "]), /Option '--replay' must not be empty/);
   // A missing value is parseArgs' own error.
   errorOf(["--replay"]);
+});
+
+Deno.test("parseCliArgs() names an unknown option in quotes with the closest known one", () => {
+  const errorOf = (argv: string[]) => {
+    const parsed = parseCliArgs(argv);
+    assert.ok(!parsed.ok, `expected a usage error for ${JSON.stringify(argv)}`);
+    return parsed.error;
+  };
+  assert.equal(errorOf(["--verbos", "hi"]), `Unknown option "--verbos": did you mean "--verbose"?`);
+  assert.equal(errorOf(["--modle=x", "hi"]), `Unknown option "--modle": did you mean "--model"?`);
+  assert.equal(
+    errorOf(["--allow-red=.", "hi"]),
+    `Unknown option "--allow-red": did you mean "--allow-read"?`,
+  );
+  // Nothing close: no guess, but how to send a prompt that starts with "-".
+  const far = errorOf(["--frobnicate", "x"]);
+  assert.match(far, /^Unknown option "--frobnicate": to send a prompt that starts with "-"/);
+  assert.doesNotMatch(far, /did you mean/);
+  assert.match(errorOf(["-pz", "x"]), /^Unknown option "-z": /);
+  // Every quote is closed (parseArgs' own text left one open).
+  for (const error of [far, errorOf(["-z"])]) {
+    assert.equal((error.match(/"/g) ?? []).length % 2, 0, error);
+  }
+});
+
+Deno.test("parseCliArgs() takes --resume with a value, or bare before a flag or at the end", () => {
+  assert.equal(flagsOf(["--resume", "2025-01-02", "go on"]).resume, "2025-01-02");
+  assert.equal(flagsOf(["--resume=s.jsonl"]).resume, "s.jsonl");
+  assert.equal(flagsOf(["--resume"]).resume, true);
+  const before = flagsOf(["--resume", "--verbose"]);
+  assert.equal(before.resume, true);
+  assert.equal(before.verbose, true);
+  assert.equal(flagsOf(["hi"]).resume, undefined);
+  // After "--" it is the prompt.
+  assert.equal(flagsOf(["-p", "--", "--resume"]).prompt, "--resume");
+});
+
+Deno.test("parseCliArgs() rejects --resume with another session choice, and --quiet with --verbose", () => {
+  for (
+    const [argv, pattern] of [
+      [["--resume", "x", "-c"], /'--resume' and '--continue' cannot be combined/],
+      [["--resume", "x", "--session", "s.jsonl"], /'--resume' and '--session'/],
+      [["--resume", "--no-session"], /'--resume' and '--no-session'/],
+      [["--resume=x", "--replay", "t.jsonl"], /'--resume' and '--replay'/],
+      [["--resume", ""], /Option '--resume' must not be empty/],
+      [["-q", "--verbose"], /'--quiet' and '--verbose' cannot be combined/],
+    ] as const
+  ) {
+    const parsed = parseCliArgs([...argv]);
+    assert.ok(!parsed.ok, `expected a usage error for ${JSON.stringify(argv)}`);
+    assert.match(parsed.error, pattern);
+  }
+  assert.equal(flagsOf(["-q"]).quiet, true);
+  assert.equal(flagsOf(["hi"]).quiet, false);
 });

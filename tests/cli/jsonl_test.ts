@@ -140,7 +140,7 @@ const DOCUMENTED_FIELDS: Record<string, { always: string[]; optional?: string[] 
       "exitCode",
       "truncated",
     ],
-    optional: ["error", "replay"],
+    optional: ["error", "replay", "cost"],
   },
 };
 
@@ -208,6 +208,7 @@ Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documen
   r.event({ type: "health", signal: "repeated_calls", message: "stuck", count: 3 });
   r.end({
     ...summary,
+    cost: 0.0123,
     stopReason: "error",
     exitCode: 1,
     error: { kind: "server", message: "down", status: 500 },

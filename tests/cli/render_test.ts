@@ -343,3 +343,37 @@ Deno.test("createTextRenderer() escapes terminal sequences in the model's answer
     assert.ok(out.stderr.includes("\x1b[33mmoat: warning:\x1b[0m"));
   }
 });
+
+Deno.test("createTextRenderer() marks a command that exited non-zero with ! and its exit code", () => {
+  const { r, out } = renderer();
+  r.event(
+    toolEnd({
+      name: "bash",
+      args: { command: "false" },
+      result: {
+        toolCallId: "c1",
+        toolName: "bash",
+        content: "exit 3",
+        isError: false,
+        details: { exitCode: 3 },
+      },
+    }),
+  );
+  r.event(
+    toolEnd({
+      name: "bash",
+      args: { command: "true" },
+      result: {
+        toolCallId: "c1",
+        toolName: "bash",
+        content: "ok",
+        isError: false,
+        details: { exitCode: 0 },
+      },
+    }),
+  );
+  r.dispose();
+  const [failed, fine] = out.stderr.trimEnd().split("\n");
+  assert.match(failed ?? "", /^! bash false \(\d+ ms\) exit 3$/);
+  assert.match(fine ?? "", /^✓ bash true \(\d+ ms\)$/);
+});

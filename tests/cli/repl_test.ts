@@ -174,3 +174,112 @@ Deno.test("createReplPrompter() shows a question with control characters and loo
   assert.ok(![..."\r\x1b\u2215"].some((c) => asked.includes(c)), JSON.stringify(asked));
   assert.ok(asked.includes("/w/x\\u000d\\u001b[2Kmoat wants to write \\u2215tmp"), asked);
 });
+
+Deno.test("runRepl() shows a line typed during a run as queued, and again when the model gets it", async () => {
+  const terminal = createFakeTerminal({ tty: { stdin: true } });
+  const notes: string[] = [];
+  const delivered: string[][] = [];
+  let typed!: () => void;
+  const typedDuringRun = new Promise<void>((resolve) => typed = resolve);
+  let running = false;
+  const source = createLineSource(terminal.readLines());
+  const done = runRepl({
+    terminal,
+    source,
+    banner: "",
+    color: false,
+    pasteWindowMs: 1,
+    host: {
+      ...host([]),
+      async runPrompt(_text, _signal, getQueued) {
+        running = true;
+        await typedDuringRun;
+        delivered.push(getQueued());
+      },
+      note: (text) => notes.push(text),
+    },
+  });
+  terminal.typeLine("first");
+  while (!running) await tick();
+  terminal.typeLine("more please");
+  while (notes.length === 0) await tick();
+  assert.deepEqual(notes, ["queued: more please"]);
+  typed();
+  while (delivered.length === 0) await tick();
+  assert.deepEqual(delivered, [["more please"]]);
+  assert.deepEqual(notes, ["queued: more please", "› more please"]);
+  terminal.endInput();
+  assert.equal(await done, 0);
+});
+
+Deno.test("runRepl() keeps a command typed during a run from the model and runs it at the prompt", async () => {
+  const terminal = createFakeTerminal({ tty: { stdin: true } });
+  const delivered: string[][] = [];
+  let typed!: () => void;
+  const typedDuringRun = new Promise<void>((resolve) => typed = resolve);
+  let running = false;
+  const source = createLineSource(terminal.readLines());
+  const done = runRepl({
+    terminal,
+    source,
+    banner: "",
+    color: false,
+    pasteWindowMs: 1,
+    host: {
+      ...host([]),
+      async runPrompt(_text, _signal, getQueued) {
+        running = true;
+        await typedDuringRun;
+        delivered.push(getQueued());
+      },
+    },
+  });
+  terminal.typeLine("first");
+  while (!running) await tick();
+  terminal.typeLine("note this");
+  terminal.typeLine("/model m9");
+  while (source.buffered < 2) await tick();
+  typed();
+  while (!terminal.stdout.includes("Model: m9")) await tick();
+  assert.deepEqual(delivered, [["note this"]]);
+  // The command typed ahead is shown on the prompt's line before it runs.
+  assert.match(terminal.stdout, /› \/model m9\nModel: m9\n/);
+  terminal.endInput();
+  assert.equal(await done, 0);
+});
+
+Deno.test("createLineSource() tells a line editor who waits, what to remember and when a run is busy", async () => {
+  const terminal = createFakeTerminal({ tty: { stdin: true } });
+  const calls: string[] = [];
+  const source = createLineSource(terminal.readLines(), {
+    attend: ({ remember }) => calls.push(`attend ${remember}`),
+    detach: () => calls.push("detach"),
+    setBusy: (busy) => calls.push(`busy ${busy}`),
+    close: () => calls.push("close"),
+  });
+  const prompt = source.next();
+  terminal.typeLine("request");
+  assert.equal(await prompt, "request");
+  source.setBusy(true);
+  const answer = createReplPrompter(source, () => {}).ask({
+    toolName: "read",
+    location: { access: "read", path: "/x" },
+    question: "Allow?",
+  });
+  await tick();
+  terminal.typeLine("n");
+  assert.equal(await answer, "deny");
+  source.setBusy(false);
+  source.close();
+  assert.equal(await source.next(), null);
+  assert.deepEqual(calls, [
+    "attend true",
+    "detach",
+    "busy true",
+    "attend false",
+    "detach",
+    "busy false",
+    "close",
+  ]);
+  terminal.endInput();
+});

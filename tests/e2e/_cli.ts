@@ -4,6 +4,7 @@
  * map applies while the process runs in a temp workspace.
  */
 import { join } from "node:path";
+import type { FakeOpenAIServer } from "../support/fake_openai.ts";
 import { readStartTask } from "../../scripts/compile.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -79,6 +80,15 @@ export async function runMoat(
   const out = await child.output();
   const decoder = new TextDecoder();
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}
+
+/** The text of the tool result the fake server received for call `id` (throws when none did). */
+export function toolResultOf(server: FakeOpenAIServer, id: string): string {
+  for (const request of server.chatRequests) {
+    const m = request.body?.messages.find((m) => m.role === "tool" && m.tool_call_id === id);
+    if (m !== undefined) return String(m.content);
+  }
+  throw new Error(`no result for ${id}`);
 }
 
 /** Parses every stdout line as JSON (throws naming the first line that is not). */

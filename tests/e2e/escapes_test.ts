@@ -4,19 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type FakeOpenAIServer, reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { BWRAP } from "../sandbox/_helpers.ts";
-import { cliEnv, denoDir, runMoat, spawnMoat, startArgv } from "./_cli.ts";
-
-/** The text of the tool result the model got back for call `id`. */
-function toolResult(server: FakeOpenAIServer, id: string): string {
-  for (const request of server.chatRequests) {
-    const found = request.body?.messages.find((m) => m.role === "tool" && m.tool_call_id === id);
-    if (found !== undefined) return String(found.content);
-  }
-  throw new Error(`no result for ${id}`);
-}
+import { cliEnv, denoDir, runMoat, spawnMoat, startArgv, toolResultOf } from "./_cli.ts";
 
 Deno.test({
   name: "descriptors moat inherits (9<secret 8>>log) do not reach sandboxed bash",
@@ -52,7 +43,7 @@ Deno.test({
     }).output();
     const stderr = new TextDecoder().decode(out.stderr);
     assert.equal(out.code, 0, stderr);
-    const result = toolResult(server, "c1");
+    const result = toolResultOf(server, "c1");
     assert.doesNotMatch(result, /OUTSIDE-SECRET/);
     assert.match(result, /Bad file descriptor/);
     assert.match(result, /done/);
@@ -89,7 +80,7 @@ Deno.test({
       stderr: "piped",
     }).output();
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    assert.equal(toolResult(server, "c1").trim().split("\n")[0], "0");
+    assert.equal(toolResultOf(server, "c1").trim().split("\n")[0], "0");
   },
 });
 
@@ -112,8 +103,8 @@ Deno.test("a catastrophic regular expression in grep ends at once and later call
   const out = await child.output();
   clearTimeout(guard);
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  assert.match(toolResult(server, "c1"), /input\.txt:2: aaa/);
-  assert.match(toolResult(server, "c2"), /input\.txt/);
+  assert.match(toolResultOf(server, "c1"), /input\.txt:2: aaa/);
+  assert.match(toolResultOf(server, "c2"), /input\.txt/);
 });
 
 Deno.test({
@@ -140,7 +131,7 @@ Deno.test({
         env: cliEnv(ws.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
       });
       assert.equal(out.code, 0, out.stderr);
-      const result = toolResult(server, "c1");
+      const result = toolResultOf(server, "c1");
       assert.doesNotMatch(result, /CACHE-SECRET/, result);
       assert.doesNotMatch(result, /v8_code_cache|dep_analysis_cache/, result);
       assert.match(result, /end/);

@@ -4,23 +4,15 @@
  * afterwards.
  */
 import assert from "node:assert/strict";
-import { type FakeOpenAIServer, reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { BWRAP } from "../sandbox/_helpers.ts";
-import { cliEnv, startArgv } from "./_cli.ts";
+import { cliEnv, startArgv, toolResultOf } from "./_cli.ts";
 import { hasScript, startPty } from "./_pty.ts";
 
 const PROMPT = /› $/;
-const QUESTION = /\[a\]lways this run \/ \[n\]o $/;
+const QUESTION = /\[N\]o \(Enter\) $/;
 const usable = BWRAP && await hasScript();
-
-function resultOf(server: FakeOpenAIServer, id: string): string {
-  for (const request of server.chatRequests) {
-    const m = request.body?.messages.find((m) => m.role === "tool" && m.tool_call_id === id);
-    if (m !== undefined) return String(m.content);
-  }
-  throw new Error(`no result for ${id}`);
-}
 
 Deno.test({
   name:
@@ -47,7 +39,7 @@ Deno.test({
       await pty.waitFor(QUESTION);
       await pty.type("a\r");
       await pty.waitFor(/done[\s\S]*› $/);
-      const listing = resultOf(server, "b1");
+      const listing = toolResultOf(server, "b1");
       assert.ok(!listing.includes(marker.split("/").at(-1) as string), listing);
       assert.doesNotMatch(listing, /moat-e2e-missing/);
       await pty.type("\x04");
@@ -128,8 +120,12 @@ Deno.test({
     await pty.waitFor(QUESTION);
     await pty.type("a\r");
     await pty.waitFor(/done[\s\S]*› $/);
-    assert.doesNotMatch(resultOf(server, "b1"), /rc=0\b/, resultOf(server, "b1"));
-    assert.doesNotMatch(resultOf(server, "b2"), /OUTSIDE-SECRET-42/, resultOf(server, "b2"));
+    assert.doesNotMatch(toolResultOf(server, "b1"), /rc=0\b/, toolResultOf(server, "b1"));
+    assert.doesNotMatch(
+      toolResultOf(server, "b2"),
+      /OUTSIDE-SECRET-42/,
+      toolResultOf(server, "b2"),
+    );
     assert.equal((await Deno.lstat(ws.path("conf/hooks"))).isDirectory, true);
     await pty.type("\x04");
     assert.equal(await pty.exited(), 0);

@@ -49,7 +49,10 @@ Deno.test({
     const output = String(toolMessage?.content);
     assert.match(output, /GRANTED-E2E/);
     assert.doesNotMatch(output, /OTHER-E2E/);
-    assert.match(output, new RegExp(`--allow-net=127\\.0\\.0\\.1:${other.port}`));
+    assert.match(
+      output,
+      new RegExp(`--allow-net=127\\.0\\.0\\.1:${granted.port},127\\.0\\.0\\.1:${other.port}\\)`),
+    );
     assert.match(output, /\[moat refused network access to /, "the model is told after the call");
     const refusals = jsonLines(result.stdout).filter((e) =>
       e.type === "permission" && e.outcome === "denied"
@@ -64,8 +67,9 @@ Deno.test({
       target: `127.0.0.1:${other.port}`,
       outcome: "denied",
       by: "grants",
+      during: true,
       reason: `net access to "127.0.0.1:${other.port}" is not granted (add ` +
-        `--allow-net=127.0.0.1:${other.port})`,
+        `--allow-net=127.0.0.1:${granted.port},127.0.0.1:${other.port})`,
     });
   },
 });

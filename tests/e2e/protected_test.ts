@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type FakeOpenAIServer, reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
 import { BWRAP } from "../sandbox/_helpers.ts";
-import { cliEnv, jsonLines, runMoat } from "./_cli.ts";
+import { cliEnv, jsonLines, runMoat, toolResultOf } from "./_cli.ts";
 
 const GIT = "git -c user.name=t -c user.email=t@t";
 
@@ -27,14 +27,6 @@ async function gitWorkspace(): Promise<TempWorkspace> {
     assert.ok(out.success, new TextDecoder().decode(out.stderr));
   }
   return ws;
-}
-
-function resultOf(server: FakeOpenAIServer, id: string): string {
-  for (const request of server.chatRequests) {
-    const m = request.body?.messages.find((m) => m.role === "tool" && m.tool_call_id === id);
-    if (m !== undefined) return String(m.content);
-  }
-  throw new Error(`no result for ${id}`);
 }
 
 async function state(ws: TempWorkspace) {
@@ -84,15 +76,18 @@ for (const sandbox of BWRAP ? ["auto", "off"] : ["off"]) {
     );
     assert.equal(result.code, 4, result.stderr);
     assert.match(
-      resultOf(server, "w1"),
+      toolResultOf(server, "w1"),
       new RegExp(
         `"${join(ws.dir, ".git/hooks")}" is protected because git runs it outside the sandbox; ` +
           "to allow it, add it to --allow-write \\(e\\.g\\. --allow-write=\\.,\\.git/hooks\\)",
       ),
     );
-    assert.match(resultOf(server, "e1"), /\.git\/config" is protected because it can make git run/);
     assert.match(
-      resultOf(server, "w2"),
+      toolResultOf(server, "e1"),
+      /\.git\/config" is protected because it can make git run/,
+    );
+    assert.match(
+      toolResultOf(server, "w2"),
       /\.moat" is protected because it holds moat's own project/,
     );
     const protectedDecisions = jsonLines(result.stdout).filter((e) =>
@@ -137,9 +132,9 @@ Deno.test({
       env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
     });
     assert.equal(result.code, 0, result.stderr);
-    const attacked = resultOf(server, "b1");
+    const attacked = toolResultOf(server, "b1");
     assert.doesNotMatch(attacked, /rc=0\b/, attacked);
     assert.deepEqual(await state(ws), before);
-    assert.match(resultOf(server, "b2"), /^second\nfirst/m);
+    assert.match(toolResultOf(server, "b2"), /^second\nfirst/m);
   },
 });

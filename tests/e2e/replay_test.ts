@@ -172,9 +172,9 @@ Deno.test("moat --replay rejects a malformed recording with exit 2 naming the li
 
 Deno.test("the README's tour replays offline from this repository: answer on stdout, real denials on stderr, exit 0", async () => {
   await using home = await createTempWorkspace();
-  // The command newcomers copy from the README, exactly (its arguments after `task start --`).
+  // The command newcomers copy from the README, exactly (its arguments after `task -q start --`).
   const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
-  const command = /^npx -y deno@2\.9\.6 task start -- (--replay \S+)$/m.exec(readme);
+  const command = /^npx -y deno@2\.9\.6 task -q start -- (--replay \S+)$/m.exec(readme);
   assert.ok(command !== null, "the README shows the replay command for newcomers");
   const readmeArgs = (command[1] as string).split(" ");
   assert.deepEqual(readmeArgs, ["--replay", join("examples", "tour.jsonl")]);

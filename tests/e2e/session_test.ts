@@ -1,4 +1,4 @@
-/** End-to-end: sessions are written per message, continued with --continue / --session, and survive a torn line. */
+/** End-to-end: sessions are written per message, continued with --continue / --session, and repaired after a torn line. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
@@ -40,15 +40,32 @@ Deno.test("moat --continue resumes the newest session and the model receives the
   // Appended to the same file, not a new one.
   assert.deepEqual(await sessionFiles(join(home.dir, "state")), files);
 
-  // A crash mid-write leaves a torn last line: the next --continue skips it with a warning.
+  // A crash mid-write leaves a torn last line: the next --continue cuts it off into a side file
+  // (saying so) and goes on after the last complete line.
   const text = await Deno.readTextFile(file);
-  await Deno.writeTextFile(file, text.slice(0, text.length - 12));
+  const cut = text.slice(0, text.length - 12);
+  const complete = cut.slice(0, cut.lastIndexOf("\n") + 1);
+  await Deno.writeTextFile(file, cut);
   const third = await runMoat(["-c", "and now?"], { cwd: ws.dir, env });
   assert.equal(third.code, 0, third.stderr);
-  assert.match(third.stderr, /torn last line/);
+  assert.match(
+    third.stderr,
+    /cut off a torn last line \(line \d+, \d+ bytes\).* its bytes are kept in ".*\.jsonl\.torn"/,
+  );
   const resent = server.chatRequests[2]?.body?.messages;
   assert.deepEqual(userTexts(resent), ["remember the number 7", "which number?", "and now?"]);
   assert.ok(!resent?.some((m) => String(m.content).includes("It was 7.")), "torn reply dropped");
+  assert.equal(await Deno.readTextFile(`${file}.torn`), `${cut.slice(complete.length)}\n`);
+  assert.ok((await Deno.readTextFile(file)).startsWith(complete));
+
+  // Repaired for good: the next resume warns about nothing, and the session replays.
+  server.script(reply.text("Yes, 7."));
+  const fourth = await runMoat(["-c", "sure?"], { cwd: ws.dir, env });
+  assert.equal(fourth.code, 0, fourth.stderr);
+  assert.doesNotMatch(fourth.stderr, /torn|skipped/);
+  const replayed = await runMoat(["--replay", file, "--no-session"], { cwd: ws.dir, env });
+  assert.equal(replayed.code, 0, replayed.stderr);
+  assert.match(replayed.stdout, /Still 7\.\n\nYes, 7\.\n$/);
 });
 
 Deno.test("moat --session FILE writes there and a later --session FILE continues it; --no-session writes nothing", async () => {

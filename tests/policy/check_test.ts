@@ -157,7 +157,8 @@ Deno.test("policy asks the prompter on a TTY: once, always and no", async () => 
     const r = await policy(call(tool(() => [hosts])));
     assert.equal(
       written[0],
-      "moat wants to write /etc/hosts (edit). Allow? [y]es once / [a]lways this run / [n]o ",
+      "moat wants to write /etc/hosts (edit). Allow? [y]es once / [a]lways this run / " +
+        "[d]irectory /etc this run / [N]o (Enter) ",
     );
     assert.equal(decisions[0]?.outcome, expected);
     if (expected === "denied") {
@@ -188,7 +189,8 @@ Deno.test("approval answers and questions are parsed and phrased per access kind
   assert.equal(parseApprovalAnswer("maybe"), undefined);
   assert.equal(
     approvalQuestion("bash", { access: "net", host: "example.com" }),
-    "moat wants to connect to example.com (bash). Allow? [y]es once / [a]lways this run / [n]o",
+    "moat wants to connect to example.com (bash). Allow? [y]es once / [a]lways this run / " +
+      "[N]o (Enter)",
   );
   assert.equal(
     notGrantedReason({ access: "run", program: "git" }),
@@ -248,7 +250,8 @@ Deno.test("policy asks once per file for an edit and approves both of its access
   });
   assert.equal(await policy(call(tool(() => [hostsRead, hosts]))), undefined);
   assert.deepEqual(questions, [
-    "moat wants to write /etc/hosts (edit). Allow? [y]es once / [a]lways this run / [n]o",
+    "moat wants to write /etc/hosts (edit). Allow? [y]es once / [a]lways this run / " +
+    "[d]irectory /etc this run / [N]o (Enter)",
   ]);
   assert.deepEqual(approvals, [
     { toolCallId: "c1", location: hosts, scope: "always" },

@@ -47,16 +47,35 @@ Deno.test("parseGrantFlags() keeps defaults for kinds without a flag; bare flags
   assert.equal(r.grants.explicit.run, false);
 });
 
-Deno.test("parseGrantFlags() returns a UsageError for a granted path that does not exist", async () => {
+Deno.test("parseGrantFlags() grants a new file in an existing directory; a missing directory is a UsageError", async () => {
   await using ws = await createTempWorkspace();
-  const r = parseGrantFlags({ "allow-write": ["src2"] }, { cwd: ws.dir });
+  const file = parseGrantFlags({ "allow-write": [".,out/../new.txt"] }, { cwd: ws.dir });
+  assert.ok(file.ok);
+  assert.deepEqual(file.grants.write, [ws.dir, ws.path("new.txt")]);
+  const r = parseGrantFlags({ "allow-write": ["src2/a.txt"] }, { cwd: ws.dir });
   assert.ok(!r.ok);
   assert.ok(r.error instanceof UsageError);
   assert.equal(
     r.error.message,
-    `Granted path "src2" (--allow-write) does not exist: create it first or fix the flag ` +
-      `(looked for "${ws.path("src2")}")`,
+    `Granted path "src2/a.txt" (--allow-write) does not exist, nor does its directory: create ` +
+      `it first or fix the flag (looked for "${ws.path("src2/a.txt")}")`,
   );
+});
+
+Deno.test("parseGrantFlags() expands ~ and ~/… with HOME in every path value, and says when HOME is unset", async () => {
+  await using home = await createTempWorkspace({ "notes/a.md": "", "secret/k": "" });
+  await using ws = await createTempWorkspace();
+  const r = parseGrantFlags(
+    { "allow-read": [".,~/notes"], "allow-write": ["~"], "deny-read": ["~/secret"] },
+    { cwd: ws.dir, home: home.dir },
+  );
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  assert.deepEqual(r.grants.read, [ws.dir, home.path("notes")]);
+  assert.deepEqual(r.grants.write, [home.dir]);
+  assert.deepEqual(r.grants.denyRead, [home.path("secret")]);
+  const unset = parseGrantFlags({ "allow-read": ["~/notes"] }, { cwd: ws.dir });
+  assert.ok(!unset.ok);
+  assert.match(unset.error.message, /starts with "~", but HOME is not set/);
 });
 
 Deno.test("parseGrantFlags() rejects empty list items and deny flags without a value", async () => {
@@ -163,7 +182,7 @@ Deno.test("widenGrants() adds one location without touching the original", () =>
 Deno.test("parseGrantFlags() usage errors follow the message convention", async () => {
   await using ws = await createTempWorkspace();
   const bad: Array<Parameters<typeof parseGrantFlags>[0]> = [
-    { "allow-read": ["missing-dir"] },
+    { "allow-read": ["missing-dir/x"] },
     { "allow-write": [""] },
     { "allow-run": ["git,,deno"] },
     { "deny-write": true },
@@ -195,8 +214,8 @@ Deno.test("parseGrantFlags() records every --allow-write path as named, also nex
   ]);
   assert.deepEqual(named({ "allow-write": [true, "src"] }), [true, [ws.path("src")]]);
   assert.deepEqual(named({}), [[ws.dir], []]);
-  const missing = parseGrantFlags({ "allow-write": [true, "nope"] }, { cwd: ws.dir });
-  assert.ok(!missing.ok && /Granted path "nope"/.test(missing.error.message));
+  const missing = parseGrantFlags({ "allow-write": [true, "nope/x"] }, { cwd: ws.dir });
+  assert.ok(!missing.ok && /Granted path "nope\/x"/.test(missing.error.message));
   // An approval widens the grants but never names a path.
   const g = { ...defaultGrants(ws.dir), namedWrite: [ws.path("src")] };
   const widened = widenGrants(g, { access: "write", path: ws.path(".git/hooks/x") });

@@ -111,12 +111,15 @@ netTest("a scoped grant reaches the granted host through the proxy and nothing e
     );
     assert.doesNotMatch(refused, /OTHER-BODY/);
     assert.match(refused, /code=403/);
-    assert.match(refused, new RegExp(`--allow-net=127\\.0\\.0\\.1:${other.port}`));
+    assert.match(
+      refused,
+      new RegExp(`--allow-net=127\\.0\\.0\\.1:${granted.port},127\\.0\\.0\\.1:${other.port}\\)`),
+    );
     assert.match(refused, /socks=97/, "curl's exit code for a refused SOCKS5 connection");
     assert.ok(
       refused.includes(
         `[moat refused network access to "127.0.0.1:${other.port}": not granted; ` +
-          `add --allow-net=127.0.0.1:${other.port} to allow it]`,
+          `add --allow-net=127.0.0.1:${granted.port},127.0.0.1:${other.port} to allow it]`,
       ),
       `the model is told which flag would allow it: ${refused}`,
     );
@@ -131,8 +134,9 @@ netTest("a scoped grant reaches the granted host through the proxy and nothing e
         target: `127.0.0.1:${other.port}`,
         outcome: "denied",
         by: "grants",
+        during: true,
         reason: `net access to "127.0.0.1:${other.port}" is not granted (add ` +
-          `--allow-net=127.0.0.1:${other.port})`,
+          `--allow-net=127.0.0.1:${granted.port},127.0.0.1:${other.port})`,
       });
     }
     assert.ok(

@@ -34,7 +34,7 @@ for (const mode of MODES) {
         assert.ok("blocked" in outcome, label);
         assert.equal(
           outcome.blocked,
-          `read access to "${target}" is not granted (add --allow-read=${target})`,
+          `read access to "${target}" is not granted (add --allow-read=.,${target})`,
           label,
         );
         // Layer 1/2 on their own: the policy hook replaced by allow-all.
@@ -85,8 +85,10 @@ for (const mode of MODES) {
         const outcome = await callTool(sb, name, args);
         assert.ok("blocked" in outcome, label);
         // edit also reads its file: the write leads, then the missing read is named too.
-        const write = `write access to "${target}" is not granted (add --allow-write=${target})`;
-        const read = `read access to "${target}" is not granted (add --allow-read=${target})`;
+        // The flag names the file when it or its directory exists, else the nearest directory.
+        const named = target.endsWith("sub/new.txt") ? layout.outside : target;
+        const write = `write access to "${target}" is not granted (add --allow-write=.,${named})`;
+        const read = `read access to "${target}" is not granted (add --allow-read=.,${named})`;
         assert.equal(outcome.blocked, name === "edit" ? `${write}; ${read}` : write, label);
       }
       // Layers 1/2 on their own (policy replaced by allow-all): whatever the tool reports,

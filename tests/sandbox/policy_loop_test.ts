@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { dirname } from "node:path";
 import { systemClock } from "../../src/sys/clock.ts";
 import { type AgentEvent, runAgentLoop } from "../../src/agent/mod.ts";
 import type { Approval } from "../../src/policy/approve.ts";
@@ -37,7 +38,7 @@ for (const mode of MODES) {
       });
       assert.equal(result.stopReason, "completed");
       assert.equal(model.requests.length, 2);
-      const reason = `read access to "${target}" is not granted (add --allow-read=${target})`;
+      const reason = `read access to "${target}" is not granted (add --allow-read=.,${target})`;
       const sent = JSON.stringify(model.requests[1]!.messages);
       assert.ok(
         sent.includes(`Tool \\"read\\" blocked by permissions: ${reason.replaceAll('"', '\\"')}`),
@@ -78,7 +79,8 @@ for (const mode of MODES) {
       assert.match(once, new RegExp(SECRET));
       assert.equal(
         questions[0],
-        `moat wants to read ${target} (read). Allow? [y]es once / [a]lways this run / [n]o`,
+        `moat wants to read ${target} (read). Allow? [y]es once / [a]lways this run / ` +
+          `[d]irectory ${dirname(target)} this run / [N]o (Enter)`,
       );
       // "once" did not widen anything: the next call asks again ("always" this time).
       const always = textOf(await callTool(sb, "read", { path: target }));

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import type { PermissionDecision } from "../../src/policy/check.ts";
 import { type Grants, parseGrantFlags } from "../../src/policy/grants.ts";
 import type { Sandbox } from "../../src/sandbox/mod.ts";
 import {
@@ -154,6 +155,9 @@ bwrapTest(
       const out = await bash(sb, `cat ${layout.outside}/secret.txt; ls ${layout.outside}`);
       assert.doesNotMatch(out, new RegExp(SECRET), out);
       assert.doesNotMatch(out, /secret\.txt\n/, out);
+      // bash sees the approved file from the next call on, and its writes reach the real file.
+      assert.match(await bash(sb, `echo more >> ${target}`), /rc=0\b/);
+      assert.equal(await Deno.readTextFile(target), "hello\nmore\n");
     } finally {
       await sb.close();
     }
@@ -229,3 +233,106 @@ bwrapTest("--deny-run masks every name of a program: hardlinks and identical cop
     await sb.close();
   }
 });
+
+bwrapTest(
+  '"[d]irectory" approves the whole directory for the run, and its own git hooks stay protected',
+  async () => {
+    const layout = await createLayout();
+    await using _ = layout.root;
+    // A repository in the directory that is approved later.
+    await Deno.mkdir(join(layout.outside, ".git/hooks"), { recursive: true });
+    await Deno.writeTextFile(join(layout.outside, ".git/HEAD"), "ref: refs/heads/main\n");
+    await Deno.writeTextFile(join(layout.outside, ".git/config"), "[core]\n");
+    const questions: string[] = [];
+    const sb = await openSandbox(layout, "bwrap", grantsOf(layout.ws, {}), {
+      prompter: {
+        ask: (r) => {
+          questions.push(r.question);
+          return Promise.resolve("directory");
+        },
+      },
+    });
+    try {
+      const first = textOf(
+        await callTool(sb, "write", { path: join(layout.outside, "a.txt"), content: "a\n" }),
+      );
+      assert.doesNotMatch(first, /BLOCKED|Error/, first);
+      assert.equal(questions.length, 1);
+      assert.match(questions[0] ?? "", new RegExp(`\\[d\\]irectory ${layout.outside} this run`));
+      const second = textOf(
+        await callTool(sb, "write", { path: join(layout.outside, "b.txt"), content: "b\n" }),
+      );
+      assert.doesNotMatch(second, /BLOCKED|Error/, second);
+      assert.equal(questions.length, 1, "a sibling is not asked about again");
+      assert.match(await bash(sb, `echo c > ${layout.outside}/c.txt`), /rc=0\b/);
+      assert.equal(await Deno.readTextFile(join(layout.outside, "c.txt")), "c\n");
+      const hook = textOf(
+        await callTool(sb, "write", {
+          path: join(layout.outside, ".git/hooks/pre-commit"),
+          content: "id\n",
+        }),
+      );
+      assert.match(hook, /is protected/, hook);
+      assert.doesNotMatch(
+        await bash(sb, `echo id > ${layout.outside}/.git/hooks/pre-commit`),
+        /rc=0\b/,
+      );
+      await assert.rejects(Deno.lstat(join(layout.outside, ".git/hooks/pre-commit")));
+    } finally {
+      await sb.close();
+    }
+  },
+);
+
+bwrapTest(
+  "a program a scoped --allow-run keeps from bash is named with the flag, and asked about on a terminal",
+  async () => {
+    const layout = await createLayout();
+    await using _ = layout.root;
+    const decisions: PermissionDecision[] = [];
+    const grants = grantsOf(layout.ws, { "allow-run": ["git"] });
+    const quiet = await openSandbox(layout, "bwrap", grants, {
+      onDecision: (d) => decisions.push(d),
+    });
+    try {
+      const out = await bash(quiet, "ls a.txt");
+      assert.match(out, /rc=127/);
+      assert.ok(
+        out.includes(
+          `[moat: bash could not run "ls": run access to "ls" is not granted (add ` +
+            `--allow-run=git,ls)]`,
+        ),
+        out,
+      );
+      assert.deepEqual(decisions.filter((d) => d.during).map((d) => [d.target, d.outcome, d.by]), [
+        ["ls", "denied", "no_prompt"],
+      ]);
+      // A typo is not a refusal: nothing of that name exists to allow.
+      assert.doesNotMatch(await bash(quiet, "lss a.txt"), /moat: bash could not run/);
+    } finally {
+      await quiet.close();
+    }
+
+    const answers = ["once", "always"];
+    const asked: string[] = [];
+    const sb = await openSandbox(layout, "bwrap", grants, {
+      prompter: {
+        ask: (r) => {
+          asked.push(r.question);
+          return Promise.resolve(answers.shift() as "once" | "always");
+        },
+      },
+    });
+    try {
+      assert.match(await bash(sb, "ls a.txt"), /allowed it for the next bash call/);
+      assert.match(asked[0] ?? "", /bash tried to run ls, which --allow-run does not include/);
+      assert.match(await bash(sb, "ls a.txt"), /a\.txt\nrc=0/);
+      assert.match(await bash(sb, "ls a.txt"), /allowed it for the rest of this run/);
+      assert.match(await bash(sb, "ls a.txt"), /a\.txt\nrc=0/);
+      assert.match(await bash(sb, "ls a.txt"), /a\.txt\nrc=0/);
+      assert.equal(asked.length, 2);
+    } finally {
+      await sb.close();
+    }
+  },
+);

@@ -65,6 +65,43 @@ function assertRejected(result: ParseRecordingResult, lineNumber: number, patter
   assert.match(error, pattern);
 }
 
+/** Asserts the error for a file whose first line (`lineNumber`) is no session header at all. */
+function assertNotASession(result: ParseRecordingResult, lineNumber: number, detail: RegExp): void {
+  const { line: at, error } = failure(result);
+  assert.equal(at, lineNumber, error);
+  assert.ok(
+    error.startsWith(
+      `Replay file "${PATH}" is not a moat session file: its first line (line ${lineNumber}) is not a session header (`,
+    ),
+    error,
+  );
+  assert.match(error, detail);
+  // What a session file is and where one comes from, not advice to edit this file.
+  assert.match(error, /A session file is the JSONL record moat writes of a run/);
+  assert.match(error, /'moat sessions'.*--session FILE/);
+  assert.doesNotMatch(error, /delete|repair/);
+}
+
+Deno.test("parseRecording() says a file whose first line is no session header is not a session file", () => {
+  assertNotASession(
+    parseRecording(PATH, "# moat\n\nA coding agent.\n"),
+    1,
+    /\(the line is not valid JSON: /,
+  );
+  // Even a one-line file, where the line is also the last one (not a torn line to delete).
+  assertNotASession(parseRecording(PATH, "hello"), 1, /not valid JSON/);
+  assertNotASession(
+    parseRecording(PATH, file('{"name":"x","version":"1.0.0"}')),
+    1,
+    /its "type" is missing, not "session"/,
+  );
+  assertNotASession(
+    parseRecording(PATH, file('{"type":"run_start"}', '{"type":"run_end"}')),
+    1,
+    /its "type" is "run_start", not "session"/,
+  );
+});
+
 Deno.test("parseRecording() groups a multi-exchange session into exchanges with their line numbers", () => {
   const ask = user("What does README.md say?");
   const readCall = calling(["c1", "read", { path: "README.md" }]);
@@ -278,7 +315,7 @@ Deno.test("parseRecording() rejects lines that are JSON but not objects", () => 
       3,
       new RegExp(`the line is ${kind}, not a JSON object: record the session again with this moat`),
     );
-    assertRejected(parseRecording(PATH, file(value as string)), 1, /not a JSON object/);
+    assertNotASession(parseRecording(PATH, file(value as string)), 1, /, not an object\)/);
   }
 });
 
@@ -288,10 +325,10 @@ Deno.test("parseRecording() requires a session header with a version and cwd on 
     1,
     /starts with a message, not a session header: give a session file written by moat/,
   );
-  assertRejected(
+  assertNotASession(
     parseRecording(PATH, file("", '{"hello":"world"}')),
     2,
-    /the first line is not a moat session header/,
+    /its "type" is missing/,
   );
   const { version: _v, ...noVersion } = header;
   assertRejected(
