@@ -55,7 +55,26 @@ export interface BashToolOptions {
   commandPrefix?: string[];
   /** Registry of live process groups, so the host can kill them all on exit. */
   processRegistry?: ProcessRegistry;
+  /** Time of the live updates' throttle (default: the real clock); tests pass a manual one. */
+  updateClock?: UpdateClock;
 }
+
+/** The time source of the live-update throttle. */
+export interface UpdateClock {
+  /** Milliseconds since an arbitrary epoch. */
+  now(): number;
+  /** Schedules `fn` once after `ms`; returns a handle for `clearTimeout`. */
+  setTimeout(fn: () => void, ms: number): unknown;
+  /** Cancels a timer from `setTimeout`. */
+  clearTimeout(handle: unknown): void;
+}
+
+/** The real clock of the live-update throttle. */
+const REAL_CLOCK: UpdateClock = {
+  now: () => performance.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as number),
+};
 
 /** Structured result data of a bash call. */
 export interface BashDetails {
@@ -166,7 +185,7 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
       }
       const child = spawned.child;
       const unregister = registry?.add(child) ?? (() => {});
-      const run = new CallRun(child, collectors, ctx.onUpdate);
+      const run = new CallRun(child, collectors, ctx.onUpdate, options.updateClock ?? REAL_CLOCK);
       let ending: Ending;
       try {
         ending = await run.wait(timeoutSec * 1000, signal);
@@ -200,8 +219,9 @@ class CallRun {
   readonly #onUpdate: (update: { text: string }) => void;
   readonly #pumps: Pump[];
   #lastActivity = performance.now();
-  #updateTimer: ReturnType<typeof setTimeout> | undefined;
-  #lastUpdate = 0;
+  readonly #clock: UpdateClock;
+  #updateTimer: unknown;
+  #lastUpdate: number;
   #finished = false;
   /** Most stream bytes retained at once. */
   peakRetained = 0;
@@ -210,10 +230,13 @@ class CallRun {
     child: ChildProcessHandle,
     collectors: { stdout: StreamCollector; stderr: StreamCollector },
     onUpdate: (update: { text: string }) => void,
+    clock: UpdateClock,
   ) {
     this.#child = child;
     this.#collectors = collectors;
     this.#onUpdate = onUpdate;
+    this.#clock = clock;
+    this.#lastUpdate = clock.now() - UPDATE_INTERVAL_MS;
     this.#pumps = [
       this.#pump(child.stdout, collectors.stdout),
       this.#pump(child.stderr, collectors.stderr),
@@ -267,15 +290,15 @@ class CallRun {
   #scheduleUpdate(): void {
     if (this.#finished || this.#updateTimer !== undefined) return;
     // Rounded up: timers take whole milliseconds, and an update must never come early.
-    const wait = Math.max(0, Math.ceil(this.#lastUpdate + UPDATE_INTERVAL_MS - performance.now()));
-    this.#updateTimer = setTimeout(() => {
+    const wait = Math.max(0, Math.ceil(this.#lastUpdate + UPDATE_INTERVAL_MS - this.#clock.now()));
+    this.#updateTimer = this.#clock.setTimeout(() => {
       this.#updateTimer = undefined;
       if (this.#finished) return;
-      if (performance.now() - this.#lastUpdate < UPDATE_INTERVAL_MS) {
+      if (this.#clock.now() - this.#lastUpdate < UPDATE_INTERVAL_MS) {
         this.#scheduleUpdate();
         return;
       }
-      this.#lastUpdate = performance.now();
+      this.#lastUpdate = this.#clock.now();
       const fitted = fitTails(
         this.#collectors.stdout.tail.view(),
         this.#collectors.stderr.tail.view(),
@@ -340,7 +363,7 @@ class CallRun {
   /** Kills the group, stops reading, and waits for the process; safe after any failure. */
   async finish(): Promise<void> {
     this.#finished = true;
-    clearTimeout(this.#updateTimer);
+    if (this.#updateTimer !== undefined) this.#clock.clearTimeout(this.#updateTimer);
     this.#updateTimer = undefined;
     await this.#child.killGroup();
     await Promise.all(this.#pumps.map((p) => p.cancel()));

@@ -1,5 +1,4 @@
 /** Test doubles for the CLI's Terminal and Clock. */
-import type { Clock } from "../../src/agent/mod.ts";
 import type { CliSignal, Terminal } from "../../src/cli/io.ts";
 import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/run.ts";
 import type { ModelClient } from "../../src/model/types.ts";
@@ -81,33 +80,7 @@ export function createFakeTerminal(
   return term;
 }
 
-/** A clock whose timers fire only when `tick` is called. */
-export function createManualClock(): Clock & { tick(ms: number): void; pending(): number } {
-  let now = 0;
-  const timers = new Map<number, { at: number; fn: () => void }>();
-  let next = 1;
-  return {
-    now: () => now,
-    setTimeout(fn, ms) {
-      const id = next++;
-      timers.set(id, { at: now + ms, fn });
-      return id;
-    },
-    clearTimeout(handle) {
-      timers.delete(handle as number);
-    },
-    tick(ms) {
-      now += ms;
-      for (const [id, t] of [...timers]) {
-        if (t.at <= now) {
-          timers.delete(id);
-          t.fn();
-        }
-      }
-    },
-    pending: () => timers.size,
-  };
-}
+export { createManualClock } from "../support/manual_clock.ts";
 
 /** What a runCli test's fake deps were asked for. */
 export interface FakeCliCalls {

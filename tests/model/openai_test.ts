@@ -474,7 +474,9 @@ Deno.test("stream() returns null promptly when aborted mid-stream and closes the
   });
   const elapsed = performance.now() - abortedAt;
   assert.equal(result, null);
-  assert.ok(elapsed <= 100, `abort took ${elapsed.toFixed(1)} ms`);
+  // Far below what the server would have made it wait (a stall, 5 s, 30 s), far above any
+  // scheduling delay on a loaded machine: the abort is what ended it. Speed is for the bench.
+  assert.ok(elapsed < 2500, `abort took ${elapsed.toFixed(1)} ms`);
   await server.waitForStreamsClosed();
   assert.equal(server.openStreams, 0);
 });
@@ -490,7 +492,9 @@ Deno.test("stream() returns null promptly when aborted while waiting for the fir
   const result: AssistantMessage | null = await pending;
   const elapsed = performance.now() - abortedAt;
   assert.equal(result, null);
-  assert.ok(elapsed <= 100, `abort took ${elapsed.toFixed(1)} ms`);
+  // Far below what the server would have made it wait (a stall, 5 s, 30 s), far above any
+  // scheduling delay on a loaded machine: the abort is what ended it. Speed is for the bench.
+  assert.ok(elapsed < 2500, `abort took ${elapsed.toFixed(1)} ms`);
 });
 
 Deno.test("stream() splits calls that share index 0 but carry different ids", async () => {
@@ -605,7 +609,9 @@ Deno.test("stream() returns null promptly when aborted during a retry-after wait
   const result = await pending;
   const elapsed = performance.now() - abortedAt;
   assert.equal(result, null);
-  assert.ok(elapsed <= 100, `abort took ${elapsed.toFixed(1)} ms`);
+  // Far below what the server would have made it wait (a stall, 5 s, 30 s), far above any
+  // scheduling delay on a loaded machine: the abort is what ended it. Speed is for the bench.
+  assert.ok(elapsed < 2500, `abort took ${elapsed.toFixed(1)} ms`);
   assert.equal(server.chatRequests.length, 1, "no retry after the abort");
 });
 
