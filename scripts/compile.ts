@@ -7,9 +7,14 @@
  * With DENORT_BIN set (a local denort, e.g. for offline builds) only the host target is built
  * unless --target says otherwise, because one denort binary fits one target.
  */
-import { basename, join } from "node:path";
+import { basename, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { WORKER_MODULES } from "../src/sandbox/worker_modules.ts";
+import {
+  WORKER_MODULES,
+  workerModuleUrl,
+  type WorkerRole,
+} from "../src/sandbox/worker/worker_modules.ts";
 
 /** The release targets. */
 export const TARGETS = [
@@ -22,11 +27,14 @@ export const TARGETS = [
 
 /**
  * Modules loaded dynamically at run time that `deno compile` must embed: every sandbox Worker
- * module, from the one list createSandbox loads them from.
+ * module (paths relative to the project root), from the one list createSandbox loads them from.
+ * main.ts's dynamic imports of the CLI and the tool host need no entry: their specifiers are
+ * string literals, which `deno compile` follows by itself.
  */
-export const INCLUDED_MODULES: readonly string[] = Object.values(WORKER_MODULES).map((file) =>
-  `src/sandbox/${file}`
-);
+export const INCLUDED_MODULES: readonly string[] = (Object.keys(WORKER_MODULES) as WorkerRole[])
+  .map((role) =>
+    relative(fileURLToPath(new URL("..", import.meta.url)), fileURLToPath(workerModuleUrl(role)))
+  );
 
 /** The runtime flags and entry module of a `deno run …` task string. */
 export interface RunTask {

@@ -197,7 +197,7 @@ export const JOBS: Record<string, Job> = {
    * equal-match-set check needs them all); returns `path:line` of each match.
    */
   async grep(params) {
-    const { createGrepTool } = await import("../../src/tools/grep.ts");
+    const { createGrepTool } = await import("../../src/tools/grep/mod.ts");
     const tool = createGrepTool({ cwd: str(params, "cwd"), maxBytes: 1024 ** 3 });
     const args = {
       pattern: str(params, "pattern"),
@@ -270,6 +270,7 @@ async function withPipeline<T>(
     "../../src/agent/mod.ts"
   );
   const { createSandbox } = await import("../../src/sandbox/mod.ts");
+  const { createDenoSandboxSys } = await import("../../src/sys/sandbox.ts");
   const { defaultGrants } = await import("../../src/policy/grants.ts");
   const cwd = str(params, "cwd");
   const spillDir = str(params, "spillDir");
@@ -283,6 +284,7 @@ async function withPipeline<T>(
     noPrompt: true,
     // The tool host re-executes moat's entry point (this process's main module is the bench).
     hostScript: fileURLToPath(new URL("../../main.ts", import.meta.url)),
+    sys: createDenoSandboxSys(),
   });
   try {
     const ctx: PipelineContext = {

@@ -5,9 +5,9 @@
  * serialised. Results come back in call order, one per call, whatever happens.
  */
 import type { AssistantMessage, ToolCallBlock, ToolResult } from "../model/types.ts";
-import type { AnyTool, ToolUpdate } from "../tools/types.ts";
 import type { AgentEvent } from "./events.ts";
 import { createAbortGrace } from "./grace.ts";
+import type { AfterToolCall, OnToolCall } from "./hooks.ts";
 import {
   type CallRecord,
   errorMessage,
@@ -18,7 +18,8 @@ import {
   type PreparedCall,
   prepareToolCall,
 } from "./pipeline.ts";
-import type { AfterToolCall, Clock, OnToolCall } from "./types.ts";
+import type { AnyTool, ToolUpdate } from "./tool.ts";
+import type { Clock } from "./types.ts";
 
 /** Result text of a call that never started because the run was aborted. */
 const INTERRUPTED_TEXT = "(interrupted before this tool ran)";

@@ -1,10 +1,28 @@
-/** Events a run emits, for UIs, JSONL output and sessions. A union tagged by `type`. */
-import type { AssistantMessage, Message, ToolResult } from "../model/types.ts";
-import type { ToolUpdate } from "../tools/types.ts";
-import type { AgentRunResult } from "./types.ts";
+/**
+ * What a run reports: the events it emits (for UIs, JSONL output and sessions; a union tagged by
+ * `type`) and the result it ends with.
+ */
+import type { AssistantMessage, Message, ToolResult, Usage } from "../model/types.ts";
+import type { ToolUpdate } from "./tool.ts";
 
 /** Which health signal fired. */
 export type HealthSignalKind = "repeated_calls" | "failing_edits";
+
+/** How a run ended. */
+export type AgentStopReason = "completed" | "aborted" | "maxIterations";
+
+/** The outcome of `runAgentLoop`. */
+export interface AgentRunResult {
+  stopReason: AgentStopReason;
+  /** Assistant replies received in this run. */
+  turns: number;
+  /** The final reply ended on the output token limit. */
+  truncated?: boolean;
+  /** An afterToolCall hook asked to end the run. */
+  terminated?: boolean;
+  /** Sum of the usage of every reply in this run. */
+  usage: Usage;
+}
 
 /** Everything `runAgentLoop` reports through `onEvent`. */
 export type AgentEvent =

@@ -3,8 +3,8 @@
  * acts on them.
  */
 import type { AssistantMessage, ToolResult } from "../model/types.ts";
-import type { ToolKind } from "../tools/types.ts";
 import type { HealthSignalKind } from "./events.ts";
+import type { ToolKind } from "./tool.ts";
 import type { Clock, HealthOptions } from "./types.ts";
 
 /** Default consecutive identical tool-call turns before `repeated_calls`. */

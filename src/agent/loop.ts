@@ -15,8 +15,6 @@ import {
   type ToolResultMessage,
   type ToolSpec,
 } from "../model/types.ts";
-import { DEFAULT_MAX_RESULT_CHARS } from "../tools/_truncate.ts";
-import type { AnyTool } from "../tools/types.ts";
 import {
   type BatchOptions,
   DEFAULT_CONCURRENCY,
@@ -25,10 +23,12 @@ import {
   refuseToolCalls,
   toolCallsOf,
 } from "./batch.ts";
-import { safeEmitter } from "./events.ts";
+import { type AgentRunResult, safeEmitter } from "./events.ts";
 import { DEFAULT_GRACE_MS } from "./grace.ts";
 import { createHealthMonitor, type HealthSignal } from "./health.ts";
-import type { AgentOptions, AgentRunRequest, AgentRunResult } from "./types.ts";
+import { DEFAULT_MAX_RESULT_CHARS } from "./result_cap.ts";
+import type { AnyTool } from "./tool.ts";
+import type { AgentOptions, AgentRunRequest } from "./types.ts";
 
 /** Result text of every call of a reply that arrived when the turn limit was reached. */
 const MAX_TURNS_TEXT = "(not executed: reached max turns)";

@@ -1,20 +1,27 @@
-/** The agent core's public API: the loop, its types and events, and the pieces it is built from. */
+/**
+ * The agent core's public API: the loop, what it takes and reports, the contracts it calls (tools
+ * and hooks), and the pieces it is built from.
+ */
 export { buildToolMap, runAgentLoop } from "./loop.ts";
+export type { AgentOptions, AgentRunRequest, Clock, HealthOptions } from "./types.ts";
+export type { AgentEvent, AgentRunResult, AgentStopReason, HealthSignalKind } from "./events.ts";
+export type {
+  AnyTool,
+  Tool,
+  ToolContext,
+  ToolKind,
+  ToolLocation,
+  ToolOutput,
+  ToolUpdate,
+} from "./tool.ts";
 export type {
   AfterToolCall,
   AfterToolCallContext,
   AfterToolCallUpdate,
-  AgentOptions,
-  AgentRunRequest,
-  AgentRunResult,
-  AgentStopReason,
-  Clock,
-  HealthOptions,
   OnToolCall,
   PolicyDecision,
   ToolCallInfo,
-} from "./types.ts";
-export type { AgentEvent, HealthSignalKind } from "./events.ts";
+} from "./hooks.ts";
 export {
   type BatchCallOutcome,
   type BatchOptions,

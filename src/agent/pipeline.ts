@@ -4,10 +4,10 @@
  * becomes an error result the model can act on.
  */
 import { Value } from "@sinclair/typebox/value";
-import type { ContentBlock, ToolCallBlock, ToolResult } from "../model/types.ts";
-import type { AnyTool, ToolOutput, ToolUpdate } from "../tools/types.ts";
-import { truncateMiddle } from "../tools/_truncate.ts";
-import type { AfterToolCall, OnToolCall } from "./types.ts";
+import type { ToolCallBlock, ToolResult } from "../model/types.ts";
+import type { AfterToolCall, OnToolCall } from "./hooks.ts";
+import { capContent } from "./result_cap.ts";
+import type { AnyTool, ToolOutput, ToolUpdate } from "./tool.ts";
 
 /** How many validation errors are quoted back to the model. */
 const MAX_VALIDATION_ERRORS = 5;
@@ -211,25 +211,6 @@ export async function prepareToolCall(
   }
 
   return { kind: "ready", call, tool, args, writePaths };
-}
-
-function capText(text: string, limit: number): string {
-  return truncateMiddle(text, limit).content;
-}
-
-/** Caps the text of a result at `limit` characters in total (images are kept). */
-function capContent(
-  content: ContentBlock[] | string,
-  limit: number,
-): ContentBlock[] | string {
-  if (typeof content === "string") return capText(content, limit);
-  const total = content.reduce((n, b) => n + (b.type === "text" ? b.text.length : 0), 0);
-  if (total <= limit) return content;
-  return content.map((block) =>
-    block.type === "text"
-      ? { type: "text", text: capText(block.text, Math.floor(limit * block.text.length / total)) }
-      : block
-  );
 }
 
 function isToolOutput(value: unknown): value is ToolOutput {

@@ -1,7 +1,9 @@
 /** The real effects behind CliDeps: the OpenAI adapter, the sandbox and the tool host entry. */
-import { createOpenAiClient } from "../model/openai.ts";
+import { createOpenAiClient } from "../model/openai/mod.ts";
 import { UsageError } from "../policy/grants.ts";
-import { createSandbox, runToolHost, type SandboxOptions } from "../sandbox/mod.ts";
+import { createSandbox, type SandboxOptions } from "../sandbox/mod.ts";
+import { runToolHost } from "../sandbox/host/main.ts";
+import { createDenoSandboxSys } from "../sys/sandbox.ts";
 import { createDenoToolHostIo } from "../sys/terminal.ts";
 import type { CliFs } from "./io.ts";
 import type { CliDeps, SandboxRequest, SandboxResult } from "./run.ts";
@@ -15,8 +17,7 @@ export function createDefaultDeps(fs: CliFs): CliDeps {
     async openSandbox(request: SandboxRequest): Promise<SandboxResult> {
       // bash spills full outputs here; it lives as long as the run and is removed on close.
       const spillDir = await fs.makeTempDir("moat-run-");
-      // createSandbox brings its own Deno effects (src/sys) unless a test injects others.
-      const options: SandboxOptions = { ...request, spillDir };
+      const options: SandboxOptions = { ...request, spillDir, sys: createDenoSandboxSys() };
       try {
         const sandbox = await createSandbox(options);
         let closing: Promise<void> | undefined;

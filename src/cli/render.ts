@@ -5,7 +5,7 @@
  */
 import { isAbsolute } from "node:path";
 import type { AgentEvent, Clock } from "../agent/mod.ts";
-import { displayPath } from "../tools/_paths.ts";
+import { displayPath } from "../tools/mod.ts";
 import type { Reporter, RunStartInfo, RunSummary } from "./report.ts";
 import { isRefusalDuringCall, resultText } from "./report.ts";
 import { replayCheckText } from "./replay_check.ts";
@@ -238,7 +238,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
               `${c("31", "✗")} ${event.name} ${target} ${
                 c("31", `blocked by ${event.blocked.source}`)
               }` +
-                c("2", `: ${oneLine(event.blocked.reason, 160)}`),
+                c("2", `: ${oneLine(event.blocked.reason, 240)}`),
             );
           } else if (event.result.isError) {
             stderrLine(

@@ -15,7 +15,7 @@ import {
   runAgentLoop,
 } from "../agent/mod.ts";
 import { type ModelClient, ModelError, type UserMessage } from "../model/types.ts";
-import type { OpenAiClientOptions } from "../model/openai.ts";
+import type { OpenAiClientOptions } from "../model/openai/mod.ts";
 import type { Prompter } from "../policy/approve.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { formatGrants, type Grants, parseGrantFlags } from "../policy/grants.ts";
@@ -29,7 +29,7 @@ import {
   type SessionWriter,
   stateHome,
 } from "../session/store.ts";
-import type { ToolHostIo } from "../sandbox/host.ts";
+import type { ToolHostIo } from "../sandbox/host/server.ts";
 import { parseRecording, type RecordedReply, type Recording } from "../session/recording.ts";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/types.ts";
@@ -150,7 +150,7 @@ export async function runCli(argv: string[], environment: CliEnvironment): Promi
   if (argv[0] === "__tool-host") {
     // The sandbox's tool host process: keep its start-up lean (no model client, no config).
     const runToolHost = environment.deps?.runToolHost ??
-      (await import("../sandbox/host.ts")).runToolHost;
+      (await import("../sandbox/host/main.ts")).runToolHost;
     const io = environment.deps?.toolHostIo?.() ??
       (await import("../sys/terminal.ts")).createDenoToolHostIo();
     return await runToolHost(argv.slice(1), io);

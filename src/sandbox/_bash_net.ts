@@ -1,19 +1,24 @@
 /**
  * bash's network under a scoped `--allow-net` with bubblewrap: the tool host keeps its own network
- * namespace, and bash reaches the granted hosts only through the proxy of src/sandbox/net_proxy.ts
+ * namespace, and bash reaches the granted hosts only through the proxy of src/sandbox/net/proxy.ts
  * in this process. The proxy asks a query-only Worker whose net permissions are the run's current
  * grants (replaced when an "always" approval widens them), and each connection is reported as a
  * permission decision of the bash call that is running.
  */
 import { join } from "node:path";
-import { notGrantedReason, type PermissionDecision } from "../policy/check.ts";
-import { grantFlagHint } from "../policy/grants.ts";
-import type { Grants, Scope } from "../policy/grants.ts";
-import type { AnyTool } from "../tools/types.ts";
-import { startWorkerHost, ToolHostClient } from "./client.ts";
-import { type NetProxyResult, startNetProxy } from "./net_proxy.ts";
+import {
+  grantFlagHint,
+  type Grants,
+  notGrantedReason,
+  type PermissionDecision,
+  type Scope,
+} from "../policy/mod.ts";
+import type { AnyTool } from "../tools/mod.ts";
+import { ToolHostClient } from "./host/client.ts";
+import { startWorkerHost } from "./host/connection.ts";
+import { type NetProxyResult, startNetProxy } from "./net/proxy.ts";
 import type { NetOps } from "./ops.ts";
-import { workerModuleUrl } from "./worker_modules.ts";
+import { workerModuleUrl } from "./worker/worker_modules.ts";
 
 /** Options of `createBashNetwork`. */
 export interface BashNetworkOptions {

@@ -6,11 +6,15 @@
  * terminal asks like any other denial: allowed programs are there from the next bash call on.
  */
 import { basename, dirname, join } from "node:path";
-import type { Prompter } from "../policy/approve.ts";
-import { notGrantedReason, type PermissionDecision } from "../policy/check.ts";
-import { grantFlagHint, type Grants } from "../policy/grants.ts";
-import type { PathOps } from "../policy/ops.ts";
-import type { AnyTool, ToolLocation, ToolOutput } from "../tools/types.ts";
+import {
+  grantFlagHint,
+  type Grants,
+  notGrantedReason,
+  type PathOps,
+  type PermissionDecision,
+  type Prompter,
+} from "../policy/mod.ts";
+import type { AnyTool, ToolLocation, ToolOutput } from "../tools/mod.ts";
 
 /** Most programs named for one call. */
 const MAX_PROGRAMS = 5;

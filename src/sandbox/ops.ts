@@ -1,7 +1,10 @@
 /**
- * Operation interfaces of the sandbox: spawning the tool host process and facts about the running
- * moat executable. Deno implementations live in src/sys/host_process.ts and src/sys/runtime.ts.
+ * Operation interfaces of the sandbox: spawning the tool host process, facts about the running
+ * moat executable, sockets and approved files, and `SandboxSys`, all of them together. Deno
+ * implementations live in src/sys/ (host_process.ts, runtime.ts, net.ts, paths.ts, command.ts);
+ * the entry points build them and pass them in.
  */
+import type { CommandOps, ScanOps } from "../policy/ops.ts";
 
 /** How a process ended. */
 export interface HostExit {
@@ -77,7 +80,7 @@ export type ListenResult =
   | { ok: true; listener: NetListener; port: number }
   | { ok: false; message: string };
 
-/** Sockets for bash's network proxy (src/sandbox/net_proxy.ts, src/sandbox/_net_forward.ts). */
+/** Sockets for bash's network proxy (src/sandbox/net/proxy.ts, src/sandbox/net/forward.ts). */
 export interface NetOps {
   /** Listens on the UNIX socket file `path` (port 0 in the result). Must not throw. */
   listenUnix(path: string): ListenResult;
@@ -100,4 +103,20 @@ export interface ApprovalFileOps {
    * cannot be created. Must not throw.
    */
   createEmptyFile(path: string): boolean;
+}
+
+/** The effects a sandbox uses (the entry points pass Deno's: src/sys/sandbox.ts). */
+export interface SandboxSys {
+  /** Spawns the tool host process (bwrap mode). */
+  processes: HostProcessOps;
+  /** The moat executable, main module and Deno's cache directory. */
+  runtime: RuntimeOps;
+  /** Path look-ups for the bwrap view, the project root and the protected paths. */
+  paths: ScanOps;
+  /** Runs the bubblewrap probe commands. */
+  commands: CommandOps;
+  /** Creates an approved new file, so that the tool host mounts exactly that file. */
+  files: ApprovalFileOps;
+  /** Sockets of bash's network proxy under a scoped --allow-net (bwrap mode). */
+  net: NetOps;
 }

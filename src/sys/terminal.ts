@@ -1,6 +1,6 @@
 /** Deno implementation of the CLI's Terminal: standard streams, TTY state and signals. */
 import type { CliSignal, RawTerminal, Terminal } from "../cli/io.ts";
-import type { ToolHostIo } from "../sandbox/host.ts";
+import type { ToolHostIo } from "../sandbox/host/server.ts";
 
 function writeAll(file: { writeSync(p: Uint8Array): number }, text: string): void {
   let bytes = new TextEncoder().encode(text);

@@ -2,7 +2,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { createTwoFilesPatch } from "diff";
 import { createDenoFsOps } from "../sys/fs.ts";
-import { looksBinary } from "./_lines.ts";
+import { looksBinary } from "./lines.ts";
 import {
   displayPath,
   fsFailure,
@@ -10,10 +10,10 @@ import {
   pathErrorsAsResults,
   pathResolver,
   realLocation,
-} from "./_paths.ts";
-import { formatSize } from "./_truncate.ts";
+} from "./paths.ts";
+import { formatSize } from "./truncate.ts";
 import { FsError } from "./ops.ts";
-import type { Tool, ToolOutput } from "./types.ts";
+import type { Tool, ToolOutput } from "../agent/tool.ts";
 
 /** One replacement. */
 export const EditItem = Type.Object({

@@ -2,7 +2,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { join } from "node:path";
 import { createDenoFsOps } from "../sys/fs.ts";
-import { globMatcher, walkTree, workspaceAncestors } from "./_ignore.ts";
+import { globMatcher, walkTree, workspaceAncestors } from "./walk.ts";
 import {
   displayPath,
   fsFailure,
@@ -10,10 +10,10 @@ import {
   pathErrorsAsResults,
   pathResolver,
   realLocation,
-} from "./_paths.ts";
-import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./_truncate.ts";
+} from "./paths.ts";
+import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./truncate.ts";
 import { FsError } from "./ops.ts";
-import type { Tool, ToolOutput } from "./types.ts";
+import type { Tool, ToolOutput } from "../agent/tool.ts";
 
 /** Arguments of find. */
 export const FindParams = Type.Object({

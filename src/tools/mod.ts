@@ -1,19 +1,29 @@
-/** Public API of the built-in tools. */
+/**
+ * Public API of the built-in tools: the factories, the registry, the operation interfaces they
+ * take, and the path and truncation helpers other folders share. The tool contract they implement
+ * is the agent core's (src/agent/tool.ts), re-exported here.
+ */
 export * from "./types.ts";
 export * from "./ops.ts";
 export * from "./registry.ts";
 export { createReadTool, type ReadArgs, ReadParams, type ReadToolOptions } from "./read.ts";
 export { createEditTool, type EditArgs, EditParams, type EditToolOptions } from "./edit.ts";
 export { createWriteTool, type WriteArgs, WriteParams, type WriteToolOptions } from "./write.ts";
-export { createGrepTool, type GrepArgs, GrepParams, type GrepToolOptions } from "./grep.ts";
+export { createGrepTool, type GrepArgs, GrepParams, type GrepToolOptions } from "./grep/mod.ts";
 export { createFindTool, type FindArgs, FindParams, type FindToolOptions } from "./find.ts";
 export { createLsTool, type LsArgs, LsParams, type LsToolOptions } from "./ls.ts";
-export { type BashArgs, BashParams, type BashToolOptions, createBashTool } from "./bash.ts";
-export { displayPath, realLocation, resolvePath } from "./_paths.ts";
 export {
+  type BashArgs,
+  type BashDetails,
+  BashParams,
+  type BashToolOptions,
+  createBashTool,
+} from "./bash/mod.ts";
+export { displayPath, realLocation, resolvePath } from "./paths.ts";
+export {
+  formatSize,
   truncateHead,
   truncateLine,
-  truncateMiddle,
   truncateTail,
   type TruncationResult,
-} from "./_truncate.ts";
+} from "./truncate.ts";

@@ -1,7 +1,7 @@
 /** The read tool: pages of text files by line, images as image blocks, bounded memory. */
 import { type Static, Type } from "@sinclair/typebox";
 import { createDenoFsOps } from "../sys/fs.ts";
-import { BINARY_SNIFF_BYTES, LineReader, looksBinary } from "./_lines.ts";
+import { BINARY_SNIFF_BYTES, LineReader, looksBinary } from "./lines.ts";
 import {
   displayPath,
   fsFailure,
@@ -9,16 +9,16 @@ import {
   pathErrorsAsResults,
   pathResolver,
   realLocation,
-} from "./_paths.ts";
+} from "./paths.ts";
 import {
   byteLength,
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,
   formatSize,
   markCutLine,
-} from "./_truncate.ts";
+} from "./truncate.ts";
 import { type FileHandle, FsError } from "./ops.ts";
-import type { Tool, ToolOutput } from "./types.ts";
+import type { Tool, ToolOutput } from "../agent/tool.ts";
 
 /** Arguments of read. */
 export const ReadParams = Type.Object({

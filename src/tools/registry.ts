@@ -1,13 +1,13 @@
 /** The built-in tool set: one factory call builds all seven from serialisable options. */
 import { createDenoFsOps } from "../sys/fs.ts";
-import { createBashTool } from "./bash.ts";
+import { createBashTool } from "./bash/mod.ts";
 import { createEditTool } from "./edit.ts";
 import { createFindTool } from "./find.ts";
-import { createGrepTool } from "./grep.ts";
+import { createGrepTool } from "./grep/mod.ts";
 import { createLsTool } from "./ls.ts";
 import type { FsOps, ProcessOps, ProcessRegistry } from "./ops.ts";
 import { createReadTool } from "./read.ts";
-import type { AnyTool } from "./types.ts";
+import type { AnyTool } from "../agent/tool.ts";
 import { createWriteTool } from "./write.ts";
 
 /** Names of the built-in tools, in the order they are offered to the model. */

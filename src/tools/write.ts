@@ -8,9 +8,9 @@ import {
   pathErrorsAsResults,
   pathResolver,
   realLocation,
-} from "./_paths.ts";
+} from "./paths.ts";
 import { FsError } from "./ops.ts";
-import type { Tool, ToolOutput } from "./types.ts";
+import type { Tool, ToolOutput } from "../agent/tool.ts";
 
 /** Arguments of write. */
 export const WriteParams = Type.Object({

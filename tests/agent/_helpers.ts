@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { AgentEvent } from "../../src/agent/events.ts";
 import type { Clock } from "../../src/agent/types.ts";
 import type { UserMessage } from "../../src/model/types.ts";
-import type { AnyTool, Tool, ToolOutput } from "../../src/tools/types.ts";
+import type { AnyTool, Tool, ToolOutput } from "../../src/agent/tool.ts";
 
 /** A clock whose time only moves when the test says so. */
 export class ManualClock implements Clock {

@@ -3,7 +3,7 @@ import { systemClock } from "../../src/sys/clock.ts";
 import { Type } from "@sinclair/typebox";
 import { fillMissingToolResults, persistableResult, runAgentLoop } from "../../src/agent/mod.ts";
 import type { Message, ToolResult, ToolResultMessage } from "../../src/model/types.ts";
-import type { AnyTool } from "../../src/tools/types.ts";
+import type { AnyTool } from "../../src/agent/tool.ts";
 import { assertHistoryAcceptable } from "../support/history_check.ts";
 import { scripted, type ScriptedCall, ScriptedModelClient } from "../support/scripted_model.ts";
 import { controlledTool, eventLog, flush, gates, ManualClock, until, user } from "./_helpers.ts";

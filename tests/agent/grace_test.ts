@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { runAgentLoop } from "../../src/agent/mod.ts";
 import type { Message, ToolResultMessage } from "../../src/model/types.ts";
-import type { ToolOutput } from "../../src/tools/types.ts";
+import type { ToolOutput } from "../../src/agent/tool.ts";
 import { assertHistoryAcceptable } from "../support/history_check.ts";
 import { scripted, ScriptedModelClient } from "../support/scripted_model.ts";
 import { controlledTool, eventLog, flush, ManualClock, until, user } from "./_helpers.ts";

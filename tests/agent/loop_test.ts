@@ -9,7 +9,7 @@ import {
   ModelError,
   type ToolResultMessage,
 } from "../../src/model/types.ts";
-import type { AnyTool } from "../../src/tools/types.ts";
+import type { AnyTool } from "../../src/agent/tool.ts";
 import { assertHistoryAcceptable } from "../support/history_check.ts";
 import { scripted, ScriptedModelClient } from "../support/scripted_model.ts";
 import { controlledTool, eventLog, memoryReadTool, user } from "./_helpers.ts";

@@ -155,7 +155,8 @@ Deno.test("createTextRenderer() keeps each tool line to one short line without c
   r.dispose();
   const lines = out.stderr.trimEnd().split("\n");
   assert.equal(lines.length, 4);
-  for (const line of lines) assert.ok([...line].length <= 300, `short: ${line}`);
+  // The reason keeps the flag that would allow the call (up to 240 characters).
+  for (const line of lines) assert.ok([...line].length <= 400, `short: ${line}`);
   assert.ok(!out.stderr.includes("\x1b"), "no escape sequence from the arguments");
   assert.ok((lines[1] ?? "").startsWith("✓ write evil\\u001b[2J\\u000aname.txt"), lines[1]);
   assert.match(lines[0] ?? "", /…/);

@@ -3,7 +3,7 @@ import type { CliDeps } from "../../src/cli/run.ts";
 import { MAX_STDIN_BYTES, noEndpointMessage, runCli } from "../../src/cli/run.ts";
 import type { AssistantMessage, ModelClient } from "../../src/model/types.ts";
 import { emptyUsage, ModelError } from "../../src/model/types.ts";
-import type { OpenAiClientOptions } from "../../src/model/openai.ts";
+import type { OpenAiClientOptions } from "../../src/model/openai/mod.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { createFakeCliDeps, createFakeTerminal } from "./_fakes.ts";

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { parseGitConfig } from "../../src/policy/_git_config.ts";
-import { buildHostArgs } from "../../src/policy/bwrap.ts";
 import { defaultGrants, type Grants } from "../../src/policy/grants.ts";
 import {
   computeProtection,
@@ -9,7 +8,6 @@ import {
   type ProtectedPath,
   type Protection,
 } from "../../src/policy/protected.ts";
-import { protectedViewProblem } from "../../src/policy/protected_view.ts";
 import { createDenoScanOps } from "../../src/sys/paths.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
 
@@ -296,118 +294,4 @@ Deno.test("protectedDetail() names the path, the reason and a flag that keeps th
     detail({ allowAll: false, write: ["/w"] }, "/other/.git/hooks"),
     /--allow-write=\.,\/other\/\.git\/hooks\)$/,
   );
-});
-
-Deno.test("protectedViewProblem() refuses a protected path that became a symlink or changed kind", async () => {
-  await using root = await createTempWorkspace({ ...gitDir("ws/.git"), "elsewhere/x": "" });
-  const ws = root.path("ws");
-  const { protection } = compute(defaultGrants(ws), ws);
-  assert.equal(protectedViewProblem(protection, ops), undefined);
-  await Deno.mkdir(root.path("ws/.moat"));
-  assert.equal(protectedViewProblem(protection, ops), undefined, "a missing dir that appeared");
-  const hooks = root.path("ws/.git/hooks");
-  await Deno.rename(hooks, `${hooks}.old`);
-  await Deno.symlink(root.path("elsewhere"), hooks);
-  assert.equal(
-    protectedViewProblem(protection, ops),
-    `Cannot start the tool host: the protected path "${hooks}" changed since the start (it is ` +
-      `now a symlink to "${root.path("elsewhere")}"), and mounting it could expose another ` +
-      "location; restore it, or restart moat to protect what it is now",
-  );
-  await Deno.remove(hooks);
-  await Deno.rename(`${hooks}.old`, hooks);
-  const config = root.path("ws/.git/config");
-  await Deno.remove(config);
-  await Deno.mkdir(config);
-  assert.match(protectedViewProblem(protection, ops) ?? "", /was a file and is now a directory/);
-});
-
-/** `--flag a [b]` pairs of a bwrap argv, in order. */
-function mounts(args: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--ro-bind" || a === "--bind") out.push(`${a} ${args[i + 1]}`), i += 2;
-    else if (a === "--tmpfs" || a === "--remount-ro") out.push(`${a} ${args[i + 1]}`), i += 1;
-    else if (a === "--") break;
-  }
-  return out;
-}
-
-Deno.test("buildHostArgs() mounts protected paths read-only after the grants, then carve-outs", async () => {
-  await using root = await createTempWorkspace({ ...gitDir("ws/.git"), "ws/locked": "" });
-  const ws = root.path("ws");
-  const grants: Grants = {
-    ...defaultGrants(ws),
-    write: [ws],
-    namedWrite: [root.path("ws/.git/hooks")],
-    denyWrite: [root.path("ws/locked")],
-  };
-  const { protection } = compute(grants, ws);
-  const args = mounts(buildHostArgs({
-    bwrapPath: "/usr/bin/bwrap",
-    grants,
-    cwd: ws,
-    env: {},
-    command: ["/opt/moat"],
-    protection,
-  }));
-  const at = (m: string) => {
-    const i = args.indexOf(m);
-    assert.ok(i >= 0, `${m} missing in\n${args.join("\n")}`);
-    return i;
-  };
-  const order = [
-    `--bind ${ws}`,
-    `--bind ${ws}/.git`,
-    `--ro-bind ${ws}/.git/config`,
-    `--ro-bind ${ws}/.git/hooks`,
-    `--bind ${ws}/.git/hooks`,
-  ].map(at);
-  assert.deepEqual(order, [...order].sort((a, b) => a - b), args.join("\n"));
-  // Deny lists are placed with the protected paths, shallow first, after the grants.
-  assert.ok(at(`--ro-bind ${ws}/locked`) > at(`--bind ${ws}`));
-  // The missing .moat becomes an empty read-only mount point.
-  assert.equal(at(`--remount-ro ${ws}/.moat`), at(`--tmpfs ${ws}/.moat`) + 1);
-  // Read-only grants need nothing: the same paths are not mounted again.
-  const readOnly: Grants = { ...grants, write: [] };
-  const ro = mounts(buildHostArgs({
-    bwrapPath: "/usr/bin/bwrap",
-    grants: readOnly,
-    cwd: ws,
-    env: {},
-    command: ["/opt/moat"],
-    protection,
-  }));
-  assert.ok(!ro.some((m) => m.includes("/.git") || m.includes(".moat")), ro.join("\n"));
-});
-
-Deno.test("buildHostArgs() binds each directory above a protected path onto itself, unless read-only", async () => {
-  await using root = await createTempWorkspace({
-    ...gitDir(
-      "ws/.git",
-      "[core]\n\thooksPath = tools/git/hooks\n\thooksPath = .moat/a/b\n\thooksPath = .moat/new\n",
-    ),
-    "ws/tools/git/hooks/pre-commit": "",
-    "ws/.moat/a/b/x": "",
-  });
-  const ws = root.path("ws");
-  const grants = defaultGrants(ws);
-  const { protection } = compute(grants, ws);
-  const args = mounts(buildHostArgs({
-    bwrapPath: "/usr/bin/bwrap",
-    grants,
-    cwd: ws,
-    env: {},
-    command: ["/opt/moat"],
-    protection,
-  }));
-  const at = (m: string) => args.indexOf(m);
-  // A directory holding a read-only mount could be renamed away, mounts and all.
-  assert.ok(at(`--bind ${ws}/tools`) > at(`--bind ${ws}`), args.join("\n"));
-  assert.ok(at(`--bind ${ws}/tools/git`) > at(`--bind ${ws}/tools`), args.join("\n"));
-  assert.ok(at(`--ro-bind ${ws}/tools/git/hooks`) > at(`--bind ${ws}/tools/git`));
-  assert.ok(at(`--ro-bind ${ws}/.moat/a/b`) > at(`--ro-bind ${ws}/.moat`));
-  assert.equal(at(`--bind ${ws}/.moat/a`), -1, "inside .moat everything stays read-only");
-  assert.equal(at(`--tmpfs ${ws}/.moat/new`), -1, "nothing can be created inside .moat");
 });

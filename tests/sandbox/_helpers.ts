@@ -1,7 +1,13 @@
 /** Shared helpers for sandbox tests: a workspace with an outside secret, and calls with/without policy. */
 import { join } from "node:path";
 import { type Grants } from "../../src/policy/grants.ts";
-import { createSandbox, type Sandbox, type SandboxOptions } from "../../src/sandbox/mod.ts";
+import {
+  createSandbox,
+  type Sandbox,
+  type SandboxOptions,
+  type SandboxSys,
+} from "../../src/sandbox/mod.ts";
+import { createDenoSandboxSys } from "../../src/sys/sandbox.ts";
 import type { ToolOutput } from "../../src/tools/types.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
 
@@ -45,12 +51,15 @@ export async function createLayout(files: Record<string, string> = {}): Promise<
   return { root, ws: root.path("ws"), outside: root.path("outside"), spill: root.path("spill") };
 }
 
-/** Opens a sandbox over the layout's workspace in `mode`. */
+/** Options a test may add: any of createSandbox's, and any effects replacing Deno's. */
+export type ExtraOptions = Partial<Omit<SandboxOptions, "sys">> & { sys?: Partial<SandboxSys> };
+
+/** Opens a sandbox over the layout's workspace in `mode` (with Deno's effects unless replaced). */
 export function openSandbox(
   layout: Layout,
   mode: "bwrap" | "worker",
   grants: Grants,
-  extra: Partial<SandboxOptions> = {},
+  extra: ExtraOptions = {},
 ): Promise<Sandbox> {
   return createSandbox({
     cwd: layout.ws,
@@ -61,6 +70,7 @@ export function openSandbox(
     sandbox: mode === "bwrap" ? "require" : "off",
     hostScript: HOST_SCRIPT,
     ...extra,
+    sys: { ...createDenoSandboxSys(), ...extra.sys },
   });
 }
 

@@ -1,12 +1,6 @@
-/** Test entry: what main.ts does for `__tool-host`, without the rest of the CLI. */
-import { runToolHost } from "../../src/sandbox/host.ts";
+/** Test entry: what main.ts does for `__tool-host` (the tool host's own entry), nothing else. */
+import { runToolHost } from "../../src/sandbox/host/main.ts";
 
 if (import.meta.main) {
-  const encoder = new TextEncoder();
-  const code = await runToolHost(Deno.args.slice(1), {
-    stdin: Deno.stdin.readable,
-    stdout: Deno.stdout.writable,
-    stderr: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
-  });
-  Deno.exit(code);
+  Deno.exit(await runToolHost(Deno.args.slice(1)));
 }

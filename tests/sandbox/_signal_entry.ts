@@ -7,6 +7,7 @@
  */
 import { defaultGrants } from "../../src/policy/grants.ts";
 import { createSandbox } from "../../src/sandbox/mod.ts";
+import { createDenoSandboxSys } from "../../src/sys/sandbox.ts";
 import { fakeTools } from "./_fake_tools.ts";
 import { callTool, HOST_SCRIPT, textOf } from "./_helpers.ts";
 
@@ -29,6 +30,7 @@ if (import.meta.main) {
     hostScript: HOST_SCRIPT,
     createTools: fakeTools,
     workerUrl: FAKE_WORKER,
+    sys: createDenoSandboxSys(),
   });
   try {
     if (scenario === "sigint") {

@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
-import { probeBwrap } from "../../src/policy/bwrap.ts";
+import { probeBwrap } from "../../src/sandbox/bwrap/mod.ts";
 import { defaultGrants } from "../../src/policy/grants.ts";
-import { RemoteToolError } from "../../src/sandbox/client.ts";
+import { RemoteToolError } from "../../src/sandbox/host/client.ts";
 import { createSandbox, SandboxUnavailableError } from "../../src/sandbox/mod.ts";
-import { readLines } from "../../src/sandbox/protocol.ts";
+import { readLines } from "../../src/sandbox/host/protocol.ts";
 import { UsageError } from "../../src/policy/grants.ts";
+import { createDenoCommandOps } from "../../src/sys/command.ts";
 import { createDenoHostProcessOps } from "../../src/sys/host_process.ts";
+import { createDenoPathOps } from "../../src/sys/paths.ts";
+import { createDenoSandboxSys } from "../../src/sys/sandbox.ts";
 import type { ToolUpdate } from "../../src/tools/types.ts";
 import { fakeTools } from "./_fake_tools.ts";
 import {
@@ -61,7 +64,9 @@ for (const mode of MODES) {
     const sb = await openSandbox(layout, mode, defaultGrants(layout.ws), {
       createTools: fakeTools,
       workerUrl: FAKE_WORKER,
-      probe: () => (probes++, probeBwrap()),
+      probe:
+        () => (probes++,
+          probeBwrap({ paths: createDenoPathOps(), commands: createDenoCommandOps() })),
     });
     try {
       const pending = callTool(sb, "wait", {});
@@ -101,6 +106,7 @@ Deno.test("--sandbox=auto without bubblewrap falls back to the Worker with a war
     secretEnvNames: [],
     hostScript: HOST_SCRIPT,
     probe: () => Promise.resolve({ usable: false, cause: "bwrap is not installed" }),
+    sys: createDenoSandboxSys(),
   });
   try {
     assert.equal(sb.mode, "worker");

@@ -7,7 +7,7 @@ import {
   readStartTask,
   TARGETS,
 } from "../../scripts/compile.ts";
-import { WORKER_MODULES } from "../../src/sandbox/worker_modules.ts";
+import { WORKER_MODULES } from "../../src/sandbox/worker/worker_modules.ts";
 import { HOST_RUNTIME_FLAGS } from "../../src/sandbox/mod.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -36,11 +36,11 @@ Deno.test("compileArgs() embeds every sandbox worker module", async () => {
   const args = compileArgs(TARGETS[0], await readStartTask(denoJson));
   const included = args.flatMap((a, i) => a === "--include" ? [args[i + 1]] : []);
   assert.deepEqual(included, [...INCLUDED_MODULES]);
-  assert.ok(INCLUDED_MODULES.includes("src/sandbox/worker.ts"));
-  assert.ok(INCLUDED_MODULES.includes("src/sandbox/query_worker.ts"));
+  assert.ok(INCLUDED_MODULES.includes("src/sandbox/worker/worker.ts"));
+  assert.ok(INCLUDED_MODULES.includes("src/sandbox/worker/query_worker.ts"));
   assert.deepEqual(
     INCLUDED_MODULES,
-    Object.values(WORKER_MODULES).map((f) => `src/sandbox/${f}`),
+    Object.values(WORKER_MODULES).map((f) => `src/sandbox/worker/${f}`),
     "derived from the list createSandbox loads Workers from",
   );
 });
@@ -67,9 +67,35 @@ Deno.test("INCLUDED_MODULES lists exactly the Worker entry modules under src/", 
     assert.ok((await Deno.stat(join(root, module))).isFile, `${module} exists`);
   }
   // Workers are started only from the sandbox's host code, with a URL from the config.
-  assert.deepEqual(workerStarts.sort(), ["src/sandbox/client.ts", "src/sandbox/host.ts"]);
+  assert.deepEqual(workerStarts.sort(), [
+    "src/sandbox/host/connection.ts",
+    "src/sandbox/host/server.ts",
+  ]);
   const mod = await Deno.readTextFile(join(root, "src/sandbox/mod.ts"));
   assert.doesNotMatch(mod, /worker\.ts"/, "mod.ts names Worker modules only via WORKER_MODULES");
+});
+
+Deno.test("main.ts imports the CLI and the tool host by literal specifiers, which compile embeds", async () => {
+  // `deno compile` embeds the dynamic imports its module graph resolves (literal specifiers) and
+  // nothing else without an --include: the graph `deno info` reports is the one it builds.
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--config", denoJson, join(root, "main.ts")],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    modules: Array<{
+      specifier: string;
+      dependencies?: Array<{ isDynamic?: boolean; code?: { specifier?: string } }>;
+    }>;
+  };
+  const main = info.modules.find((m) => m.specifier === `file://${join(root, "main.ts")}`);
+  const dynamic = (main?.dependencies ?? []).filter((d) => d.isDynamic)
+    .map((d) => d.code?.specifier?.slice(`file://${root}`.length)).sort();
+  assert.deepEqual(dynamic, ["src/cli/run.ts", "src/sandbox/host/main.ts"]);
+  const loaded = new Set(info.modules.map((m) => m.specifier));
+  for (const entry of dynamic) assert.ok(loaded.has(`file://${root}${entry}`), `${entry} in graph`);
 });
 
 Deno.test("parseRunTask() rejects tasks that are not a plain deno run", () => {

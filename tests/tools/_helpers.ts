@@ -1,5 +1,5 @@
 /** Shared helpers for tool tests: calling a tool, a tiny real PNG, watching processes. */
-import type { AnyTool, ToolOutput } from "../../src/tools/types.ts";
+import type { AnyTool, ToolOutput } from "../../src/agent/tool.ts";
 
 /** Runs a tool's execute with a fresh signal and a no-op context. */
 export function call(tool: AnyTool, args: unknown, signal?: AbortSignal): Promise<ToolOutput> {
@@ -82,4 +82,15 @@ export async function survivors(pids: number[]): Promise<number[]> {
 /** "line 1\nline 2\n…" with `n` lines and a trailing newline. */
 export function numberedLines(n: number, prefix = "line "): string {
   return Array.from({ length: n }, (_, i) => `${prefix}${i + 1}\n`).join("");
+}
+
+/** A small seeded pseudo-random generator (mulberry32): the same sequence for the same seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  formatSize,
-  truncateHead,
-  truncateLine,
-  truncateMiddle,
-  truncateTail,
-} from "../../src/tools/_truncate.ts";
+import { formatSize, truncateHead, truncateLine, truncateTail } from "../../src/tools/truncate.ts";
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
-
 Deno.test("truncateHead() keeps the first lines up to the line limit", () => {
   const r = truncateHead(lines(10), { maxLines: 3 });
   assert.equal(r.content, "line 1\nline 2\nline 3");
@@ -45,15 +38,6 @@ Deno.test("truncateHead() counts multi-byte characters in bytes", () => {
   const r = truncateHead("ééé\nabc\n", { maxBytes: 6 });
   assert.equal(r.content, "ééé");
   assert.equal(r.totalBytes, 11);
-});
-
-Deno.test("truncateMiddle() keeps 60% head and 40% tail with an omission marker", () => {
-  const text = "a".repeat(100) + "b".repeat(100);
-  const r = truncateMiddle(text, 50);
-  assert.equal(r.truncated, true);
-  assert.ok(r.content.startsWith("a".repeat(30) + "\n[… 150 characters omitted …]\n"));
-  assert.ok(r.content.endsWith("\n" + "b".repeat(20)));
-  assert.equal(truncateMiddle("short", 50).content, "short");
 });
 
 Deno.test("truncateLine() shortens long lines with their full length", () => {

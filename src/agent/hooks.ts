@@ -1,0 +1,55 @@
+/**
+ * The hooks around each call that the agent core calls: `onToolCall` (the policy, before
+ * execution) and `afterToolCall` (after it). Implementations need only match these shapes.
+ */
+import type { ContentBlock, ToolResult } from "../model/types.ts";
+import type { AnyTool } from "./tool.ts";
+
+/** A policy's refusal of one tool call. */
+export interface PolicyDecision {
+  block: true;
+  /** Why, for the model and the user (e.g. "write access to '/etc/passwd' is not granted"). */
+  reason: string;
+  /** Who refused, e.g. "permissions" or "user". */
+  source: string;
+}
+
+/** What the policy hook is told about a validated call. */
+export interface ToolCallInfo {
+  toolCallId: string;
+  name: string;
+  /** Validated (and prepared) arguments. */
+  args: unknown;
+  tool: AnyTool;
+  /** The run's abort signal (interactive approval should give up when it aborts). */
+  signal: AbortSignal;
+}
+
+/**
+ * Policy hook run after validation and before execution. Return a decision to block, or
+ * `undefined` to allow. A throw or rejection blocks the call with an error result.
+ */
+export type OnToolCall = (
+  call: ToolCallInfo,
+) => PolicyDecision | undefined | Promise<PolicyDecision | undefined>;
+
+/** What `afterToolCall` may change about a result. */
+export interface AfterToolCallUpdate {
+  /** Replaces the content sent to the model. */
+  content?: ContentBlock[] | string;
+  /** Replaces the error flag. */
+  isError?: boolean;
+  /** Ends the run after this batch (stopReason "completed", `terminated: true`). */
+  terminate?: boolean;
+}
+
+/** What the after-hook sees about one executed call. */
+export interface AfterToolCallContext {
+  call: { toolCallId: string; name: string; args: unknown };
+  result: ToolResult;
+}
+
+/** Hook run after every execution; a throw or rejection turns the result into an error result. */
+export type AfterToolCall = (
+  ctx: AfterToolCallContext,
+) => AfterToolCallUpdate | undefined | Promise<AfterToolCallUpdate | undefined>;

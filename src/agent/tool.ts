@@ -1,0 +1,72 @@
+/**
+ * The tool contract the agent core calls: tools are plain objects built by factories, and any
+ * object of this shape can be handed to `runAgentLoop`.
+ */
+import type { Static, TSchema } from "@sinclair/typebox";
+import type { ContentBlock } from "../model/types.ts";
+
+/** What kind of effect a tool has; the policy and the scheduler use it. */
+export type ToolKind = "read" | "write" | "execute";
+
+/**
+ * Something a call will touch, resolved to a real path (symlinks followed, nearest existing parent
+ * for new files) or a program name. The permission policy asks Deno's engine about each one.
+ */
+export type ToolLocation =
+  | { access: "read"; path: string }
+  | { access: "write"; path: string }
+  | { access: "run"; program: string }
+  | { access: "net"; host: string };
+
+/** A live progress update from a running tool (events only; never stored in history). */
+export interface ToolUpdate {
+  /** The current tail of output, or a status line. */
+  text: string;
+  details?: unknown;
+}
+
+/** Per-call context handed to `execute`. */
+export interface ToolContext {
+  toolCallId: string;
+  /** Progress sink; calls after `execute` settles are dropped. */
+  onUpdate: (update: ToolUpdate) => void;
+}
+
+/**
+ * What `execute` returns. `content ?? output` goes to history; `display` goes only to events
+ * (e.g. an edit's diff); `details` is persistable structured data (e.g. `exitCode`).
+ */
+export interface ToolOutput {
+  output: string;
+  isError?: boolean;
+  content?: ContentBlock[];
+  display?: string;
+  details?: unknown;
+}
+
+/**
+ * A tool the model may call. `execute` should return failures as `{isError: true}` results;
+ * a throw is caught by the pipeline and reported as a tool bug.
+ */
+export interface Tool<P extends TSchema = TSchema> {
+  name: string;
+  /** Short human label for UIs. */
+  label?: string;
+  /** Written for models: what it does, limits, and how to page or narrow results. */
+  description: string;
+  parameters: P;
+  kind: ToolKind;
+  /** True when calls may run in parallel with other concurrency-safe calls. */
+  concurrencySafe?: boolean;
+  /** Cap on result characters; tools without one get the generic `maxResultChars` cap. */
+  maxResultChars?: number;
+  /** Repairs known model quirks in raw arguments before validation; may throw. */
+  prepareArguments?(raw: unknown): unknown;
+  /** Real paths / programs / hosts the call will touch (validated arguments); may throw or reject. */
+  locations?(args: Static<P>): ToolLocation[] | Promise<ToolLocation[]>;
+  execute(args: Static<P>, signal: AbortSignal, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** A tool of any parameter schema (what registries and the loop hold). */
+// deno-lint-ignore no-explicit-any
+export type AnyTool = Tool<any>;

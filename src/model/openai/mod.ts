@@ -1,0 +1,6 @@
+/**
+ * The OpenAI Chat Completions adapter, as other layers use it: a ModelClient for any
+ * OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, …) through the
+ * official `openai` SDK. The only code that knows the wire format is in this folder.
+ */
+export { createOpenAiClient, type OpenAiClientOptions } from "./client.ts";

@@ -1,0 +1,211 @@
+/**
+ * Chat Completions stream chunks assembled into one AssistantMessage, with the stream events
+ * emitted as they arrive: text, tool calls however servers split, index or omit them, finish
+ * reasons mapped to stop reasons, usage (with the servers' ways of reporting cache hits).
+ */
+import type OpenAI from "openai";
+import {
+  type AssistantMessage,
+  emptyUsage,
+  ModelError,
+  type ModelStreamEvent,
+  type StopReason,
+  type ToolCallBlock,
+  type Usage,
+} from "../types.ts";
+
+interface PartialCall {
+  index: number;
+  id: string | undefined;
+  /** The id was made up here because the server had not sent one when the call started. */
+  idGenerated: boolean;
+  name: string;
+  args: string;
+  argsObject: unknown;
+  started: boolean;
+  pendingDeltas: string[];
+}
+
+/** FNV-1a, base 36: short stable ids for calls the server sent without one. */
+export function hashText(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(36);
+}
+
+/**
+ * Collects one reply's chunks (`add`, emitting events as they arrive) into a message (`finish`,
+ * which throws `incomplete_stream` when no finish reason arrived).
+ */
+export class ReplyAssembler {
+  #text = "";
+  #calls: PartialCall[] = [];
+  #bySlot = new Map<number, PartialCall>();
+  #finish: string | null = null;
+  #usage: Usage | undefined;
+  #model: string | undefined;
+
+  /** `turnHash` names this request in generated call ids; `emit` must not throw. */
+  constructor(readonly turnHash: () => string, readonly emit: (e: ModelStreamEvent) => void) {}
+
+  /** Adds one chunk, emitting the text and tool call events it carries. */
+  add(chunk: OpenAI.Chat.ChatCompletionChunk): void {
+    if (typeof chunk.model === "string" && chunk.model !== "") this.#model = chunk.model;
+    if (chunk.usage) this.#usage = toUsage(chunk.usage);
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    const delta = choice.delta ?? {};
+    const text = (typeof delta.content === "string" ? delta.content : "") +
+      (typeof delta.refusal === "string" ? delta.refusal : "");
+    if (text !== "") {
+      this.#text += text;
+      this.emit({ type: "text_delta", delta: text });
+    }
+    for (const tc of delta.tool_calls ?? []) this.#addToolDelta(tc);
+    if (choice.finish_reason) this.#finish = choice.finish_reason;
+  }
+
+  #addToolDelta(tc: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall): void {
+    const fn = tc.function as { name?: unknown; arguments?: unknown } | undefined;
+    const id = typeof tc.id === "string" && tc.id !== "" ? tc.id : undefined;
+    const slotIndex = typeof tc.index === "number" ? tc.index : undefined;
+    let call = slotIndex === undefined ? this.#calls.at(-1) : this.#bySlot.get(slotIndex);
+    // A new id at a known index (some servers put every call at index 0) is a new call; a server
+    // id arriving after we generated one still belongs to this call.
+    if (
+      call !== undefined && id !== undefined && call.id !== undefined && !call.idGenerated &&
+      call.id !== id
+    ) {
+      call = undefined;
+    }
+    if (call === undefined) {
+      call = {
+        index: this.#calls.length,
+        id,
+        idGenerated: false,
+        name: "",
+        args: "",
+        argsObject: undefined,
+        started: false,
+        pendingDeltas: [],
+      };
+      this.#calls.push(call);
+      this.#bySlot.set(slotIndex ?? call.index, call);
+    }
+    if (call.id === undefined && id !== undefined && !call.started) call.id = id;
+    if (typeof fn?.name === "string" && fn.name !== "" && fn.name !== call.name) {
+      // Names normally arrive once; a repeated full name is not appended again.
+      call.name += fn.name;
+    }
+    if (!call.started && call.name !== "") {
+      call.started = true;
+      if (call.id === undefined) {
+        call.id = this.#generatedId(call.index);
+        call.idGenerated = true;
+      }
+      this.emit({ type: "toolcall_start", index: call.index, id: call.id, name: call.name });
+      for (const piece of call.pendingDeltas.splice(0)) {
+        this.emit({ type: "toolcall_delta", index: call.index, delta: piece });
+      }
+    }
+    if (typeof fn?.arguments === "string") {
+      if (fn.arguments === "") return;
+      call.args += fn.arguments;
+      if (call.started) {
+        this.emit({ type: "toolcall_delta", index: call.index, delta: fn.arguments });
+      } else call.pendingDeltas.push(fn.arguments);
+    } else if (fn?.arguments !== undefined && fn.arguments !== null) {
+      // Some servers send the arguments as a JSON object instead of a string.
+      call.argsObject = fn.arguments;
+    }
+  }
+
+  #generatedId(index: number): string {
+    return `call_${index}_${this.turnHash()}`;
+  }
+
+  /** The assembled reply; throws ModelError `incomplete_stream` if the stream never finished. */
+  finish(): AssistantMessage {
+    if (this.#finish === null) {
+      throw new ModelError(
+        "incomplete_stream",
+        "The model's reply stream ended without a finish reason: the connection was probably " +
+          "cut. The partial reply was discarded; try again.",
+      );
+    }
+    const blocks: AssistantMessage["blocks"] = [];
+    if (this.#text !== "") blocks.push({ type: "text", text: this.#text });
+    const ids = new Set<string>();
+    for (const call of this.#calls) {
+      let id = call.id ?? this.#generatedId(call.index);
+      if (ids.has(id)) id = `${id}_${call.index}`;
+      ids.add(id);
+      blocks.push(toolCallBlock(id, call));
+    }
+    const { stopReason, raw } = mapFinish(this.#finish, this.#calls.length > 0);
+    const message: AssistantMessage = {
+      role: "assistant",
+      blocks,
+      stopReason,
+      usage: this.#usage ?? emptyUsage(),
+    };
+    if (raw !== undefined) message.rawStopReason = raw;
+    if (this.#model !== undefined) message.model = this.#model;
+    return message;
+  }
+}
+
+function toolCallBlock(id: string, call: PartialCall): ToolCallBlock {
+  if (call.argsObject !== undefined && call.args === "") {
+    return { type: "toolCall", id, name: call.name, arguments: call.argsObject };
+  }
+  // A call without arguments is a call with no arguments.
+  if (call.args.trim() === "") return { type: "toolCall", id, name: call.name, arguments: {} };
+  try {
+    return { type: "toolCall", id, name: call.name, arguments: JSON.parse(call.args) };
+  } catch (error) {
+    return {
+      type: "toolCall",
+      id,
+      name: call.name,
+      arguments: call.args,
+      invalidJson: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+function mapFinish(
+  finish: string,
+  hasCalls: boolean,
+): { stopReason: StopReason; raw?: string } {
+  switch (finish) {
+    case "stop":
+      // Some servers say "stop" even when the reply is tool calls.
+      return { stopReason: hasCalls ? "toolUse" : "stop" };
+    case "tool_calls":
+    case "function_call":
+      return { stopReason: "toolUse" };
+    case "length":
+      return { stopReason: "maxTokens" };
+    default:
+      return { stopReason: "error", raw: finish };
+  }
+}
+
+function toUsage(u: OpenAI.CompletionUsage): Usage {
+  const input = u.prompt_tokens ?? 0;
+  const output = u.completion_tokens ?? 0;
+  // DeepSeek reports cache hits in its own field.
+  const deepseekCached = (u as { prompt_cache_hit_tokens?: unknown }).prompt_cache_hit_tokens;
+  const cached = u.prompt_tokens_details?.cached_tokens ??
+    (typeof deepseekCached === "number" ? deepseekCached : 0);
+  return {
+    inputTokens: input,
+    outputTokens: output,
+    cachedTokens: cached,
+    totalTokens: u.total_tokens ?? input + output,
+  };
+}

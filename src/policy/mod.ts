@@ -1,0 +1,11 @@
+/**
+ * Public API of the policy layer: the grants (Deno's permission flags), the onToolCall check, the
+ * approval prompt's contract, the protected-path decisions, the look-ups they work through, and
+ * the path containment they share with the sandbox's bwrap view.
+ */
+export * from "./grants.ts";
+export * from "./check.ts";
+export * from "./approve.ts";
+export * from "./protected.ts";
+export * from "./ops.ts";
+export { isWithin } from "./_within.ts";

@@ -1,0 +1,98 @@
+/**
+ * The tool host's wire protocol: JSON lines over the host's stdin/stdout (bwrap mode) or
+ * postMessage (Worker mode). The same messages travel main → host → Worker and back.
+ */
+import type { Protection } from "../../policy/mod.ts";
+import type { ToolOutput, ToolUpdate } from "../../tools/mod.ts";
+
+/** The hidden sub-command main.ts dispatches to the tool host (./main.ts). */
+export const TOOL_HOST_COMMAND = "__tool-host";
+
+/** The JSON-serialisable options a Worker rebuilds the built-in tools from. */
+export interface WireToolOptions {
+  cwd: string;
+  spillDir: string;
+  env?: Record<string, string>;
+  bashTimeoutSec?: number;
+  bashMaxTimeoutSec?: number;
+  bashCommandPrefix?: string[];
+  /** What the Worker's file operations enforce beyond Deno's permissions (worker/_guarded_fs.ts). */
+  guard?: WireFsGuard;
+}
+
+/** Deny lists for tree walks, protected paths, and whether opens are re-checked (no OS sandbox). */
+export interface WireFsGuard {
+  denyRead: string[];
+  denyWrite: string[];
+  /** Paths no write may touch unless carved out (src/policy/protected.ts). */
+  protection?: Protection;
+  /** Identities of the denied files at the start ("dev:ino"), by access. */
+  deniedIds?: { read: string[]; write: string[] };
+  /** Re-resolve every opened path after the open (set when tools run without bubblewrap). */
+  recheckOpens: boolean;
+}
+
+/** What the host needs to start its Worker. */
+export interface HostConfig {
+  /** Module URL of the Worker (src/sandbox/worker/worker.ts unless a test substitutes one). */
+  workerUrl: string;
+  /** Deno permissions of the Worker, derived from the grants. */
+  permissions: Deno.PermissionOptionsObject;
+  toolOptions: WireToolOptions;
+  /**
+   * bwrap mode under a scoped `--allow-net`: the host listens on 127.0.0.1 (its own network
+   * namespace), forwards to the main process's proxy at `socketPath`, and gives bash the proxy
+   * variables (src/sandbox/net/forward.ts).
+   */
+  netProxy?: { socketPath: string };
+}
+
+/** A permission state as Deno reports it; anything but "granted" means not granted. */
+export type PermissionStateName = "granted" | "prompt" | "denied";
+
+/** Messages from the main process to the host (and from the host to its Worker). */
+export type MainToHost =
+  | { type: "init"; config: HostConfig }
+  | { type: "call"; id: number; name: string; args: unknown; toolCallId: string }
+  | { type: "abort"; id: number }
+  | { type: "query"; id: number; descriptors: Deno.PermissionDescriptor[] }
+  | { type: "shutdown" };
+
+/** Messages from the host (or Worker) to the main process. */
+export type HostToMain =
+  | { type: "ready" }
+  | { type: "progress"; id: number; update: ToolUpdate }
+  | { type: "result"; id: number; output: ToolOutput }
+  | { type: "error"; id: number; message: string }
+  | { type: "query_result"; id: number; states: PermissionStateName[] }
+  | { type: "shutdown_done" }
+  | { type: "fatal"; message: string };
+
+/** Splits a byte stream into lines (without the newline); the last partial line is kept. */
+export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let buffered = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffered += chunk;
+    let nl: number;
+    while ((nl = buffered.indexOf("\n")) !== -1) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      if (line.trim() !== "") yield line;
+    }
+  }
+  if (buffered.trim() !== "") yield buffered;
+}
+
+/**
+ * Waits until one of `promises` settles or `ms` have passed; true when one settled in time. The
+ * timer is cleared either way (shutdown grace periods of the host and its Worker).
+ */
+export async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  try {
+    return await Promise.race([...promises.map((p) => p.then(() => true, () => true)), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

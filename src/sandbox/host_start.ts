@@ -1,0 +1,112 @@
+/**
+ * Starting one tool host for given access: with bubblewrap, a moat process in a filesystem view
+ * built from the grants (refused when a granted, denied or protected path changed since the start);
+ * without, the tool Worker in this process. Either way the Worker gets the grants as Deno
+ * permissions and the deny lists and protected paths for its file operations.
+ */
+import {
+  bashViewArgs,
+  buildHostArgs,
+  type DeniedPath,
+  hostViewProblem,
+  nestedBashPrefix,
+} from "./bwrap/mod.ts";
+import { type HostConnection, startProcessHost, startWorkerHost } from "./host/connection.ts";
+import type { HostConfig, WireToolOptions } from "./host/protocol.ts";
+import type { HostAccess, HostStarter } from "./hosts.ts";
+import type { HostLaunch } from "./launch.ts";
+import type { SandboxSys } from "./ops.ts";
+import { workerPermissions } from "./permissions.ts";
+
+/** What every tool host of a run is started from, besides its access. */
+export interface HostSetup {
+  /** Module URL of the tool Worker. */
+  workerUrl: string;
+  /** The tools' options; `env` is the tools' complete environment. */
+  toolOptions: WireToolOptions & { env: Record<string, string> };
+  /** bubblewrap and how to start moat in it; absent: the Worker runs in this process. */
+  bwrap?: { path: string; launch: HostLaunch };
+  /** The denied paths fixed at the start (their kinds and identities). */
+  denied: DeniedPath[];
+  /** Every other name of a `--deny-run` program, masked in the view too. */
+  deniedPrograms: string[];
+  /** bash's network proxy for a host of `grants` (bwrap mode under a scoped --allow-net). */
+  netProxy?: (grants: HostAccess["grants"]) => { socketPath: string } | undefined;
+  sys: Pick<SandboxSys, "paths" | "processes">;
+}
+
+/** The function that starts each tool host of a run. */
+export function createHostStarter(setup: HostSetup): HostStarter {
+  const { toolOptions, bwrap, sys } = setup;
+  const env = toolOptions.env;
+  const deniedIds = (access: DeniedPath["access"]) =>
+    setup.denied.filter((d) => d.access === access && d.kind === "file" && d.id !== undefined)
+      .map((d) => d.id as string);
+  return ({ grants, protection }: HostAccess): HostConnection => {
+    const config: HostConfig = {
+      workerUrl: setup.workerUrl,
+      permissions: workerPermissions(grants, {
+        spillDir: toolOptions.spillDir,
+        ...(bwrap ? { bwrapPath: bwrap.path } : {}),
+      }),
+      toolOptions: {
+        ...toolOptions,
+        guard: {
+          denyRead: grants.denyRead,
+          denyWrite: grants.denyWrite,
+          protection,
+          deniedIds: { read: deniedIds("read"), write: deniedIds("write") },
+          recheckOpens: !bwrap,
+        },
+      },
+    };
+    if (bwrap === undefined) return startWorkerHost(config);
+    const netProxy = setup.netProxy?.(grants);
+    if (netProxy !== undefined) config.netProxy = netProxy;
+    const { launch } = bwrap;
+    const view = {
+      bwrapPath: bwrap.path,
+      grants,
+      cwd: toolOptions.cwd,
+      spillDir: toolOptions.spillDir,
+      readOnlyPaths: launch.readOnlyPaths,
+      ...(env["PATH"] === undefined ? {} : { toolPath: env["PATH"] }),
+      paths: sys.paths,
+      protection,
+      denied: setup.denied,
+      deniedPrograms: setup.deniedPrograms,
+    };
+    // A granted, denied or protected path that became a symlink (or another file) since the
+    // start would mount what it leads to: no host then.
+    const problem = hostViewProblem(view);
+    if (problem !== undefined) return failedHost(problem);
+    // Under a scoped --allow-run, bash must not run moat's own runtime either.
+    const hidePaths = grants.explicit.run && grants.run !== true ? [launch.executable] : [];
+    config.toolOptions.bashCommandPrefix = nestedBashPrefix(
+      bwrap.path,
+      hidePaths,
+      bashViewArgs(view),
+    );
+    const hostEnv: Record<string, string> = {
+      ...env,
+      DENO_NO_UPDATE_CHECK: "1",
+      NO_COLOR: "1",
+      ...(launch.denoDir === undefined ? {} : { DENO_DIR: launch.denoDir }),
+    };
+    const args = buildHostArgs({ ...view, env: hostEnv, command: launch.command });
+    return startProcessHost([bwrap.path, ...args], config, { processes: sys.processes });
+  };
+}
+
+/**
+ * A tool host that could not be started: gone from the start, so each call and query sent to it
+ * fails with `reason` (the client says so), and the next one tries to start a host again.
+ */
+function failedHost(reason: string): HostConnection {
+  return {
+    onMessage: () => {},
+    send() {},
+    closed: Promise.resolve(reason),
+    close: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The tool host's half of bash's network proxy: a TCP listener on 127.0.0.1 inside the host's own
+ * network namespace (which bash calls share) that forwards each connection to the proxy's UNIX
+ * socket in the main process, plus the proxy variables bash gets.
+ */
+import type { NetOps } from "../ops.ts";
+import { type ConnectionServer, serveConnections, splice } from "./_splice.ts";
+
+/** A running forwarder. */
+export interface NetForwarder {
+  /** The TCP port on 127.0.0.1 of the host's network namespace. */
+  port: number;
+  /** Stops listening and closes every forwarded connection. */
+  close(): Promise<void>;
+}
+
+/** A forwarder, or why it could not start. */
+export type ForwarderResult = { ok: true; forwarder: NetForwarder } | {
+  ok: false;
+  message: string;
+};
+
+/** Listens on 127.0.0.1 (a free port) and forwards every connection to `socketPath`. */
+export function startNetForwarder(net: NetOps, socketPath: string): ForwarderResult {
+  const listening = net.listenTcp("127.0.0.1", 0);
+  if (!listening.ok) return { ok: false, message: listening.message };
+  const server: ConnectionServer = serveConnections(listening.listener, async (conn, scope) => {
+    const upstream = await net.connectUnix(socketPath);
+    // The proxy is gone (moat is exiting): the client sees its connection closed.
+    if (!upstream.ok) return;
+    scope.adopt(upstream.conn);
+    await splice(conn, upstream.conn);
+  });
+  return { ok: true, forwarder: { port: listening.port, close: () => server.close() } };
+}
+
+/**
+ * The environment that sends bash's HTTP(S) clients and SOCKS-aware tools through the proxy on
+ * `port`. NO_PROXY is empty: even 127.0.0.1 means the machine's loopback, reachable only there.
+ */
+export function proxyEnvironment(port: number): Record<string, string> {
+  const http = `http://127.0.0.1:${port}`;
+  const socks = `socks5h://127.0.0.1:${port}`;
+  return {
+    HTTP_PROXY: http,
+    HTTPS_PROXY: http,
+    http_proxy: http,
+    https_proxy: http,
+    ALL_PROXY: socks,
+    all_proxy: socks,
+    NO_PROXY: "",
+    no_proxy: "",
+  };
+}

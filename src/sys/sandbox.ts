@@ -1,0 +1,19 @@
+/** Deno implementation of the sandbox's effects (`SandboxSys`), for the entry points to pass in. */
+import type { SandboxSys } from "../sandbox/ops.ts";
+import { createDenoCommandOps } from "./command.ts";
+import { createDenoHostProcessOps } from "./host_process.ts";
+import { createDenoNetOps } from "./net.ts";
+import { createDenoApprovalFileOps, createDenoScanOps } from "./paths.ts";
+import { createDenoRuntimeOps } from "./runtime.ts";
+
+/** Creates the SandboxSys backed by Deno: processes, runtime facts, paths, commands, files, net. */
+export function createDenoSandboxSys(): SandboxSys {
+  return {
+    processes: createDenoHostProcessOps(),
+    runtime: createDenoRuntimeOps(),
+    paths: createDenoScanOps(),
+    commands: createDenoCommandOps(),
+    files: createDenoApprovalFileOps(),
+    net: createDenoNetOps(),
+  };
+}

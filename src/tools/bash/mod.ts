@@ -1,0 +1,157 @@
+/**
+ * The bash tool: `bash -c command` in its own process group, stdout and stderr collected
+ * separately with bounded memory (tail in memory, first 10 MiB spilled to files), finished when
+ * the command has exited and its output has ended or gone quiet, and the whole group killed at
+ * the end, on timeout and on abort.
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import { join } from "node:path";
+import type { Tool, ToolOutput } from "../../agent/tool.ts";
+import type { ProcessOps, ProcessRegistry } from "../ops.ts";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../truncate.ts";
+import { createDenoProcessOps } from "../../sys/process.ts";
+import { StreamCollector } from "./collector.ts";
+import { type BashDetails, buildResult, type Ending } from "./output.ts";
+import { CallRun, REAL_CLOCK, type UpdateClock } from "./run.ts";
+
+export type { BashDetails } from "./output.ts";
+export type { UpdateClock } from "./run.ts";
+
+/** Arguments of the bash tool. */
+export const BashParams = Type.Object({
+  command: Type.String({ description: "The bash command line to run (passed to `bash -c`)." }),
+  timeout: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      description:
+        "Timeout in seconds (default 120, capped by the configured maximum, 600 by default). " +
+        "On timeout the command and everything it started are killed.",
+    }),
+  ),
+});
+
+/** Validated bash arguments. */
+export type BashArgs = Static<typeof BashParams>;
+
+/** Options for `createBashTool`. All but `process` and `processRegistry` are serialisable. */
+export interface BashToolOptions {
+  /** Working directory of every command. */
+  cwd: string;
+  /** Per-run directory for spilled output files (created when first needed). */
+  spillDir: string;
+  /**
+   * The complete environment of the command; nothing is inherited and the tool never reads
+   * Deno.env. Default: empty. The caller should include PATH; without one, `/usr/bin:/bin` is used.
+   */
+  env?: Record<string, string>;
+  /** Default timeout in seconds (120). */
+  timeoutSec?: number;
+  /** Largest timeout the model may ask for, in seconds (600). */
+  maxTimeoutSec?: number;
+  /** Process operations (default: Deno's). */
+  process?: ProcessOps;
+  /** Argv prefix bash runs under, e.g. a nested `bwrap --unshare-pid --die-with-parent …`. */
+  commandPrefix?: string[];
+  /** Registry of live process groups, so the host can kill them all on exit. */
+  processRegistry?: ProcessRegistry;
+  /** Time of the live updates' throttle (default: the real clock); tests pass a manual one. */
+  updateClock?: UpdateClock;
+}
+
+/** Creates the bash tool. */
+export function createBashTool(options: BashToolOptions): Tool<typeof BashParams> {
+  const defaultTimeout = options.timeoutSec ?? 120;
+  const maxTimeout = options.maxTimeoutSec ?? 600;
+  const env = options.env ?? {};
+  const prefix = options.commandPrefix ?? [];
+  const registry = options.processRegistry;
+  let ops = options.process;
+
+  return {
+    name: "bash",
+    label: "Bash",
+    description:
+      "Run a shell command with `bash -c` in the workspace directory; stdin is empty, so " +
+      "interactive prompts fail. Returns the end of stdout and, separately, of stderr (together " +
+      `at most ${DEFAULT_MAX_LINES} lines / ${DEFAULT_MAX_BYTES / 1024} KB); when output is ` +
+      "dropped, a note gives the files holding the full output (first 10 MiB of each stream): " +
+      "page them with the read tool. A non-zero exit code is reported at the end of the output, " +
+      `not as an error. Default timeout ${defaultTimeout}s (pass \`timeout\` in seconds, at most ` +
+      `${maxTimeout}s); on timeout or abort the command and everything it started are killed. ` +
+      "Background processes (`&`) are killed when the command finishes: do not start servers " +
+      "expecting them to keep running.",
+    parameters: BashParams,
+    kind: "execute",
+    concurrencySafe: false,
+    // The output is already bounded by its own budget; room for the notes keeps the generic
+    // cap from cutting a second hole into the middle of it.
+    maxResultChars: DEFAULT_MAX_BYTES + 4_000,
+    locations() {
+      return [{ access: "run", program: "bash" }];
+    },
+    async execute(args, signal, ctx): Promise<ToolOutput> {
+      const requested = args.timeout ?? defaultTimeout;
+      const timeoutSec = Math.min(requested, maxTimeout);
+      const notes: string[] = [];
+      if (requested > maxTimeout) {
+        notes.push(`[Timeout ${requested}s is over the maximum; used ${maxTimeout}s.]`);
+      }
+      const emptyDetails: BashDetails = {
+        exitCode: null,
+        timeoutSec,
+        stdoutBytes: 0,
+        stderrBytes: 0,
+        truncated: false,
+        retainedPeakBytes: 0,
+      };
+      if (signal.aborted) {
+        return {
+          output: "command aborted",
+          isError: true,
+          details: { ...emptyDetails, aborted: true },
+        };
+      }
+      ops ??= createDenoProcessOps();
+      const processOps = ops;
+      const callId = newCallId();
+      const collectors = {
+        stdout: new StreamCollector({
+          openSpill: () =>
+            processOps.createSpillFile(join(options.spillDir, `bash-${callId}.stdout.log`)),
+        }),
+        stderr: new StreamCollector({
+          openSpill: () =>
+            processOps.createSpillFile(join(options.spillDir, `bash-${callId}.stderr.log`)),
+        }),
+      };
+      const argv = [...prefix, "bash", "-c", args.command];
+      const spawned = processOps.spawn(argv[0] as string, argv.slice(1), { cwd: options.cwd, env });
+      if (!spawned.ok) {
+        return {
+          output: `Could not start bash in "${options.cwd}": ${spawned.message}`,
+          isError: true,
+          details: emptyDetails,
+        };
+      }
+      const child = spawned.child;
+      const unregister = registry?.add(child) ?? (() => {});
+      const run = new CallRun(child, collectors, ctx.onUpdate, options.updateClock ?? REAL_CLOCK);
+      let ending: Ending;
+      try {
+        ending = await run.wait(timeoutSec * 1000, signal);
+      } finally {
+        await run.finish();
+        unregister();
+      }
+      return await buildResult({ ending, collectors, notes, timeoutSec, peak: run.peakRetained });
+    },
+  };
+}
+
+/** A unique-enough id for spill file names (time + randomness; files are created exclusively). */
+function newCallId(): string {
+  const random = new Uint8Array(4);
+  crypto.getRandomValues(random);
+  const hex = [...random].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${Date.now().toString(36)}-${hex}`;
+}

@@ -1,0 +1,142 @@
+/** Failures as ModelErrors: each kind, and messages that say what to do next. */
+import assert from "node:assert/strict";
+import { createOpenAiClient } from "../../../src/model/openai/mod.ts";
+import { ModelError } from "../../../src/model/types.ts";
+import { fault, reply, startFakeOpenAI } from "../../support/fake_openai.ts";
+import { client, request } from "./_helpers.ts";
+
+async function modelError(promise: Promise<unknown>): Promise<ModelError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ModelError, `expected a ModelError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail("expected the stream to throw a ModelError");
+}
+
+Deno.test("stream() throws ModelError server with the status after 500 three times", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(
+    fault.status(500, { retryAfter: 0 }),
+    fault.status(500, { retryAfter: 0 }),
+    fault.status(500, { retryAfter: 0, message: "Upstream exploded." }),
+  );
+  const error = await modelError(client(server, { maxRetries: 2 }).stream(request(), {}));
+  assert.equal(error.kind, "server");
+  assert.equal(error.status, 500);
+  assert.match(error.message, /Upstream exploded\./);
+  assert.equal(server.chatRequests.length, 3);
+});
+
+Deno.test("stream() throws rate_limit when 429s outlast the retries", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(fault.status(429, { retryAfter: 0 }));
+  const error = await modelError(client(server, { maxRetries: 0 }).stream(request(), {}));
+  assert.equal(error.kind, "rate_limit");
+  assert.equal(error.status, 429);
+});
+
+Deno.test("stream() throws incomplete_stream when the stream disconnects mid-message", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(
+    fault.disconnect(reply.text("this will be cut off"), { afterChunks: 3 }),
+    fault.disconnect(reply.text("this ends quietly"), { afterChunks: 3, clean: true }),
+  );
+  const c = client(server);
+  const texts: string[] = [];
+  const abrupt = await modelError(
+    c.stream(request(), { onEvent: (e) => e.type === "text_delta" && texts.push(e.delta) }),
+  );
+  assert.equal(abrupt.kind, "incomplete_stream");
+  assert.ok(texts.length > 0, "part of the reply had streamed");
+  const clean = await modelError(c.stream(request(), {}));
+  assert.equal(clean.kind, "incomplete_stream");
+  assert.equal(server.chatRequests.length, 2, "a started stream is never retried");
+});
+
+Deno.test("stream() throws incomplete_stream on a malformed chunk", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(fault.malformed(reply.text("a b c"), { afterChunks: 2 }));
+  const error = await modelError(client(server).stream(request(), {}));
+  assert.equal(error.kind, "incomplete_stream");
+});
+
+Deno.test("stream() throws auth on 401 naming how to set the key", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(fault.unauthorized(), fault.unauthorized());
+  const byDefault = await modelError(client(server).stream(request(), {}));
+  assert.equal(byDefault.kind, "auth");
+  assert.equal(byDefault.status, 401);
+  assert.match(byDefault.message, /OPENAI_API_KEY/);
+  const hinted = await modelError(
+    client(server, { apiKeyHint: "set MY_KEY or pass --api-key-env" }).stream(request(), {}),
+  );
+  assert.match(hinted.message, /set MY_KEY or pass --api-key-env/);
+  assert.doesNotMatch(
+    hinted.message,
+    /\.\./,
+    "one full stop between the server's message and ours",
+  );
+  assert.equal(server.chatRequests.length, 2, "401 is not retried");
+});
+
+Deno.test("stream() recognises context overflow on 400 and other 400s as bad_request", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(
+    fault.contextOverflow(),
+    fault.status(400, { message: "Input is too long for requested model.", code: null }),
+    fault.status(400, { message: "Unknown parameter: 'foo'." }),
+  );
+  const c = client(server);
+  const overflow = await modelError(c.stream(request(), {}));
+  assert.equal(overflow.kind, "context_overflow");
+  assert.equal(overflow.status, 400);
+  assert.match(overflow.message, /maximum context length/);
+  assert.equal((await modelError(c.stream(request(), {}))).kind, "context_overflow");
+  const bad = await modelError(c.stream(request(), {}));
+  assert.equal(bad.kind, "bad_request");
+  assert.match(bad.message, /Unknown parameter: 'foo'/);
+});
+
+Deno.test("stream() throws network when nothing listens at the base URL", async () => {
+  const server = await startFakeOpenAI();
+  const baseURL = server.baseURL;
+  await server.close();
+  const c = createOpenAiClient({ baseURL, apiKey: "k", model: "m", maxRetries: 0 });
+  const error = await modelError(c.stream(request(), {}));
+  assert.equal(error.kind, "network");
+  assert.ok(error.message.includes(baseURL));
+});
+
+Deno.test("stream() recognises llama.cpp and DashScope context overflow messages", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(
+    fault.status(400, {
+      message: "the request exceeds the available context size, try increasing it",
+      type: "exceed_context_size_error",
+      code: null,
+    }),
+    fault.status(400, {
+      message: "<400> InternalError.Algo.InvalidParameter: Range of input length should be " +
+        "[1, 129024]",
+      code: null,
+    }),
+  );
+  const c = client(server);
+  assert.equal((await modelError(c.stream(request(), {}))).kind, "context_overflow");
+  assert.equal((await modelError(c.stream(request(), {}))).kind, "context_overflow");
+});
+
+Deno.test("stream() on a 404 from a base URL without /v1 suggests the /v1 URL", async () => {
+  await using server = await startFakeOpenAI();
+  const c = createOpenAiClient({ baseURL: server.url, apiKey: "k", model: "m", maxRetries: 0 });
+  const error = await modelError(c.stream(request(), {}));
+  assert.equal(error.kind, "bad_request");
+  assert.equal(error.status, 404);
+  assert.ok(error.message.includes(`try --base-url ${server.url}/v1`), error.message);
+  // With a version path, a 404 (e.g. an unknown model) gets no such hint.
+  server.script(fault.status(404, { message: "The model 'm' does not exist." }));
+  const versioned = await modelError(client(server).stream(request(), {}));
+  assert.doesNotMatch(versioned.message, /try --base-url/);
+});

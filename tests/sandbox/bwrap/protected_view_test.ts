@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import { defaultGrants, type Grants } from "../../../src/policy/grants.ts";
+import { computeProtection } from "../../../src/policy/protected.ts";
+import { buildHostArgs } from "../../../src/sandbox/bwrap/view.ts";
+import { protectedViewProblem } from "../../../src/sandbox/bwrap/protected_view.ts";
+import { createDenoScanOps } from "../../../src/sys/paths.ts";
+import { createTempWorkspace } from "../../support/workspace.ts";
+
+const ops = createDenoScanOps();
+
+/** A git directory as `git init` leaves it (HEAD, config, hooks/). */
+function gitDir(prefix: string, config = "[core]\n\tbare = false\n"): Record<string, string> {
+  return {
+    [`${prefix}/HEAD`]: "ref: refs/heads/main\n",
+    [`${prefix}/config`]: config,
+    [`${prefix}/hooks/pre-commit.sample`]: "#!/bin/sh\n",
+  };
+}
+
+function compute(grants: Grants, workspace: string) {
+  return computeProtection(grants, { workspace, env: { HOME: "/nonexistent" }, ops });
+}
+
+Deno.test("protectedViewProblem() refuses a protected path that became a symlink or changed kind", async () => {
+  await using root = await createTempWorkspace({ ...gitDir("ws/.git"), "elsewhere/x": "" });
+  const ws = root.path("ws");
+  const { protection } = compute(defaultGrants(ws), ws);
+  assert.equal(protectedViewProblem(protection, ops), undefined);
+  await Deno.mkdir(root.path("ws/.moat"));
+  assert.equal(protectedViewProblem(protection, ops), undefined, "a missing dir that appeared");
+  const hooks = root.path("ws/.git/hooks");
+  await Deno.rename(hooks, `${hooks}.old`);
+  await Deno.symlink(root.path("elsewhere"), hooks);
+  assert.equal(
+    protectedViewProblem(protection, ops),
+    `Cannot start the tool host: the protected path "${hooks}" changed since the start (it is ` +
+      `now a symlink to "${root.path("elsewhere")}"), and mounting it could expose another ` +
+      "location; restore it, or restart moat to protect what it is now",
+  );
+  await Deno.remove(hooks);
+  await Deno.rename(`${hooks}.old`, hooks);
+  const config = root.path("ws/.git/config");
+  await Deno.remove(config);
+  await Deno.mkdir(config);
+  assert.match(protectedViewProblem(protection, ops) ?? "", /was a file and is now a directory/);
+});
+
+/** `--flag a [b]` pairs of a bwrap argv, in order. */
+function mounts(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--ro-bind" || a === "--bind") out.push(`${a} ${args[i + 1]}`), i += 2;
+    else if (a === "--tmpfs" || a === "--remount-ro") out.push(`${a} ${args[i + 1]}`), i += 1;
+    else if (a === "--") break;
+  }
+  return out;
+}
+
+Deno.test("buildHostArgs() mounts protected paths read-only after the grants, then carve-outs", async () => {
+  await using root = await createTempWorkspace({ ...gitDir("ws/.git"), "ws/locked": "" });
+  const ws = root.path("ws");
+  const grants: Grants = {
+    ...defaultGrants(ws),
+    write: [ws],
+    namedWrite: [root.path("ws/.git/hooks")],
+    denyWrite: [root.path("ws/locked")],
+  };
+  const { protection } = compute(grants, ws);
+  const args = mounts(buildHostArgs({
+    bwrapPath: "/usr/bin/bwrap",
+    grants,
+    cwd: ws,
+    env: {},
+    command: ["/opt/moat"],
+    paths: ops,
+    protection,
+  }));
+  const at = (m: string) => {
+    const i = args.indexOf(m);
+    assert.ok(i >= 0, `${m} missing in\n${args.join("\n")}`);
+    return i;
+  };
+  const order = [
+    `--bind ${ws}`,
+    `--bind ${ws}/.git`,
+    `--ro-bind ${ws}/.git/config`,
+    `--ro-bind ${ws}/.git/hooks`,
+    `--bind ${ws}/.git/hooks`,
+  ].map(at);
+  assert.deepEqual(order, [...order].sort((a, b) => a - b), args.join("\n"));
+  // Deny lists are placed with the protected paths, shallow first, after the grants.
+  assert.ok(at(`--ro-bind ${ws}/locked`) > at(`--bind ${ws}`));
+  // The missing .moat becomes an empty read-only mount point.
+  assert.equal(at(`--remount-ro ${ws}/.moat`), at(`--tmpfs ${ws}/.moat`) + 1);
+  // Read-only grants need nothing: the same paths are not mounted again.
+  const readOnly: Grants = { ...grants, write: [] };
+  const ro = mounts(buildHostArgs({
+    bwrapPath: "/usr/bin/bwrap",
+    grants: readOnly,
+    cwd: ws,
+    env: {},
+    command: ["/opt/moat"],
+    paths: ops,
+    protection,
+  }));
+  assert.ok(!ro.some((m) => m.includes("/.git") || m.includes(".moat")), ro.join("\n"));
+});
+
+Deno.test("buildHostArgs() binds each directory above a protected path onto itself, unless read-only", async () => {
+  await using root = await createTempWorkspace({
+    ...gitDir(
+      "ws/.git",
+      "[core]\n\thooksPath = tools/git/hooks\n\thooksPath = .moat/a/b\n\thooksPath = .moat/new\n",
+    ),
+    "ws/tools/git/hooks/pre-commit": "",
+    "ws/.moat/a/b/x": "",
+  });
+  const ws = root.path("ws");
+  const grants = defaultGrants(ws);
+  const { protection } = compute(grants, ws);
+  const args = mounts(buildHostArgs({
+    bwrapPath: "/usr/bin/bwrap",
+    grants,
+    cwd: ws,
+    env: {},
+    command: ["/opt/moat"],
+    paths: ops,
+    protection,
+  }));
+  const at = (m: string) => args.indexOf(m);
+  // A directory holding a read-only mount could be renamed away, mounts and all.
+  assert.ok(at(`--bind ${ws}/tools`) > at(`--bind ${ws}`), args.join("\n"));
+  assert.ok(at(`--bind ${ws}/tools/git`) > at(`--bind ${ws}/tools`), args.join("\n"));
+  assert.ok(at(`--ro-bind ${ws}/tools/git/hooks`) > at(`--bind ${ws}/tools/git`));
+  assert.ok(at(`--ro-bind ${ws}/.moat/a/b`) > at(`--ro-bind ${ws}/.moat`));
+  assert.equal(at(`--bind ${ws}/.moat/a`), -1, "inside .moat everything stays read-only");
+  assert.equal(at(`--tmpfs ${ws}/.moat/new`), -1, "nothing can be created inside .moat");
+});

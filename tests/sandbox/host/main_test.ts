@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { readStartTask } from "../../../scripts/compile.ts";
+import { TOOL_HOST_COMMAND } from "../../../src/sandbox/host/protocol.ts";
+import { workerModuleUrl } from "../../../src/sandbox/worker/worker_modules.ts";
+import { createTempWorkspace } from "../../support/workspace.ts";
+
+const ROOT = new URL("../../..", import.meta.url).pathname;
+const DENO_JSON = join(ROOT, "deno.json");
+
+/**
+ * The modules a process started at `entry` loads: what `deno info` finds from it through code
+ * imports, static and dynamic (type-only imports are erased and load nothing).
+ */
+async function loadedFrom(entry: string): Promise<string[]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--config", DENO_JSON, join(ROOT, entry)],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    roots: string[];
+    modules: Array<{ specifier: string; dependencies?: Array<{ code?: { specifier?: string } }> }>;
+  };
+  const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
+  const loaded = new Set<string>(info.roots);
+  for (const specifier of loaded) {
+    for (const dependency of bySpecifier.get(specifier)?.dependencies ?? []) {
+      if (dependency.code?.specifier !== undefined) loaded.add(dependency.code.specifier);
+    }
+  }
+  return [...loaded].map((m) => m.replace(`file://${ROOT}`, ""));
+}
+
+/** Modules only the CLI needs: its own, the model client (and SDK), the agent, sessions. */
+const CLI_ONLY = /^(src\/(cli|model|agent|session)\/|npm:\/?openai)/;
+
+Deno.test("the tool host process loads no module of the CLI, the model client or the agent", async () => {
+  const host = await loadedFrom("src/sandbox/host/main.ts");
+  assert.ok(host.includes("src/sandbox/host/server.ts"));
+  assert.deepEqual(host.filter((m) => CLI_ONLY.test(m)), []);
+  // The same check finds them in main.ts's graph, which holds both processes' entries.
+  const all = await loadedFrom("main.ts");
+  assert.ok(all.includes("src/cli/run.ts") && all.includes("src/sandbox/host/main.ts"));
+  assert.ok(all.some((m) => /^npm:\/?openai/.test(m)), all.join("\n"));
+});
+
+Deno.test("main.ts __tool-host serves the tool host protocol under the start task's flags", async () => {
+  await using ws = await createTempWorkspace({ "a.txt": "" });
+  const start = await readStartTask(DENO_JSON);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...start.flags, "--config", DENO_JSON, join(ROOT, "main.ts"), TOOL_HOST_COMMAND],
+    cwd: ws.dir,
+    env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const writer = child.stdin.getWriter();
+  const send = (msg: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(msg) + "\n"));
+  // The deny-list Worker: no tools, it answers permission queries with its own permissions.
+  const none = { read: false, write: false, run: false, net: false, env: false };
+  await send({
+    type: "init",
+    config: {
+      workerUrl: workerModuleUrl("query"),
+      permissions: { ...none, read: [ws.dir], sys: false, ffi: false, import: false },
+      toolOptions: { cwd: ws.dir, spillDir: ws.dir },
+    },
+  });
+  await send({
+    type: "query",
+    id: 1,
+    descriptors: [{ name: "read", path: ws.path("a.txt") }, { name: "read", path: "/etc" }],
+  });
+  await writer.close();
+  const [status, stdout] = await Promise.all([child.status, new Response(child.stdout).text()]);
+  assert.equal(status.code, 0, await stderr);
+  const messages = stdout.trim().split("\n").map((line) => JSON.parse(line));
+  assert.deepEqual(messages, [
+    { type: "ready" },
+    { type: "query_result", id: 1, states: ["granted", "prompt"] },
+  ]);
+});

@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { defaultGrants } from "../../src/policy/grants.ts";
+import type { Protection } from "../../src/policy/protected.ts";
+import type { HostConnection } from "../../src/sandbox/host/connection.ts";
+import type { MainToHost } from "../../src/sandbox/host/protocol.ts";
+import { type HostAccess, type HostCall, ToolHosts } from "../../src/sandbox/hosts.ts";
+
+const GRANTS = defaultGrants("/w", {
+  paths: {
+    realPath: (path) => ({ ok: true, path }),
+    stat: () => undefined,
+    lstat: () => undefined,
+  },
+});
+
+const PROTECTION: Protection = {
+  workspace: "/w",
+  paths: [],
+  anchors: [],
+  named: [],
+  flags: { allowAll: false, write: ["/w"] },
+};
+
+/** Hosts that answer each call with their number and what they were started with. */
+function fakeHosts() {
+  const started: HostAccess[] = [];
+  const closed: number[] = [];
+  const start = (access: HostAccess): HostConnection => {
+    started.push(access);
+    const n = started.length;
+    let gone: (reason: string) => void = () => {};
+    const connection: HostConnection = {
+      onMessage: () => {},
+      send(msg: MainToHost) {
+        if (msg.type !== "call") return;
+        const reads = access.grants.read === true ? "all" : access.grants.read.join(",");
+        const runs = access.grants.run === true ? "all" : access.grants.run.join(",");
+        const output = `host ${n} (${msg.name}): read ${reads}; run ${runs}`;
+        queueMicrotask(() =>
+          connection.onMessage({ type: "result", id: msg.id, output: { output } })
+        );
+      },
+      closed: new Promise<string>((resolve) => gone = resolve),
+      close() {
+        closed.push(n);
+        gone("closed");
+        return Promise.resolve();
+      },
+    };
+    return connection;
+  };
+  return { start, started, closed };
+}
+
+let ids = 0;
+function call(): HostCall {
+  return { toolCallId: `c${++ids}`, signal: new AbortController().signal, onUpdate: () => {} };
+}
+
+async function run(hosts: ToolHosts, name: string, at: HostCall = call()): Promise<string> {
+  return (await hosts.execute(name, {}, at)).output;
+}
+
+Deno.test("ToolHosts runs calls in one host until widen(); the next call gets a new host", async () => {
+  const fake = fakeHosts();
+  const hosts = new ToolHosts({ grants: GRANTS, protection: PROTECTION }, fake.start);
+  hosts.warmUp();
+  assert.equal(fake.started.length, 1, "warmUp() starts the first host");
+  assert.equal(await run(hosts, "ls"), "host 1 (ls): read /w; run ");
+  assert.equal(await run(hosts, "read"), "host 1 (read): read /w; run ");
+  const more: Protection = { ...PROTECTION, anchors: ["/w/.git"] };
+  hosts.widen({ ...GRANTS, read: ["/w", "/data"] }, more);
+  assert.deepEqual(hosts.grants.read, ["/w", "/data"]);
+  assert.equal(hosts.protection, more);
+  assert.equal(await run(hosts, "ls"), "host 2 (ls): read /w,/data; run ");
+  assert.deepEqual(fake.closed, [1], "the replaced host stops once idle");
+  assert.equal(fake.started[1]?.protection, more);
+  hosts.restart();
+  assert.equal(await run(hosts, "ls"), "host 3 (ls): read /w,/data; run ");
+  await hosts.close();
+  await hosts.close();
+  assert.deepEqual(fake.closed, [1, 2, 3]);
+});
+
+Deno.test("ToolHosts runs a call approved once alone in a widened host, closed after it", async () => {
+  const fake = fakeHosts();
+  const hosts = new ToolHosts({ grants: GRANTS, protection: PROTECTION }, fake.start);
+  const once = call();
+  hosts.allowOnce(once.toolCallId, { access: "write", path: "/etc/app.conf" });
+  assert.equal(await run(hosts, "read"), "host 1 (read): read /w; run ", "another call");
+  assert.equal(await run(hosts, "write", once), "host 2 (write): read /w,/etc/app.conf; run ");
+  assert.deepEqual(fake.closed, [2]);
+  assert.equal(await run(hosts, "write", once), "host 1 (write): read /w; run ", "only once");
+  assert.deepEqual(hosts.grants.read, ["/w"], "the run's grants are unchanged");
+  await hosts.close();
+});
+
+Deno.test("ToolHosts gives a program allowed for the next bash call to that call only", async () => {
+  const fake = fakeHosts();
+  const hosts = new ToolHosts({ grants: GRANTS, protection: PROTECTION }, fake.start);
+  hosts.allowForNextBash({ access: "run", program: "git" });
+  assert.equal(await run(hosts, "ls"), "host 1 (ls): read /w; run ", "not another tool");
+  assert.equal(await run(hosts, "bash"), "host 2 (bash): read /w; run git");
+  assert.equal(await run(hosts, "bash"), "host 1 (bash): read /w; run ");
+  await hosts.close();
+  assert.deepEqual(fake.closed, [2, 1]);
+});
