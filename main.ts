@@ -7,7 +7,7 @@ if (import.meta.main) {
   // embeds both graphs.
   const code = Deno.args[0] === TOOL_HOST_COMMAND
     ? await (await import("./src/sandbox/host/main.ts")).runToolHost(Deno.args.slice(1))
-    : await (await import("./src/cli/run.ts")).runCli(Deno.args, {
+    : await (await import("./src/cli/main.ts")).runCli(Deno.args, {
       env: Deno.env.toObject(),
       cwd: Deno.cwd(),
     });

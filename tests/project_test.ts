@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { helpText } from "../src/cli/args.ts";
-import { EXIT } from "../src/cli/run.ts";
+import { EXIT } from "../src/cli/exit.ts";
 
 async function denoConfig(): Promise<{
   imports: Record<string, string>;

@@ -64,7 +64,8 @@ export const JOBS: Record<string, Job> = {
    */
   async bigRead(params) {
     const { createReadTool } = await import("../../src/tools/read.ts");
-    const tool = createReadTool({ cwd: str(params, "cwd") });
+    const { createDenoFsOps } = await import("../../src/sys/fs.ts");
+    const tool = createReadTool({ cwd: str(params, "cwd"), fs: createDenoFsOps() });
     const args = params.offset === undefined
       ? { path: str(params, "path") }
       : { path: str(params, "path"), offset: num(params, "offset") };
@@ -198,7 +199,12 @@ export const JOBS: Record<string, Job> = {
    */
   async grep(params) {
     const { createGrepTool } = await import("../../src/tools/grep/mod.ts");
-    const tool = createGrepTool({ cwd: str(params, "cwd"), maxBytes: 1024 ** 3 });
+    const { createDenoFsOps } = await import("../../src/sys/fs.ts");
+    const tool = createGrepTool({
+      cwd: str(params, "cwd"),
+      fs: createDenoFsOps(),
+      maxBytes: 1024 ** 3,
+    });
     const args = {
       pattern: str(params, "pattern"),
       literal: params.literal === true,
@@ -272,12 +278,13 @@ async function withPipeline<T>(
   const { createSandbox } = await import("../../src/sandbox/mod.ts");
   const { createDenoSandboxSys } = await import("../../src/sys/sandbox.ts");
   const { defaultGrants } = await import("../../src/policy/grants.ts");
+  const { createDenoPathOps } = await import("../../src/sys/paths.ts");
   const cwd = str(params, "cwd");
   const spillDir = str(params, "spillDir");
   await Deno.mkdir(spillDir, { recursive: true });
   const sandbox = await createSandbox({
     cwd,
-    grants: defaultGrants(cwd),
+    grants: defaultGrants(cwd, { paths: createDenoPathOps() }),
     spillDir,
     env: Deno.env.toObject(),
     secretEnvNames: ["OPENAI_API_KEY"],

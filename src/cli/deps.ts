@@ -1,19 +1,15 @@
-/** The real effects behind CliDeps: the OpenAI adapter, the sandbox and the tool host entry. */
+/** The real effects behind CliDeps: the OpenAI adapter and the sandbox. */
 import { createOpenAiClient } from "../model/openai/mod.ts";
 import { UsageError } from "../policy/grants.ts";
 import { createSandbox, type SandboxOptions } from "../sandbox/mod.ts";
-import { runToolHost } from "../sandbox/host/main.ts";
 import { createDenoSandboxSys } from "../sys/sandbox.ts";
-import { createDenoToolHostIo } from "../sys/terminal.ts";
 import type { CliFs } from "./io.ts";
-import type { CliDeps, SandboxRequest, SandboxResult } from "./run.ts";
+import type { CliDeps, SandboxRequest, SandboxResult } from "./setup.ts";
 
 /** Creates the production dependencies of runCli. */
 export function createDefaultDeps(fs: CliFs): CliDeps {
   return {
     createModel: (options) => createOpenAiClient(options),
-    runToolHost: (argv, io) => runToolHost(argv, io),
-    toolHostIo: () => createDenoToolHostIo(),
     async openSandbox(request: SandboxRequest): Promise<SandboxResult> {
       // bash spills full outputs here; it lives as long as the run and is removed on close.
       const spillDir = await fs.makeTempDir("moat-run-");

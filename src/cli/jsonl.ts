@@ -5,7 +5,7 @@
  */
 import type { AgentEvent } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
-import { replayCheckText } from "./replay_check.ts";
+import { replayCheckText } from "../replay/check.ts";
 import {
   assistantText,
   clipText,

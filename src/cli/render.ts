@@ -8,7 +8,7 @@ import type { AgentEvent, Clock } from "../agent/mod.ts";
 import { displayPath } from "../tools/mod.ts";
 import type { Reporter, RunStartInfo, RunSummary } from "./report.ts";
 import { isRefusalDuringCall, resultText } from "./report.ts";
-import { replayCheckText } from "./replay_check.ts";
+import { replayCheckText } from "../replay/check.ts";
 import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
 
 /** Where and how the text renderer writes. */

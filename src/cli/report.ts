@@ -5,7 +5,7 @@
 import type { AgentEvent } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { addUsage, emptyUsage, type ModelErrorKind, type Usage } from "../model/types.ts";
-import type { ReplayCheckSummary } from "./replay_check.ts";
+import type { ReplayCheckSummary } from "../replay/check.ts";
 import type { ProjectTrustInfo } from "./trust.ts";
 
 /** How a CLI run ended (the agent's stop reasons plus the CLI's own). */

@@ -3,8 +3,7 @@
  * parsed once into one `Grants` value that the sandbox turns into Worker permissions, a bubblewrap
  * filesystem view and the tools' environment.
  */
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { createDenoPathOps } from "../sys/paths.ts";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { PathOps } from "./ops.ts";
 
 /** Everything (`true`, the flag without a value) or a list (possibly empty = nothing). */
@@ -94,8 +93,8 @@ const SAFE_ENV_NAMES: readonly string[] = [
 ];
 
 /** The grants used when no permission flag is given: read and write the workspace, nothing else. */
-export function defaultGrants(cwd: string, options: { paths?: PathOps } = {}): Grants {
-  const dir = realOrSelf(options.paths ?? createDenoPathOps(), cwd);
+export function defaultGrants(cwd: string, options: { paths: PathOps }): Grants {
+  const dir = realOrSelf(options.paths, cwd);
   return {
     read: [dir],
     write: [dir],
@@ -115,13 +114,13 @@ export function defaultGrants(cwd: string, options: { paths?: PathOps } = {}): G
  * Parses permission flag values into Grants. Paths are relative to `cwd` and resolved to real
  * paths; a granted path that does not exist is a usage error, and so is a list flag with an empty
  * value (`--allow-write=`: everything needs the bare flag). Kinds without a flag keep the defaults
- * of `defaultGrants` (a flag for a kind replaces its default). `paths` defaults to Deno's.
+ * of `defaultGrants` (a flag for a kind replaces its default). `paths` resolves the real paths.
  */
 export function parseGrantFlags(
   values: GrantFlagValues,
-  options: { cwd: string; home?: string; paths?: PathOps },
+  options: { cwd: string; home?: string; paths: PathOps },
 ): GrantsResult {
-  const paths = options.paths ?? createDenoPathOps();
+  const { paths } = options;
   const cwd = realOrSelf(paths, options.cwd);
   const home = options.home;
   const grants = defaultGrants(cwd, { paths });
@@ -200,87 +199,6 @@ export function widenGrants(
     }
   }
   return next;
-}
-
-/**
- * The flag that, given as shown, grants `location` on top of `grants`: the kind's current list
- * (or `.` for the workspace when the kind still has its default, which a flag would replace)
- * plus the location. A path that does not exist is named when its directory exists (a new file
- * may be granted); otherwise its nearest existing directory is. Paths inside `cwd` are relative.
- */
-export function grantFlagHint(
-  grants: Grants,
-  location: { access: "read" | "write"; path: string } | { access: "run"; program: string } | {
-    access: "net";
-    host: string;
-  },
-  options: { cwd: string; paths?: PathOps },
-): string {
-  const { cwd } = options;
-  const paths = options.paths ?? createDenoPathOps();
-  const shown = (p: string) => {
-    const rel = relative(cwd, p);
-    return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? p : rel;
-  };
-  const kind = location.access;
-  let item: string;
-  switch (location.access) {
-    case "read":
-    case "write": {
-      let p = location.path;
-      if (paths.lstat(p) === undefined && paths.stat(dirname(p))?.kind !== "dir") {
-        while (paths.lstat(p) === undefined && dirname(p) !== p) p = dirname(p);
-      }
-      item = shown(p);
-      break;
-    }
-    case "run":
-      item = location.program;
-      break;
-    case "net":
-      item = location.host;
-      break;
-    default: {
-      const never: never = location;
-      throw new Error(`unknown location ${JSON.stringify(never)}`);
-    }
-  }
-  const scope = grants[kind];
-  const current = scope === true
-    ? []
-    : grants.explicit[kind]
-    ? scope.map((v) => (kind === "read" || kind === "write" ? shown(v) : v))
-    : kind === "read" || kind === "write"
-    ? ["."]
-    : [];
-  return `--allow-${kind}=${[...new Set([...current, item])].join(",")}`;
-}
-
-/** A one-line human summary, e.g. `read: /w · write: /w/src · run: git, deno · net: none · env: safe`. */
-export function formatGrants(grants: Grants): string {
-  if (grants.allowAll) return "all permissions (-A)" + formatDeny(grants);
-  const list = (scope: Scope, none = "none") =>
-    scope === true ? "all" : scope.length === 0 ? none : scope.join(", ");
-  const env = grants.env === true
-    ? "all (provider keys withheld)"
-    : grants.env.length === 0
-    ? "safe list"
-    : `safe list + ${grants.env.join(", ")}`;
-  return [
-    `read: ${list(grants.read)}`,
-    `write: ${list(grants.write)}`,
-    `run: ${list(grants.run, grants.explicit.run ? "none" : "bash in the OS sandbox")}`,
-    `net: ${list(grants.net)}`,
-    `env: ${env}`,
-  ].join(" · ") + formatDeny(grants);
-}
-
-function formatDeny(grants: Grants): string {
-  const parts: string[] = [];
-  if (grants.denyRead.length) parts.push(`deny-read: ${grants.denyRead.join(", ")}`);
-  if (grants.denyWrite.length) parts.push(`deny-write: ${grants.denyWrite.join(", ")}`);
-  if (grants.denyRun.length) parts.push(`deny-run: ${grants.denyRun.join(", ")}`);
-  return parts.length ? " · " + parts.join(" · ") : "";
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   grantFlagHint,
   type Grants,
   notGrantedReason,
+  type PathOps,
   type PermissionDecision,
   type Scope,
 } from "../policy/mod.ts";
@@ -30,6 +31,8 @@ export interface BashNetworkOptions {
   /** Receives each connection decision of the proxy. */
   onDecision?: (decision: PermissionDecision) => void;
   net: NetOps;
+  /** Path look-ups of the refusal's flag hint. */
+  paths: PathOps;
   /** Receives a one-line notice when the proxy cannot start. */
   warn(message: string): void;
 }
@@ -114,7 +117,10 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
   const refusal = (target: string) =>
     notGrantedReason(
       { access: "net", host: target },
-      grantFlagHint(options.grants(), { access: "net", host: target }, { cwd: options.cwd }),
+      grantFlagHint(options.grants(), { access: "net", host: target }, {
+        cwd: options.cwd,
+        paths: options.paths,
+      }),
     );
 
   const start = (): NetProxyResult => {

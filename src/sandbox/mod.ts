@@ -200,6 +200,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       grants: (): Grants => hosts.grants,
       ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
       net: sys.net,
+      paths: sys.paths,
       warn: (message) => warnings.push(message),
     })
     : undefined;
@@ -252,7 +253,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   // The tools the model sees: the built-ins' names, schemas and locations, run in the hosts.
   const createTools = options.createTools ?? createBuiltinTools;
-  const local = createTools({ ...toolOptions, bashCommandPrefix: [] });
+  const local = createTools({ ...toolOptions, ...sys.tools, bashCommandPrefix: [] });
   const selected = options.tools === undefined ? local : selectTools(local, options.tools);
   const tools = selected.map((tool): AnyTool => ({
     ...tool,

@@ -1,10 +1,12 @@
 /**
  * Operation interfaces of the sandbox: spawning the tool host process, facts about the running
  * moat executable, sockets and approved files, and `SandboxSys`, all of them together. Deno
- * implementations live in src/sys/ (host_process.ts, runtime.ts, net.ts, paths.ts, command.ts);
+ * implementations live in src/sys/ (host_process.ts, runtime.ts, net.ts, paths.ts, command.ts,
+ * fs.ts, process.ts);
  * the entry points build them and pass them in.
  */
 import type { CommandOps, ScanOps } from "../policy/ops.ts";
+import type { FsOps, ProcessOps } from "../tools/mod.ts";
 
 /** How a process ended. */
 export interface HostExit {
@@ -119,4 +121,9 @@ export interface SandboxSys {
   files: ApprovalFileOps;
   /** Sockets of bash's network proxy under a scoped --allow-net (bwrap mode). */
   net: NetOps;
+  /**
+   * The effects of the main process's own tool set, built for the tools' names, schemas and
+   * `locations()` (their calls run in the tool hosts, whose Worker builds its own).
+   */
+  tools: { fs: FsOps; process: ProcessOps };
 }

@@ -1,6 +1,6 @@
 /**
  * Deno implementation of the sandbox's NetOps: the UNIX and TCP listeners and connections of
- * bash's network proxy (src/sandbox/net_proxy.ts) and of the tool host's forwarder.
+ * bash's network proxy (src/sandbox/net/proxy.ts) and of the tool host's forwarder.
  */
 import type {
   ConnectFailure,

@@ -14,7 +14,8 @@ import type {
   SpillFile,
 } from "../tools/ops.ts";
 import { dirname } from "node:path";
-import { toFsError, writeAll } from "./fs.ts";
+import { toFsError } from "./fs_common.ts";
+import { writeAll } from "./fs_write.ts";
 
 /** PATH used to find and run programs when the given environment has none. */
 export const DEFAULT_PATH = "/usr/bin:/bin";

@@ -1,12 +1,14 @@
 /** Deno implementation of the sandbox's effects (`SandboxSys`), for the entry points to pass in. */
 import type { SandboxSys } from "../sandbox/ops.ts";
 import { createDenoCommandOps } from "./command.ts";
+import { createDenoFsOps } from "./fs.ts";
 import { createDenoHostProcessOps } from "./host_process.ts";
 import { createDenoNetOps } from "./net.ts";
 import { createDenoApprovalFileOps, createDenoScanOps } from "./paths.ts";
+import { createDenoProcessOps } from "./process.ts";
 import { createDenoRuntimeOps } from "./runtime.ts";
 
-/** Creates the SandboxSys backed by Deno: processes, runtime facts, paths, commands, files, net. */
+/** Creates the SandboxSys backed by Deno: processes, runtime facts, paths, commands, files, net, tools. */
 export function createDenoSandboxSys(): SandboxSys {
   return {
     processes: createDenoHostProcessOps(),
@@ -15,5 +17,6 @@ export function createDenoSandboxSys(): SandboxSys {
     commands: createDenoCommandOps(),
     files: createDenoApprovalFileOps(),
     net: createDenoNetOps(),
+    tools: { fs: createDenoFsOps(), process: createDenoProcessOps() },
   };
 }

@@ -1,7 +1,6 @@
 /** The edit tool: exact, unique, non-overlapping replacements applied all-or-nothing. */
 import { type Static, Type } from "@sinclair/typebox";
 import { createTwoFilesPatch } from "diff";
-import { createDenoFsOps } from "../sys/fs.ts";
 import { looksBinary } from "./lines.ts";
 import {
   displayPath,
@@ -137,7 +136,7 @@ function notFoundHint(text: string, oldText: string): string {
 
 /** Creates the edit tool. */
 export function createEditTool(options: EditToolOptions): Tool<typeof EditParams> {
-  const fs = options.fs ?? createDenoFsOps();
+  const fs = options.fs;
   const resolve = pathResolver(options.cwd, fs, { home: options.home });
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
 

@@ -1,7 +1,6 @@
 /** The find tool: glob over a tree with the same ignore rules as grep; sorted, bounded. */
 import { type Static, Type } from "@sinclair/typebox";
 import { join } from "node:path";
-import { createDenoFsOps } from "../sys/fs.ts";
 import { globMatcher, walkTree, workspaceAncestors } from "./walk.ts";
 import {
   displayPath,
@@ -41,7 +40,7 @@ export interface FindToolOptions extends FsToolOptions {
 
 /** Creates the find tool. */
 export function createFindTool(options: FindToolOptions): Tool<typeof FindParams> {
-  const fs = options.fs ?? createDenoFsOps();
+  const fs = options.fs;
   const resolve = pathResolver(options.cwd, fs, { home: options.home });
   const defaultLimit = options.defaultLimit ?? 1000;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;

@@ -1,6 +1,5 @@
 /** The ls tool: one directory's entries, sorted case-insensitively, bounded. */
 import { type Static, Type } from "@sinclair/typebox";
-import { createDenoFsOps } from "../sys/fs.ts";
 import {
   displayPath,
   fsFailure,
@@ -32,7 +31,7 @@ export interface LsToolOptions extends FsToolOptions {
 
 /** Creates the ls tool. */
 export function createLsTool(options: LsToolOptions): Tool<typeof LsParams> {
-  const fs = options.fs ?? createDenoFsOps();
+  const fs = options.fs;
   const resolve = pathResolver(options.cwd, fs, { home: options.home });
   const defaultLimit = options.defaultLimit ?? 500;
 

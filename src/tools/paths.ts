@@ -8,8 +8,8 @@ export interface FsToolOptions {
   cwd: string;
   /** Home directory for `~`; defaults to `fs.homeDir()`. */
   home?: string;
-  /** Filesystem operations (default: Deno's). */
-  fs?: FsOps;
+  /** Filesystem operations (the entry points pass Deno's: src/sys/fs.ts). */
+  fs: FsOps;
 }
 
 /** A path argument that cannot be resolved (e.g. `~` without a known home directory). */

@@ -1,6 +1,5 @@
 /** The read tool: pages of text files by line, images as image blocks, bounded memory. */
 import { type Static, Type } from "@sinclair/typebox";
-import { createDenoFsOps } from "../sys/fs.ts";
 import { BINARY_SNIFF_BYTES, LineReader, looksBinary } from "./lines.ts";
 import {
   displayPath,
@@ -80,7 +79,7 @@ function prepareReadArguments(raw: unknown): unknown {
 
 /** Creates the read tool. */
 export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams> {
-  const fs = options.fs ?? createDenoFsOps();
+  const fs = options.fs;
   const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const resolve = pathResolver(options.cwd, fs, { home: options.home });

@@ -1,5 +1,4 @@
 /** The built-in tool set: one factory call builds all seven from serialisable options. */
-import { createDenoFsOps } from "../sys/fs.ts";
 import { createBashTool } from "./bash/mod.ts";
 import { createEditTool } from "./edit.ts";
 import { createFindTool } from "./find.ts";
@@ -28,8 +27,10 @@ export interface BuiltinToolOptions {
   env?: Record<string, string>;
   bashTimeoutSec?: number;
   bashMaxTimeoutSec?: number;
-  fs?: FsOps;
-  process?: ProcessOps;
+  /** File operations shared by the tools (the entry points pass Deno's: src/sys/fs.ts). */
+  fs: FsOps;
+  /** Process operations of bash (the entry points pass Deno's: src/sys/process.ts). */
+  process: ProcessOps;
   /** Argv prefix bash runs under (e.g. a nested bwrap). */
   bashCommandPrefix?: string[];
   processRegistry?: ProcessRegistry;
@@ -37,7 +38,7 @@ export interface BuiltinToolOptions {
 
 /** Builds the seven built-in tools sharing one FsOps. */
 export function createBuiltinTools(options: BuiltinToolOptions): AnyTool[] {
-  const fs = options.fs ?? createDenoFsOps();
+  const fs = options.fs;
   const home = options.env?.HOME;
   const common = { cwd: options.cwd, fs, ...(home === undefined ? {} : { home }) };
   return [
@@ -50,7 +51,7 @@ export function createBuiltinTools(options: BuiltinToolOptions): AnyTool[] {
       ...(options.bashMaxTimeoutSec === undefined
         ? {}
         : { maxTimeoutSec: options.bashMaxTimeoutSec }),
-      ...(options.process === undefined ? {} : { process: options.process }),
+      process: options.process,
       ...(options.bashCommandPrefix === undefined
         ? {}
         : { commandPrefix: options.bashCommandPrefix }),

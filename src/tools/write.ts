@@ -1,6 +1,5 @@
 /** The write tool: create or replace a whole file atomically, creating parent directories. */
 import { type Static, Type } from "@sinclair/typebox";
-import { createDenoFsOps } from "../sys/fs.ts";
 import {
   displayPath,
   fsFailure,
@@ -27,7 +26,7 @@ export type WriteToolOptions = FsToolOptions;
 
 /** Creates the write tool. */
 export function createWriteTool(options: WriteToolOptions): Tool<typeof WriteParams> {
-  const fs = options.fs ?? createDenoFsOps();
+  const fs = options.fs;
   const resolve = pathResolver(options.cwd, fs, { home: options.home });
 
   async function run(args: WriteArgs): Promise<ToolOutput> {

@@ -1,6 +1,6 @@
 /** Test doubles for the CLI's Terminal and Clock. */
 import type { CliSignal, Terminal } from "../../src/cli/io.ts";
-import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/run.ts";
+import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/setup.ts";
 import type { ModelClient } from "../../src/model/types.ts";
 import type { AnyTool } from "../../src/tools/types.ts";
 
@@ -117,10 +117,6 @@ export function createFakeCliDeps(
         },
       };
       return Promise.resolve({ ok: true, sandbox });
-    },
-    runToolHost: () => Promise.resolve(0),
-    toolHostIo: () => {
-      throw new Error("not used");
     },
     ...options.over,
   };

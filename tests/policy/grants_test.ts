@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
+import { formatGrants } from "../../src/policy/grant_hints.ts";
 import {
   defaultGrants,
-  formatGrants,
   parseGrantFlags,
   toolEnvironment,
   UsageError,
   widenGrants,
-} from "../../src/policy/grants.ts";
+} from "../support/grants.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 
 Deno.test("defaultGrants() reads and writes the workspace and grants nothing else", async () => {

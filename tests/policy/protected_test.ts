@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseGitConfig } from "../../src/policy/_git_config.ts";
-import { defaultGrants, type Grants } from "../../src/policy/grants.ts";
+import { defaultGrants, type Grants } from "../support/grants.ts";
 import {
   computeProtection,
   findProtection,

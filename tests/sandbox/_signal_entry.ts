@@ -5,7 +5,7 @@
  *     once SIGINT arrives (the call is aborted like moat aborts a run on Ctrl-C)
  *   deno run … _signal_entry.ts MODE WORKSPACE SPILL crash   → the `crash` call's result
  */
-import { defaultGrants } from "../../src/policy/grants.ts";
+import { defaultGrants } from "../support/grants.ts";
 import { createSandbox } from "../../src/sandbox/mod.ts";
 import { createDenoSandboxSys } from "../../src/sys/sandbox.ts";
 import { fakeTools } from "./_fake_tools.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { Type } from "@sinclair/typebox";
 import type { PermissionDecision } from "../../src/policy/check.ts";
-import { defaultGrants, type Grants, parseGrantFlags } from "../../src/policy/grants.ts";
+import { defaultGrants, type Grants, parseGrantFlags } from "../support/grants.ts";
 import { refusalNote } from "../../src/sandbox/_bash_net.ts";
 import { createBuiltinTools } from "../../src/tools/registry.ts";
 import type { AnyTool } from "../../src/tools/types.ts";

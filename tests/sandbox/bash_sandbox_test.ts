@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { defaultGrants, type Grants } from "../../src/policy/grants.ts";
+import { defaultGrants, type Grants } from "../support/grants.ts";
 import {
   BWRAP,
   callTool,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { defaultGrants } from "../../src/policy/grants.ts";
+import { defaultGrants } from "../support/grants.ts";
 import {
   callTool,
   createLayout,

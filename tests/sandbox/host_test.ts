@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { probeBwrap } from "../../src/sandbox/bwrap/mod.ts";
-import { defaultGrants } from "../../src/policy/grants.ts";
+import { defaultGrants } from "../support/grants.ts";
 import { RemoteToolError } from "../../src/sandbox/host/client.ts";
 import { createSandbox, SandboxUnavailableError } from "../../src/sandbox/mod.ts";
 import { readLines } from "../../src/sandbox/host/protocol.ts";
-import { UsageError } from "../../src/policy/grants.ts";
+import { UsageError } from "../support/grants.ts";
 import { createDenoCommandOps } from "../../src/sys/command.ts";
 import { createDenoHostProcessOps } from "../../src/sys/host_process.ts";
 import { createDenoPathOps } from "../../src/sys/paths.ts";

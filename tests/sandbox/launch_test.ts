@@ -33,6 +33,7 @@ function fakeSys(runtime: { exec: string; standalone: boolean }): SandboxSys {
     } as SandboxSys["paths"],
     files: { createEmptyFile: unused } as unknown as SandboxSys["files"],
     net: { listenUnix: unused } as unknown as SandboxSys["net"],
+    tools: { fs: {}, process: {} } as unknown as SandboxSys["tools"],
   };
 }
 

@@ -4,7 +4,7 @@ import { systemClock } from "../../src/sys/clock.ts";
 import { type AgentEvent, runAgentLoop } from "../../src/agent/mod.ts";
 import type { Approval } from "../../src/policy/approve.ts";
 import type { PermissionDecision } from "../../src/policy/check.ts";
-import { defaultGrants } from "../../src/policy/grants.ts";
+import { defaultGrants } from "../support/grants.ts";
 import { scripted, ScriptedModelClient } from "../support/scripted_model.ts";
 import { callTool, createLayout, MODES, openSandbox, SECRET, textOf } from "./_helpers.ts";
 

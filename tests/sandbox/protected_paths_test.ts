@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { PermissionDecision } from "../../src/policy/check.ts";
-import { defaultGrants, type Grants, parseGrantFlags } from "../../src/policy/grants.ts";
+import { defaultGrants, type Grants, parseGrantFlags } from "../support/grants.ts";
 import {
   BWRAP,
   type CallOutcome,

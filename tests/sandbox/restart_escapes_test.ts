@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { PermissionDecision } from "../../src/policy/check.ts";
-import { type Grants, parseGrantFlags } from "../../src/policy/grants.ts";
+import { type Grants, parseGrantFlags } from "../support/grants.ts";
 import type { Sandbox } from "../../src/sandbox/mod.ts";
 import {
   BWRAP,

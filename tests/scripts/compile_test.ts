@@ -93,7 +93,7 @@ Deno.test("main.ts imports the CLI and the tool host by literal specifiers, whic
   const main = info.modules.find((m) => m.specifier === `file://${join(root, "main.ts")}`);
   const dynamic = (main?.dependencies ?? []).filter((d) => d.isDynamic)
     .map((d) => d.code?.specifier?.slice(`file://${root}`.length)).sort();
-  assert.deepEqual(dynamic, ["src/cli/run.ts", "src/sandbox/host/main.ts"]);
+  assert.deepEqual(dynamic, ["src/cli/main.ts", "src/sandbox/host/main.ts"]);
   const loaded = new Set(info.modules.map((m) => m.specifier));
   for (const entry of dynamic) assert.ok(loaded.has(`file://${root}${entry}`), `${entry} in graph`);
 });

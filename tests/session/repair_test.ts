@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { findTornTail, resumeSession, tornSideFile } from "../../src/session/repair.ts";
-import { parseRecording } from "../../src/session/recording.ts";
+import { parseRecording } from "../../src/replay/recording.ts";
 import { createSessionWriter, loadSession, type SessionFs } from "../../src/session/store.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
 import { sessionText } from "../support/sessions.ts";

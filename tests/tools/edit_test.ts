@@ -159,7 +159,7 @@ Deno.test("edit() on a real CRLF+BOM file round-trips bytes and keeps the mode",
 
 Deno.test("edit() on a real file refuses overlapping edits and leaves the file as it was", async () => {
   await using ws = await createTempWorkspace({ "a.ts": APP });
-  const tool = createEditTool({ cwd: ws.dir });
+  const tool = createEditTool({ cwd: ws.dir, fs: createDenoFsOps() });
   const r = await call(tool, {
     path: "a.ts",
     edits: [{ oldText: "return 1;", newText: "x" }, { oldText: "1;\n}", newText: "y" }],

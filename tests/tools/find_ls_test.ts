@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createFindTool } from "../../src/tools/find.ts";
 import { createLsTool } from "../../src/tools/ls.ts";
+import { createDenoFsOps } from "../../src/sys/fs.ts";
 import { MemoryFs } from "../support/memory_fs.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { call } from "./_helpers.ts";
@@ -117,12 +118,12 @@ Deno.test("find() and ls() on a real tree", async () => {
     "src/nested/y.ts": "",
     "src/nested/z.ts": "",
   });
-  const find = createFindTool({ cwd: ws.dir });
+  const find = createFindTool({ cwd: ws.dir, fs: createDenoFsOps() });
   assert.equal(
     (await call(find, { pattern: "*" })).output,
     ".gitignore\nsrc/\nsrc/nested/\nsrc/nested/.gitignore\nsrc/nested/z.ts\nsrc/x.ts",
   );
-  const ls = createLsTool({ cwd: ws.dir });
+  const ls = createLsTool({ cwd: ws.dir, fs: createDenoFsOps() });
   assert.equal((await call(ls, {})).output, ".gitignore\na.log\nsrc/");
   assert.deepEqual(await ls.locations?.({ path: "src" }), [{
     access: "read",

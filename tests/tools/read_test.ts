@@ -199,7 +199,7 @@ Deno.test("read() of a real file over 16 MiB shows page one with the file size",
     size += block.length;
   }
   file.close();
-  const tool = createReadTool({ cwd: ws.dir });
+  const tool = createReadTool({ cwd: ws.dir, fs: createDenoFsOps() });
   const r = await call(tool, { path: "big.txt" });
   assert.ok(r.output.startsWith("row 1\nrow 2\n"));
   assert.match(

@@ -1,10 +1,19 @@
 import assert from "node:assert/strict";
 import { BUILTIN_TOOL_NAMES, createBuiltinTools, selectTools } from "../../src/tools/registry.ts";
+import { createDenoProcessOps } from "../../src/sys/process.ts";
 import { MemoryFs } from "../support/memory_fs.ts";
 import { call } from "./_helpers.ts";
 
+// Bash is built but never run here: the Deno ops only make the tool set complete.
+const processOps = createDenoProcessOps();
+
 Deno.test("createBuiltinTools() builds the seven tools with kinds and concurrency flags", () => {
-  const tools = createBuiltinTools({ cwd: "/ws", spillDir: "/tmp/spill", fs: new MemoryFs() });
+  const tools = createBuiltinTools({
+    cwd: "/ws",
+    spillDir: "/tmp/spill",
+    fs: new MemoryFs(),
+    process: processOps,
+  });
   assert.deepEqual(tools.map((t) => t.name), [...BUILTIN_TOOL_NAMES]);
   const flags = Object.fromEntries(
     tools.map((t) => [t.name, [t.kind, t.concurrencySafe === true]]),
@@ -28,6 +37,7 @@ Deno.test("createBuiltinTools() shares the injected fs and expands ~ from env.HO
     spillDir: "/tmp/spill",
     env: { HOME: "/home/me", PATH: "/usr/bin:/bin" },
     fs,
+    process: processOps,
   });
   const [read] = selectTools(tools, ["read"]);
   assert.ok(read);
@@ -39,7 +49,12 @@ Deno.test("createBuiltinTools() shares the injected fs and expands ~ from env.HO
 });
 
 Deno.test("selectTools() keeps the requested order and rejects unknown names", () => {
-  const tools = createBuiltinTools({ cwd: "/ws", spillDir: "/tmp/spill", fs: new MemoryFs() });
+  const tools = createBuiltinTools({
+    cwd: "/ws",
+    spillDir: "/tmp/spill",
+    fs: new MemoryFs(),
+    process: processOps,
+  });
   assert.deepEqual(selectTools(tools, ["grep", "read"]).map((t) => t.name), ["grep", "read"]);
   assert.throws(
     () => selectTools(tools, ["read", "greb"]),

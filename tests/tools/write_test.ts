@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createWriteTool } from "../../src/tools/write.ts";
+import { createDenoFsOps } from "../../src/sys/fs.ts";
 import { MemoryFs } from "../support/memory_fs.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { call } from "./_helpers.ts";
@@ -37,7 +38,7 @@ Deno.test("write() locations() give the real path of a new file under a symlinke
 Deno.test("write() on a real directory is atomic, keeps the mode and leaves no temp files", async () => {
   await using ws = await createTempWorkspace({ "run.sh": "#!/bin/sh\n" });
   await Deno.chmod(ws.path("run.sh"), 0o755);
-  const tool = createWriteTool({ cwd: ws.dir });
+  const tool = createWriteTool({ cwd: ws.dir, fs: createDenoFsOps() });
   const r = await call(tool, { path: "run.sh", content: "#!/bin/sh\necho hi\n" });
   assert.equal(r.output, "Wrote 18 bytes to run.sh (overwrote the existing file).");
   assert.equal((await Deno.stat(ws.path("run.sh"))).mode! & 0o777, 0o755);

@@ -5,7 +5,7 @@
  * post-open re-check.
  */
 import { createDenoFsOps } from "../../sys/fs.ts";
-import { createProcessRegistry } from "../../sys/process.ts";
+import { createDenoProcessOps, createProcessRegistry } from "../../sys/process.ts";
 import { createBuiltinTools } from "../../tools/mod.ts";
 import { guardFsOps } from "./_guarded_fs.ts";
 import { serveToolWorker, type WorkerPort } from "./_worker_core.ts";
@@ -19,7 +19,7 @@ serveToolWorker(self as unknown as WorkerPort, {
       ...(guard?.protection === undefined ? {} : { protection: guard.protection }),
       ...(guard?.deniedIds === undefined ? {} : { deniedIds: guard.deniedIds }),
     });
-    return createBuiltinTools({ ...options, fs });
+    return createBuiltinTools({ ...options, fs, process: createDenoProcessOps() });
   },
   registry: createProcessRegistry(),
 });

@@ -9,7 +9,6 @@ import { join } from "node:path";
 import type { Tool, ToolOutput } from "../../agent/tool.ts";
 import type { ProcessOps, ProcessRegistry } from "../ops.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../truncate.ts";
-import { createDenoProcessOps } from "../../sys/process.ts";
 import { StreamCollector } from "./collector.ts";
 import { type BashDetails, buildResult, type Ending } from "./output.ts";
 import { CallRun, REAL_CLOCK, type UpdateClock } from "./run.ts";
@@ -48,8 +47,8 @@ export interface BashToolOptions {
   timeoutSec?: number;
   /** Largest timeout the model may ask for, in seconds (600). */
   maxTimeoutSec?: number;
-  /** Process operations (default: Deno's). */
-  process?: ProcessOps;
+  /** Process operations (the entry points pass Deno's: src/sys/process.ts). */
+  process: ProcessOps;
   /** Argv prefix bash runs under, e.g. a nested `bwrap --unshare-pid --die-with-parent …`. */
   commandPrefix?: string[];
   /** Registry of live process groups, so the host can kill them all on exit. */
@@ -65,7 +64,7 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
   const env = options.env ?? {};
   const prefix = options.commandPrefix ?? [];
   const registry = options.processRegistry;
-  let ops = options.process;
+  const processOps = options.process;
 
   return {
     name: "bash",
@@ -111,8 +110,6 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
           details: { ...emptyDetails, aborted: true },
         };
       }
-      ops ??= createDenoProcessOps();
-      const processOps = ops;
       const callId = newCallId();
       const collectors = {
         stdout: new StreamCollector({

@@ -2,7 +2,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { join } from "node:path";
 import type { Tool, ToolOutput } from "../../agent/tool.ts";
-import { createDenoFsOps } from "../../sys/fs.ts";
 import { BINARY_SNIFF_BYTES } from "../lines.ts";
 import { FsError } from "../ops.ts";
 import {
@@ -69,7 +68,7 @@ function yieldToEventLoop(): Promise<void> {
 
 /** Creates the grep tool. */
 export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams> {
-  const fs = options.fs ?? createDenoFsOps();
+  const fs = options.fs;
   const resolve = pathResolver(options.cwd, fs, { home: options.home });
   const concurrency = Math.max(1, options.concurrency ?? 8);
   const defaultLimit = options.defaultLimit ?? 100;

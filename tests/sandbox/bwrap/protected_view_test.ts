@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { defaultGrants, type Grants } from "../../../src/policy/grants.ts";
+import { defaultGrants, type Grants } from "../../support/grants.ts";
 import { computeProtection } from "../../../src/policy/protected.ts";
 import { buildHostArgs } from "../../../src/sandbox/bwrap/view.ts";
 import { protectedViewProblem } from "../../../src/sandbox/bwrap/protected_view.ts";

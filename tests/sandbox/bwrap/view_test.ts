@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { defaultGrants, type Grants } from "../../../src/policy/grants.ts";
+import { defaultGrants, type Grants } from "../../support/grants.ts";
 import { bashViewArgs, buildHostArgs, nestedBashPrefix } from "../../../src/sandbox/bwrap/view.ts";
 import { createDenoPathOps } from "../../../src/sys/paths.ts";
 import { createTempWorkspace } from "../../support/workspace.ts";

@@ -42,7 +42,7 @@ Deno.test("the tool host process loads no module of the CLI, the model client or
   assert.deepEqual(host.filter((m) => CLI_ONLY.test(m)), []);
   // The same check finds them in main.ts's graph, which holds both processes' entries.
   const all = await loadedFrom("main.ts");
-  assert.ok(all.includes("src/cli/run.ts") && all.includes("src/sandbox/host/main.ts"));
+  assert.ok(all.includes("src/cli/main.ts") && all.includes("src/sandbox/host/main.ts"));
   assert.ok(all.some((m) => /^npm:\/?openai/.test(m)), all.join("\n"));
 });
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { defaultGrants, type Grants } from "../../../src/policy/grants.ts";
+import { defaultGrants, type Grants } from "../../support/grants.ts";
 import { guardFsOps } from "../../../src/sandbox/worker/_guarded_fs.ts";
 import { createDenoFsOps } from "../../../src/sys/fs.ts";
 import { FsError } from "../../../src/tools/ops.ts";

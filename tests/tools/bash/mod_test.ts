@@ -5,6 +5,7 @@ import type { ToolUpdate } from "../../../src/agent/tool.ts";
 import { type BashDetails, createBashTool } from "../../../src/tools/bash/mod.ts";
 import { createReadTool } from "../../../src/tools/read.ts";
 import type { ProcessOps } from "../../../src/tools/ops.ts";
+import { createDenoFsOps } from "../../../src/sys/fs.ts";
 import { createDenoProcessOps, createProcessRegistry } from "../../../src/sys/process.ts";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.ts";
 import { call, isAlive, survivors } from "../_helpers.ts";
@@ -17,7 +18,13 @@ async function readPids(path: string): Promise<number[]> {
 }
 
 function setup(ws: TempWorkspace, extra: Partial<Parameters<typeof createBashTool>[0]> = {}) {
-  return createBashTool({ cwd: ws.dir, spillDir: ws.path(".spill"), env: ENV, ...extra });
+  return createBashTool({
+    cwd: ws.dir,
+    spillDir: ws.path(".spill"),
+    env: ENV,
+    process: createDenoProcessOps(),
+    ...extra,
+  });
 }
 
 async function run(
@@ -98,7 +105,7 @@ Deno.test("bash returns a bounded tail of huge output with the spill file path",
   );
   assert.equal((await Deno.stat(spill)).size, 10 * 1024 * 1024);
   // The model pages the spill file with read.
-  const read = createReadTool({ cwd: ws.dir });
+  const read = createReadTool({ cwd: ws.dir, fs: createDenoFsOps() });
   const page = await call(read, { path: spill, limit: 3 });
   assert.ok(!page.isError, page.output);
   assert.ok(page.output.startsWith("1\n2\n3\n"), page.output);
@@ -274,7 +281,12 @@ Deno.test("bash runs in the configured cwd", async () => {
 
 Deno.test("bash reports a working directory that does not exist", async () => {
   await using ws = await createTempWorkspace();
-  const tool = createBashTool({ cwd: ws.path("missing"), spillDir: ws.path(".spill"), env: ENV });
+  const tool = createBashTool({
+    cwd: ws.path("missing"),
+    spillDir: ws.path(".spill"),
+    env: ENV,
+    process: createDenoProcessOps(),
+  });
   const r = await run(tool, { command: "true" });
   assert.equal(r.isError, true);
   assert.match(r.output, /^Could not start bash in ".*missing": .*missing/);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createGrepTool } from "../../../src/tools/grep/mod.ts";
+import { createDenoFsOps } from "../../../src/sys/fs.ts";
 import { MemoryFs } from "../../support/memory_fs.ts";
 import { createTempWorkspace } from "../../support/workspace.ts";
 import { call } from "../_helpers.ts";
@@ -140,15 +141,18 @@ Deno.test("grep() on a real tree honours .gitignore and searches a single file",
     "src/sub/y.ts": "before\nfindme\n",
     "README.md": "no\n",
   });
-  const tool = createGrepTool({ cwd: ws.dir });
+  const tool = createGrepTool({ cwd: ws.dir, fs: createDenoFsOps() });
   assert.equal((await call(tool, { pattern: "findme" })).output, "src/sub/y.ts:2: findme");
   assert.equal(
     (await call(tool, { pattern: "findme", path: "build/out.txt" })).output,
     "build/out.txt:1: findme",
   );
-  assert.deepEqual(await createGrepTool({ cwd: ws.dir }).locations?.({ pattern: "x" }), [
-    { access: "read", path: ws.dir },
-  ]);
+  assert.deepEqual(
+    await createGrepTool({ cwd: ws.dir, fs: createDenoFsOps() }).locations?.({ pattern: "x" }),
+    [
+      { access: "read", path: ws.dir },
+    ],
+  );
 });
 
 Deno.test("grep() refuses an empty pattern instead of matching every line", async () => {
@@ -205,7 +209,7 @@ for (const mode of ["real directory (synchronous reads)", "in-memory fs (async r
     let tool;
     await using ws = await createTempWorkspace({ "big.txt": body });
     if (mode.startsWith("real")) {
-      tool = createGrepTool({ cwd: ws.dir, chunkBytes: 8192 });
+      tool = createGrepTool({ cwd: ws.dir, fs: createDenoFsOps(), chunkBytes: 8192 });
     } else {
       tool = createGrepTool({
         cwd: "/ws",

@@ -1,7 +1,7 @@
 /** runCli() with sessions: `moat sessions`, `--resume`, the resume banner, the usage line and cost. */
 import assert from "node:assert/strict";
 import { basename } from "node:path";
-import { runCli } from "../../src/cli/run.ts";
+import { runCli } from "../../src/cli/main.ts";
 import type { AssistantMessage, ModelClient, ModelRequest } from "../../src/model/types.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
 import { sessionFiles } from "../e2e/_cli.ts";

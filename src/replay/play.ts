@@ -10,10 +10,10 @@ import type {
   ToolResultMessage,
   UserMessage,
 } from "../model/types.ts";
-import { createReplayClient } from "../model/replay.ts";
+import { createReplayClient } from "./client.ts";
 import type { NotExecutedDetails } from "../agent/mod.ts";
-import type { RecordedReply, Recording } from "../session/recording.ts";
-import { type NormalizeContext, replacePaths } from "./replay_check.ts";
+import type { RecordedReply, Recording } from "./recording.ts";
+import { type NormalizeContext, replacePaths } from "./normalize.ts";
 
 /** What one exchange gives the CLI to run. */
 export interface ReplayExchange {

@@ -4,14 +4,14 @@ import {
   type ExchangeEnd,
   type ReplayExchange,
   replayRecording,
-} from "../../src/cli/replay.ts";
+} from "../../src/replay/play.ts";
 import {
   type AssistantMessage,
   type Message,
   ModelError,
   type ToolResultMessage,
 } from "../../src/model/types.ts";
-import { parseRecording, type Recording } from "../../src/session/recording.ts";
+import { parseRecording, type Recording } from "../../src/replay/recording.ts";
 import { sessionHeader, sessionText } from "../support/sessions.ts";
 
 const PATH = "/rec/tour.jsonl";

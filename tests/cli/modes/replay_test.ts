@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { Type } from "@sinclair/typebox";
-import { runCli } from "../../src/cli/run.ts";
-import type { Message } from "../../src/model/types.ts";
-import { sessionHeader, sessionText } from "../support/sessions.ts";
-import { createDenoCliFs } from "../../src/sys/session_fs.ts";
-import type { Tool, ToolOutput } from "../../src/tools/types.ts";
-import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
-import { createFakeCliDeps, createFakeTerminal, type FakeTerminal } from "./_fakes.ts";
+import { runCli } from "../../../src/cli/main.ts";
+import type { Message } from "../../../src/model/types.ts";
+import { sessionHeader, sessionText } from "../../support/sessions.ts";
+import { createDenoCliFs } from "../../../src/sys/session_fs.ts";
+import type { Tool, ToolOutput } from "../../../src/tools/types.ts";
+import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.ts";
+import { createFakeCliDeps, createFakeTerminal, type FakeTerminal } from "../_fakes.ts";
 
 const usage = { inputTokens: 100, outputTokens: 20, cachedTokens: 0, totalTokens: 120 };
 const RECORDED_CWD = "/home/recorder/project";

@@ -10,7 +10,7 @@ import {
   ModelError,
   type ModelRequest,
   type ModelStreamOptions,
-} from "./types.ts";
+} from "../model/types.ts";
 
 /** One reply to play back and where it was recorded. */
 export interface ReplayReply {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createReplayClient, type ReplayReply } from "../../src/model/replay.ts";
+import { createReplayClient, type ReplayReply } from "../../src/replay/client.ts";
 import {
   type AssistantMessage,
   ModelError,

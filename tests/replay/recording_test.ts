@@ -5,7 +5,7 @@ import type {
   ToolResultMessage,
   UserMessage,
 } from "../../src/model/types.ts";
-import { parseRecording, type ParseRecordingResult } from "../../src/session/recording.ts";
+import { parseRecording, type ParseRecordingResult } from "../../src/replay/recording.ts";
 import { messageProblem, SESSION_FORMAT_VERSION } from "../../src/session/store.ts";
 import { messageLine, sessionHeader, sessionText } from "../support/sessions.ts";
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import type { CliDeps } from "../../src/cli/run.ts";
-import { MAX_STDIN_BYTES, noEndpointMessage, runCli } from "../../src/cli/run.ts";
+import { runCli } from "../../src/cli/main.ts";
+import { MAX_STDIN_BYTES } from "../../src/cli/modes/print.ts";
+import { type CliDeps, noEndpointMessage } from "../../src/cli/setup.ts";
 import type { AssistantMessage, ModelClient } from "../../src/model/types.ts";
 import { emptyUsage, ModelError } from "../../src/model/types.ts";
 import type { OpenAiClientOptions } from "../../src/model/openai/mod.ts";
@@ -113,23 +114,6 @@ Deno.test("runCli() turns SIGINT during a run into exit 130 after closing the sa
   const dirs = [];
   for await (const d of Deno.readDir(ws.path("state/moat/sessions"))) dirs.push(d.name);
   assert.equal(dirs.length, 1);
-});
-
-Deno.test("runCli() dispatches the hidden __tool-host sub-command", async () => {
-  let seen: string[] = [];
-  const code = await runCli(["__tool-host", "x"], {
-    env: {},
-    cwd: "/",
-    deps: {
-      runToolHost: (argv) => {
-        seen = argv;
-        return Promise.resolve(7);
-      },
-      toolHostIo: () => ({ stdin: new ReadableStream(), stdout: new WritableStream() }),
-    },
-  });
-  assert.equal(code, 7);
-  assert.deepEqual(seen, ["x"]);
 });
 
 Deno.test("runCli() passes the config's compatibility switches to the model client", async () => {

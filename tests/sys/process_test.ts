@@ -7,7 +7,7 @@ import {
   DEFAULT_PATH,
 } from "../../src/sys/process.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { isAlive, survivors } from "./_helpers.ts";
+import { isAlive, survivors } from "../tools/_helpers.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

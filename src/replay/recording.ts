@@ -10,7 +10,12 @@ import type {
   ToolResultMessage,
   UserMessage,
 } from "../model/types.ts";
-import { isRecord, messageProblem, SESSION_FORMAT_VERSION, type SessionHeader } from "./store.ts";
+import {
+  isRecord,
+  messageProblem,
+  SESSION_FORMAT_VERSION,
+  type SessionHeader,
+} from "../session/store.ts";
 
 /** One recorded model reply with the tool results recorded right after it (when there were). */
 export interface RecordedReply {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { checkOpenedIdentity, createDenoFsOps, toFsError } from "../../src/sys/fs.ts";
+import { createDenoFsOps } from "../../src/sys/fs.ts";
+import { checkOpenedIdentity, toFsError } from "../../src/sys/fs_common.ts";
 import { type FileInfo, FsError, type SyncFileHandle } from "../../src/tools/ops.ts";
 import { createReadTool } from "../../src/tools/read.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { call } from "./_helpers.ts";
+import { call } from "../tools/_helpers.ts";
 
 const file = (over: Partial<FileInfo> = {}): FileInfo => ({
   isFile: true,

@@ -1,0 +1,230 @@
+/**
+ * What every run of one invocation shares: the sandbox, the system prompt with the
+ * context files, the model client's options, and runOnce (one agent run, reported and saved).
+ */
+import { type AgentEvent, type AgentRunResult, runAgentLoop } from "../agent/mod.ts";
+import { type Message, type ModelClient, ModelError, type UserMessage } from "../model/types.ts";
+import type { OpenAiClientOptions } from "../model/openai/mod.ts";
+import type { Prompter } from "../policy/approve.ts";
+import { formatGrants } from "../policy/grant_hints.ts";
+import type { SessionWriter } from "../session/store.ts";
+import type { AnyTool } from "../tools/types.ts";
+import { type Settings, userConfigDir } from "./config.ts";
+import type { Reporter, RunError, RunStats, RunStopReason, RunSummary } from "./report.ts";
+import type { RunSetup, SandboxHandle, SandboxRequest } from "./setup.ts";
+import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
+
+/** Context shared by every agent run of one invocation. */
+export interface Engine {
+  tools: AnyTool[];
+  sandbox: SandboxHandle;
+  system: () => string;
+  /** The counters of the run going on, which see the policy's decisions too. */
+  stats?: RunStats;
+}
+
+/** The API key variable and every variable that configures the model never reach a tool. */
+function secretEnvNames(settings: Settings): string[] {
+  return [
+    ...new Set([
+      settings.apiKeyEnv,
+      "OPENAI_API_KEY",
+      "OPENAI_BASE_URL",
+      "OPENAI_ORG_ID",
+      "OPENAI_PROJECT_ID",
+      "MOAT_MODEL",
+      "MOAT_BASE_URL",
+      "MOAT_API_KEY_ENV",
+    ]),
+  ];
+}
+
+/** The model client's options for `model` (also used by /model in interactive mode). */
+export function modelClientOptions(setup: RunSetup, model: string): OpenAiClientOptions {
+  const { settings } = setup;
+  const keyEnv = settings.apiKeyEnv;
+  const options: OpenAiClientOptions = {
+    baseURL: setup.baseUrl,
+    apiKey: setup.apiKey,
+    model,
+    apiKeyHint: setup.apiKey === ""
+      ? `set ${keyEnv} to your API key (it is not set), or name another variable with --api-key-env NAME`
+      : `check the key in ${keyEnv}, or name another variable with --api-key-env NAME`,
+  };
+  if (settings.headers !== undefined) options.headers = settings.headers;
+  const compat = settings.compat ?? {};
+  if (compat.streamOptions !== undefined) options.streamOptions = compat.streamOptions;
+  if (compat.maxTokensField !== undefined) options.maxTokensField = compat.maxTokensField;
+  if (compat.parallelToolCalls !== undefined) options.parallelToolCalls = compat.parallelToolCalls;
+  if (compat.vision !== undefined) options.vision = compat.vision;
+  return options;
+}
+
+/** Opens the sandbox and builds the system prompt (with the context files) of one invocation. */
+export async function openEngine(
+  setup: RunSetup,
+  prompter: Prompter | undefined,
+  reporter: Reporter,
+): Promise<{ ok: true; engine: Engine; contextWarnings: string[] } | { ok: false; error: string }> {
+  const { settings } = setup;
+  const engineRef: { engine?: Engine } = {};
+  const request: SandboxRequest = {
+    cwd: setup.workspace,
+    grants: setup.grants,
+    sandbox: settings.sandbox,
+    env: setup.env,
+    secretEnvNames: secretEnvNames(settings),
+    noPrompt: settings.noPrompt || prompter === undefined,
+    onDecision: (decision) => {
+      reporter.permission?.(decision);
+      engineRef.engine?.stats?.observeDecision(decision);
+    },
+  };
+  if (settings.tools !== undefined) request.tools = settings.tools;
+  if (settings.bashTimeout !== undefined) request.bashTimeoutSec = settings.bashTimeout;
+  if (prompter !== undefined && !settings.noPrompt) request.prompter = prompter;
+  const opened = await setup.deps.openSandbox(request);
+  if (!opened.ok) return opened;
+  const sandbox = opened.sandbox;
+  const tools = sandbox.tools;
+  const configDir = userConfigDir(setup.env);
+  // AGENTS.md only shapes a real model's system prompt; a replay's replies are already written.
+  const context = settings.contextFiles && setup.recording === undefined
+    ? await loadContextFiles(setup.fs, {
+      workspace: setup.workspace,
+      ...(configDir === undefined ? {} : { userConfigDir: configDir }),
+    })
+    : { files: [], warnings: [] };
+  const engine: Engine = {
+    tools,
+    sandbox,
+    system: () => {
+      const options: Parameters<typeof buildSystemPrompt>[0] = {
+        date: setup.now(),
+        workspace: setup.workspace,
+        tools: tools.map((t) => t.name),
+        grants: formatGrants(sandbox.grants),
+        contextFiles: context.files,
+      };
+      if (settings.systemPrompt !== undefined) options.override = settings.systemPrompt;
+      if (settings.appendSystemPrompt !== undefined) options.append = settings.appendSystemPrompt;
+      return buildSystemPrompt(options);
+    },
+  };
+  engineRef.engine = engine;
+  return { ok: true, engine, contextWarnings: context.warnings };
+}
+
+/** The run error for a failed run: a ModelError names its cause; anything else is a bug. */
+function runErrorOf(e: unknown): RunError {
+  if (e instanceof ModelError) {
+    // The adapter's messages are whole sentences naming the server, the status and the fix.
+    const error: RunError = {
+      kind: e.kind,
+      message: e.kind === "context_overflow"
+        ? `${
+          e.message.trimEnd().replace(/([^.!?])$/, "$1.")
+        } To go on, start a fresh conversation (/clear in interactive ` +
+          "mode, or a run without -c/--session), ask for smaller steps, or use a model with a " +
+          "larger context window."
+        : e.message,
+    };
+    if (e.status !== undefined) error.status = e.status;
+    return error;
+  }
+  return {
+    kind: "internal",
+    message: `Internal error: ${
+      e instanceof Error ? e.message : String(e)
+    }. This is a bug in moat; please report it (MOAT_DEBUG=1 shows the stack)`,
+  };
+}
+
+/** One agent run over `history`, reporting events and saving messages; never rejects on a ModelError. */
+export async function runOnce(
+  setup: RunSetup,
+  engine: Engine,
+  options: {
+    model: ModelClient;
+    history: Message[];
+    prompt: UserMessage;
+    signal: AbortSignal;
+    reporter: Reporter;
+    stats: RunStats;
+    writer: SessionWriter | null;
+    maxTurns: number | undefined;
+    getQueuedMessages?: () => UserMessage[];
+    /** Sees every agent event after the reporter (the replay check). */
+    observe?: (event: AgentEvent) => void;
+  },
+): Promise<RunOutcome> {
+  engine.stats = options.stats;
+  const agentOptions: Parameters<typeof runAgentLoop>[1] = {
+    model: options.model,
+    tools: engine.tools,
+    system: engine.system(),
+    clock: setup.clock,
+    signal: options.signal,
+    onToolCall: engine.sandbox.onToolCall,
+    onEvent: (event) => {
+      options.stats.observe(event);
+      if (event.type === "message_saved") options.writer?.append(event.message);
+      options.reporter.event(event);
+      options.observe?.(event);
+    },
+  };
+  if (options.maxTurns !== undefined) agentOptions.maxIterations = options.maxTurns;
+  if (setup.settings.temperature !== undefined) {
+    agentOptions.temperature = setup.settings.temperature;
+  }
+  if (setup.settings.maxOutputTokens !== undefined) {
+    agentOptions.maxOutputTokens = setup.settings.maxOutputTokens;
+  }
+  if (options.getQueuedMessages !== undefined) {
+    agentOptions.getQueuedMessages = options.getQueuedMessages;
+  }
+  try {
+    const result = await runAgentLoop(
+      { history: options.history, prompt: options.prompt },
+      agentOptions,
+    );
+    return { result };
+  } catch (e) {
+    if (!(e instanceof ModelError) && setup.env.MOAT_DEBUG && e instanceof Error && e.stack) {
+      setup.terminal.writeStderr(e.stack + "\n");
+    }
+    return { error: runErrorOf(e) };
+  }
+}
+
+/** What runOnce settled with. */
+export type RunOutcome = { result?: AgentRunResult; error?: RunError };
+
+/** How a settled run ended; `aborted` = its signal fired (interactive Ctrl-C). */
+export function stopReasonOf(outcome: RunOutcome, aborted: boolean): RunStopReason {
+  if (outcome.error !== undefined) return "error";
+  if (aborted || outcome.result?.stopReason === "aborted") return "aborted";
+  if (outcome.result?.stopReason === "maxIterations") return "maxIterations";
+  return "completed";
+}
+
+/** The summary the reporter ends a run with: counters, outcome, stop reason and exit code. */
+export function runSummary(
+  stats: RunStats,
+  outcome: RunOutcome,
+  end: { stopReason: RunStopReason; exitCode: number },
+): RunSummary {
+  const summary: RunSummary = {
+    stopReason: end.stopReason,
+    turns: stats.turns,
+    usage: stats.usage,
+    toolCalls: stats.toolCalls,
+    failed: stats.failed,
+    denied: stats.denied,
+    exitCode: end.exitCode,
+    text: stats.lastText,
+  };
+  if (end.stopReason === "completed" && outcome.result?.truncated) summary.truncated = true;
+  if (end.stopReason === "error" && outcome.error !== undefined) summary.error = outcome.error;
+  return summary;
+}

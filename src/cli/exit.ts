@@ -1,0 +1,24 @@
+/**
+ * Exit codes of the moat command: 0 completed · 1 model/provider error · 2 usage/config error or
+ * required sandbox unavailable · 3 max turns reached · 4 denied calls with --fail-on-deny · 5
+ * --replay-check found a difference · 130 SIGINT · 143 SIGTERM.
+ */
+import type { Terminal } from "./io.ts";
+
+/** Exit codes of the moat command. */
+export const EXIT = {
+  ok: 0,
+  modelError: 1,
+  usage: 2,
+  maxTurns: 3,
+  denied: 4,
+  replayMismatch: 5,
+  sigint: 130,
+  sigterm: 143,
+} as const;
+
+/** Writes a usage error with the pointer to --help; returns the usage exit code. */
+export function usageError(terminal: Terminal, message: string): number {
+  terminal.writeStderr(`moat: ${message}\nRun 'moat --help' for usage.\n`);
+  return EXIT.usage;
+}

@@ -1,0 +1,94 @@
+/**
+ * The moat command: argv/env in, exit code out. Parses argv, answers --help and --version, and
+ * hands a run to print or interactive mode once src/cli/setup.ts has settled it (exit codes in
+ * src/cli/exit.ts).
+ */
+import type { Clock } from "../agent/mod.ts";
+import type { PathOps } from "../policy/ops.ts";
+import { VERSION } from "../version.ts";
+import { helpText } from "./args.ts";
+import { EXIT, usageError } from "./exit.ts";
+import type { CliFs, Terminal } from "./io.ts";
+import { interactiveMode } from "./modes/interactive.ts";
+import { printMode } from "./modes/print.ts";
+import { parseCommand } from "./sessions.ts";
+import { type CliDeps, prepareRun } from "./setup.ts";
+
+/** What runCli needs from the outside world; everything but env/cwd has a Deno default. */
+export interface CliEnvironment {
+  env: Record<string, string>;
+  cwd: string;
+  terminal?: Terminal;
+  fs?: CliFs;
+  clock?: Clock;
+  now?: () => Date;
+  paths?: PathOps;
+  deps?: Partial<CliDeps>;
+}
+
+/** Runs the moat command; returns the process exit code. Must not throw. */
+export async function runCli(argv: string[], environment: CliEnvironment): Promise<number> {
+  const terminal = environment.terminal ??
+    (await import("../sys/terminal.ts")).createDenoTerminal();
+  try {
+    const fs = environment.fs ?? (await import("../sys/session_fs.ts")).createDenoCliFs();
+    // Loaded only for a run: --help, --version and usage errors need no model or sandbox code.
+    const loadDeps = async () =>
+      ({ ...await defaultDeps(environment.deps, fs), ...environment.deps }) as CliDeps;
+    return await runCommand(argv, { ...environment, fs }, terminal, loadDeps);
+  } catch (e) {
+    // A bug, not bad input: say so plainly, without a stack trace unless asked for.
+    terminal.writeStderr(
+      `moat: internal error: ${e instanceof Error ? e.message : String(e)}\n` +
+        `This is a bug in moat; please report it${
+          environment.env.MOAT_DEBUG ? "" : " (MOAT_DEBUG=1 shows the stack)"
+        }.\n`,
+    );
+    if (environment.env.MOAT_DEBUG && e instanceof Error && e.stack) {
+      terminal.writeStderr(e.stack + "\n");
+    }
+    return EXIT.modelError;
+  } finally {
+    // A line editor (interactive mode, the trust question) leaves the terminal as it found it.
+    terminal.release?.();
+  }
+}
+
+async function defaultDeps(given: Partial<CliDeps> | undefined, fs: CliFs): Promise<CliDeps> {
+  if (
+    given?.createModel && given.openSandbox
+  ) return given as CliDeps;
+  return (await import("./deps.ts")).createDefaultDeps(fs);
+}
+
+async function runCommand(
+  argv: string[],
+  environment: CliEnvironment & { fs: CliFs },
+  terminal: Terminal,
+  loadDeps: () => Promise<CliDeps>,
+): Promise<number> {
+  const parsed = parseCommand(argv);
+  if (!parsed.ok) return usageError(terminal, parsed.error);
+  if (parsed.command === "help") {
+    terminal.writeStdout(helpText(VERSION));
+    return EXIT.ok;
+  }
+  if (parsed.command === "version") {
+    terminal.writeStdout(`moat ${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const prepared = await prepareRun(parsed, {
+    env: environment.env,
+    cwd: environment.cwd,
+    terminal,
+    fs: environment.fs,
+    clock: environment.clock ?? (await import("../sys/clock.ts")).systemClock,
+    now: environment.now ?? (() => new Date()),
+    paths: environment.paths ?? (await import("../sys/paths.ts")).createDenoPathOps(),
+    loadDeps,
+  });
+  if ("exit" in prepared) return prepared.exit;
+  return prepared.interactive
+    ? await interactiveMode(prepared.setup)
+    : await printMode(prepared.setup);
+}

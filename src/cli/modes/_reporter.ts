@@ -1,0 +1,79 @@
+/** The reporter each mode writes through, and what it says when a run starts. */
+import { formatGrants } from "../../policy/grant_hints.ts";
+import { VERSION } from "../../version.ts";
+import type { Engine } from "../engine.ts";
+import { createJsonlReporter, createJsonReporter } from "../jsonl.ts";
+import { createTextRenderer, useColor } from "../render.ts";
+import type { Reporter, RunStartInfo } from "../report.ts";
+import type { RunSetup } from "../setup.ts";
+/** The reporter of a run: text (always in interactive mode), JSON or JSONL. */
+export function createReporter(setup: RunSetup, interactive: boolean): Reporter {
+  const { terminal } = setup;
+  const output = interactive ? "text" : setup.settings.output;
+  switch (output) {
+    case "jsonl":
+      return createJsonlReporter({
+        writeStdout: (t) => terminal.writeStdout(t),
+        writeStderr: (t) => terminal.writeStderr(t),
+        includeDeltas: setup.flags.includeDeltas,
+        now: setup.now,
+      });
+    case "json":
+      return createJsonReporter({
+        writeStdout: (t) => terminal.writeStdout(t),
+        writeStderr: (t) => terminal.writeStderr(t),
+      });
+    case "text": {
+      const options: Parameters<typeof createTextRenderer>[0] = {
+        writeStdout: (t) => terminal.writeStdout(t),
+        writeStderr: (t) => terminal.writeStderr(t),
+        stdoutIsTty: terminal.isTty("stdout"),
+        stderrIsTty: terminal.isTty("stderr"),
+        color: useColor(terminal.isTty("stderr"), setup.env),
+        cwd: setup.workspace,
+        verbose: setup.flags.verbose,
+        interactive,
+        columns: () => terminal.columns(),
+        clock: setup.clock,
+      };
+      return createTextRenderer(options);
+    }
+    default: {
+      const never: never = output;
+      return never;
+    }
+  }
+}
+
+/** What the reporter says when a run starts (`run_start`). */
+export function startInfo(
+  setup: RunSetup,
+  engine: Engine,
+  session: string | null,
+): RunStartInfo {
+  const info: RunStartInfo = {
+    model: setup.settings.model,
+    cwd: setup.workspace,
+    grants: setup.grants,
+    grantsSummary: formatGrants(setup.grants),
+    sandbox: engine.sandbox.mode,
+    tools: engine.tools.map((t) => t.name),
+    session,
+    moatVersion: VERSION,
+    project: setup.settings.project,
+  };
+  const recording = setup.recording;
+  if (recording !== undefined) {
+    info.model = recording.header.model;
+    info.replay = {
+      file: recording.path,
+      recordedModel: recording.header.model,
+      recordedAt: recording.header.createdAt,
+      replies: recording.replyCount,
+      check: setup.flags.replayCheck,
+    };
+  } else if (setup.settings.baseUrl !== undefined) {
+    info.baseUrl = setup.settings.baseUrl;
+  }
+  return info;
+}

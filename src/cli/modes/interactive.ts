@@ -1,0 +1,125 @@
+/** Interactive mode for people: a conversation at the terminal, one run per request. */
+import type { UserMessage } from "../../model/types.ts";
+import { formatGrants } from "../../policy/grant_hints.ts";
+import type { SessionWriter } from "../../session/store.ts";
+import { VERSION } from "../../version.ts";
+import {
+  type Engine,
+  modelClientOptions,
+  openEngine,
+  runOnce,
+  runSummary,
+  stopReasonOf,
+} from "../engine.ts";
+import { EXIT } from "../exit.ts";
+import { openSession } from "../open_session.ts";
+import { useColor } from "../render.ts";
+import { createReplPrompter, runRepl } from "../repl.ts";
+import { createRunStats } from "../report.ts";
+import { resumeBanner } from "../sessions.ts";
+import type { RunSetup } from "../setup.ts";
+import { usageLine } from "../usage.ts";
+import { createReporter, startInfo } from "./_reporter.ts";
+
+/** Interactive mode: the prompt loop (src/cli/repl.ts) around runOnce, with approvals asked. */
+export async function interactiveMode(setup: RunSetup): Promise<number> {
+  const { terminal, settings } = setup;
+  const reporter = createReporter(setup, true);
+  const source = setup.lineSource();
+  const color = useColor(terminal.isTty("stdout"), setup.env);
+  const dim = (text: string) =>
+    useColor(terminal.isTty("stderr"), setup.env) ? `\x1b[2m${text}\x1b[0m` : text;
+  const prompter = createReplPrompter(
+    source,
+    (t) => terminal.writeStderr(t),
+    (held) => reporter.hold?.(held),
+  );
+  let writerRef: { writer: SessionWriter | null } = { writer: null };
+  let engine: Engine | undefined;
+  try {
+    const session = await openSession(setup, (m) => reporter.warning(m));
+    if (!session.ok) {
+      terminal.writeStderr(`moat: ${session.error}\n`);
+      return EXIT.usage;
+    }
+    writerRef = { writer: session.writer };
+    const history = session.history;
+    const opened = await openEngine(
+      setup,
+      terminal.isTty("stderr") ? prompter : undefined,
+      reporter,
+    );
+    if (!opened.ok) {
+      terminal.writeStderr(`moat: ${opened.error}\n`);
+      return EXIT.usage;
+    }
+    const eng = opened.engine;
+    engine = eng;
+    reporter.start(startInfo(setup, eng, writerRef.writer?.path ?? null));
+    for (const w of [...settings.warnings, ...eng.sandbox.warnings, ...opened.contextWarnings]) {
+      reporter.warning(w);
+    }
+    let model = settings.model;
+    let client = setup.deps.createModel(modelClientOptions(setup, model));
+    const banner = `moat ${VERSION} · ${model} · ${setup.workspace}\n` +
+      resumeBanner(history, writerRef.writer?.path) +
+      `Type a request; /help lists commands; Ctrl-D exits.\n`;
+    return await runRepl({
+      terminal,
+      source,
+      color,
+      banner,
+      host: {
+        async runPrompt(text, signal, getQueued) {
+          const stats = createRunStats();
+          const outcome = await runOnce(setup, eng, {
+            model: client,
+            history,
+            prompt: { role: "user", content: text },
+            signal,
+            reporter,
+            stats,
+            writer: writerRef.writer,
+            maxTurns: settings.maxTurns,
+            getQueuedMessages: () =>
+              getQueued().map((content): UserMessage => ({ role: "user", content })),
+          });
+          await writerRef.writer?.flush();
+          const stopReason = stopReasonOf(outcome, signal.aborted);
+          // Stops the spinner and explains errors and limits; the text was already streamed.
+          reporter.end(runSummary(stats, outcome, { stopReason, exitCode: EXIT.ok }));
+          const used = setup.flags.quiet ? null : usageLine(stats.usage, settings.prices);
+          if (used !== null) terminal.writeStderr(`${dim(used)}\n`);
+        },
+        model: () => model,
+        setModel(name) {
+          model = name;
+          client = setup.deps.createModel(modelClientOptions(setup, name));
+          return `Model: ${name}`;
+        },
+        async clear() {
+          await writerRef.writer?.flush();
+          history.length = 0;
+          const { session: _given, resume: _resumed, ...flags } = setup.flags;
+          const fresh = await openSession(
+            { ...setup, flags: { ...flags, continue: false } },
+            (m) => reporter.warning(m),
+          );
+          writerRef = { writer: fresh.ok ? fresh.writer : null };
+          // Written now, so `moat -c` resumes this (still empty) conversation, not the cleared one.
+          writerRef.writer?.begin();
+          await writerRef.writer?.flush();
+          return `Started a new session${
+            writerRef.writer === null ? "" : ` (${writerRef.writer.path})`
+          }.`;
+        },
+        grants: () => formatGrants(eng.sandbox.grants),
+        note: (text) => reporter.note?.(text),
+      },
+    });
+  } finally {
+    reporter.dispose();
+    await engine?.sandbox.close();
+    await writerRef.writer?.flush();
+  }
+}

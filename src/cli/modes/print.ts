@@ -1,0 +1,226 @@
+/** Print mode for scripts and CI: the prompt from the argument and stdin, honest exit codes. */
+import type { SessionWriter } from "../../session/store.ts";
+import { DEFAULT_PRINT_MAX_TURNS } from "../config.ts";
+import {
+  type Engine,
+  modelClientOptions,
+  openEngine,
+  runOnce,
+  runSummary,
+  stopReasonOf,
+} from "../engine.ts";
+import { EXIT } from "../exit.ts";
+import type { CliSignal } from "../io.ts";
+import { openSession } from "../open_session.ts";
+import { createRunStats, type RunStopReason } from "../report.ts";
+import type { RunSetup } from "../setup.ts";
+import { costOf } from "../usage.ts";
+import { createReporter, startInfo } from "./_reporter.ts";
+import { startReplay } from "./replay.ts";
+
+/** How long a prompt argument waits for the first byte of a piped stdin before going on without it. */
+export const STDIN_GRACE_MS = 2000;
+
+/** The prompt of print mode: the argument, stdin, or both (stdin attached after the prompt). */
+async function readPrintPrompt(
+  setup: RunSetup,
+): Promise<{ prompt: string; warning?: string } | { error: string }> {
+  const { flags, terminal } = setup;
+  if (terminal.isTty("stdin")) {
+    if (flags.prompt === undefined) {
+      return { error: "No prompt: pass one as an argument or pipe it on stdin" };
+    }
+    return { prompt: flags.prompt };
+  }
+  // With a prompt argument, a stdin nobody writes to (common in CI) must not hang the run.
+  const input = await terminal.readStdin({
+    maxBytes: MAX_STDIN_BYTES,
+    ...(flags.prompt === undefined ? {} : { firstChunkTimeoutMs: STDIN_GRACE_MS }),
+  });
+  const stdin = input === null ? null : input.text;
+  const cut = input?.truncated === true ? stdinTruncation() : undefined;
+  const withCut = (prompt: string) =>
+    cut === undefined ? { prompt } : { prompt, warning: cut.warning };
+  if (flags.prompt === undefined) {
+    const piped = (stdin ?? "").replace(/\r?\n$/, "");
+    if (piped.trim() === "") return { error: "No prompt: stdin was empty" };
+    return withCut(cut === undefined ? piped : `${piped}\n\n${cut.note}`);
+  }
+  if (stdin === null) {
+    return {
+      prompt: flags.prompt,
+      warning:
+        `Nothing arrived on stdin within ${
+          STDIN_GRACE_MS / 1000
+        } s, so it was not attached to the prompt. To attach a slow command's output, save it ` +
+        `first (cmd > out.txt; moat "…" < out.txt); to skip stdin, use < /dev/null`,
+    };
+  }
+  if (stdin.trim() === "") return { prompt: flags.prompt };
+  const attached = `${stdin.replace(/\n$/, "")}${cut === undefined ? "" : `\n${cut.note}`}`;
+  return withCut(`${flags.prompt}\n\n<stdin>\n${attached}\n</stdin>`);
+}
+
+/** Most bytes of piped stdin read into the prompt (more than any model's context holds). */
+export const MAX_STDIN_BYTES = 4 * 1024 * 1024;
+
+function stdinTruncation(): { note: string; warning: string } {
+  const size = `${MAX_STDIN_BYTES / 1024 / 1024} MiB`;
+  return {
+    note: `[stdin was cut: only its first ${size} are included]`,
+    warning: `stdin is larger than ${size}; only its first ${size} were sent to the model. ` +
+      `To work on a bigger input, save it to a file in the workspace and ask moat to read it`,
+  };
+}
+
+/** Print mode's exit code for each way a run ends (4 for denials is decided by the caller). */
+const PRINT_EXIT_CODES: Record<RunStopReason, number> = {
+  completed: EXIT.ok,
+  error: EXIT.modelError,
+  maxIterations: EXIT.maxTurns,
+  aborted: EXIT.sigint,
+  interrupted: EXIT.sigint,
+  terminated: EXIT.sigterm,
+};
+
+/** Print mode: one prompt (or a replay) run to the end, reported as text, JSON or JSONL. */
+export async function printMode(setup: RunSetup): Promise<number> {
+  const { terminal, settings } = setup;
+  const reporter = createReporter(setup, false);
+  const controller = new AbortController();
+  let signalled: CliSignal | undefined;
+  let force: () => void = () => {};
+  const forced = new Promise<"forced">((resolve) => force = () => resolve("forced"));
+  let wake: () => void = () => {};
+  const firstSignal = new Promise<"signal">((resolve) => wake = () => resolve("signal"));
+  const handler = (signal: CliSignal) => () => {
+    if (signalled === undefined) {
+      signalled = signal;
+      controller.abort();
+      wake();
+    } else {
+      // A second signal: stop waiting for the abort grace period.
+      force();
+    }
+  };
+  const unsubscribe = [
+    terminal.onSignal("SIGINT", handler("SIGINT")),
+    terminal.onSignal("SIGTERM", handler("SIGTERM")),
+  ];
+  // Warnings found before the run starts wait for `run_start` (the first JSONL line); if setup
+  // fails, they go to stderr with the error.
+  let started = false;
+  const pending: string[] = [];
+  const warn = (message: string) => started ? reporter.warning(message) : pending.push(message);
+  const setupFailed = (message: string, code: number = EXIT.usage) => {
+    for (const w of pending.splice(0)) terminal.writeStderr(`moat: warning: ${w}\n`);
+    terminal.writeStderr(`moat: ${message}\n`);
+    return code;
+  };
+  // A signal before the run starts (e.g. while waiting for stdin) ends moat at once.
+  const signalledBeforeStart = () =>
+    setupFailed(
+      `${signalled === "SIGINT" ? "interrupted" : "terminated"} before the run started`,
+      signalled === "SIGINT" ? EXIT.sigint : EXIT.sigterm,
+    );
+  let engine: Engine | undefined;
+  let writer: SessionWriter | null = null;
+  try {
+    // A replay's prompts come from the recording (or the argument); stdin is not read.
+    const read = setup.recording !== undefined
+      ? { prompt: setup.flags.prompt }
+      : await Promise.race([readPrintPrompt(setup), firstSignal]);
+    if (read === "signal") return signalledBeforeStart();
+    if ("error" in read) {
+      return setupFailed(`${read.error}\nRun 'moat --help' for usage.`);
+    }
+    if ("warning" in read && read.warning !== undefined) warn(read.warning);
+    const ignored = (["model", "baseUrl", "apiKeyEnv"] as const).filter((k) =>
+      setup.recording !== undefined && setup.flags[k] !== undefined
+    );
+    if (ignored.length > 0) {
+      const names = { model: "--model", baseUrl: "--base-url", apiKeyEnv: "--api-key-env" };
+      warn(
+        `${ignored.map((k) => `'${names[k]}'`).join(", ")} ${
+          ignored.length === 1 ? "has" : "have"
+        } no effect in a replay: the model's replies come from the recording`,
+      );
+    }
+    const session = await openSession(setup, warn);
+    if (!session.ok) return setupFailed(session.error);
+    writer = session.writer;
+    const opened = await openEngine(setup, undefined, reporter);
+    if (!opened.ok) return setupFailed(opened.error);
+    engine = opened.engine;
+    if (signalled !== undefined) return signalledBeforeStart();
+    reporter.start(startInfo(setup, engine, writer?.path ?? null));
+    started = true;
+    for (
+      const w of [
+        ...setup.settings.warnings,
+        ...pending.splice(0),
+        ...engine.sandbox.warnings,
+        ...opened.contextWarnings,
+      ]
+    ) {
+      reporter.warning(w);
+    }
+
+    const stats = createRunStats();
+    const runOptions = {
+      history: session.history,
+      signal: controller.signal,
+      reporter,
+      stats,
+      writer,
+      maxTurns: settings.maxTurns ?? DEFAULT_PRINT_MAX_TURNS,
+    };
+    const replay = setup.recording === undefined
+      ? undefined
+      : startReplay(setup, opened.engine, { recording: setup.recording, runOptions, warn });
+    const run = replay?.run ?? runOnce(setup, opened.engine, {
+      ...runOptions,
+      model: setup.deps.createModel(modelClientOptions(setup, settings.model)),
+      // Never empty here: readPrintPrompt fails without a prompt.
+      prompt: { role: "user", content: read.prompt ?? "" },
+    });
+    // The run is forced to end only by a second signal; a settled run's outcome is in `run`.
+    const outcome = await Promise.race([run, forced]);
+    const settled = outcome === "forced" ? {} : outcome;
+    const stopReason: RunStopReason = signalled === "SIGINT"
+      ? "interrupted"
+      : signalled === "SIGTERM"
+      ? "terminated"
+      : stopReasonOf(settled, false);
+    // A verdict needs a replay that went through the recording: not one stopped by a signal or
+    // a failure (running out of replies is how the recording itself ends).
+    const judged = stopReason === "completed" || stopReason === "maxIterations" ||
+      settled.error?.kind === "replay_exhausted";
+    const replaySummary = replay?.summary({ judged });
+    const differing = (replaySummary?.check?.differing ?? 0) > 0;
+    // A failed check outranks the turn limit and --fail-on-deny; failures and signals keep theirs.
+    const exitCode = differing && (stopReason === "completed" || stopReason === "maxIterations")
+      ? EXIT.replayMismatch
+      : stopReason === "completed" && settings.failOnDeny && stats.denied > 0
+      ? EXIT.denied
+      : PRINT_EXIT_CODES[stopReason];
+    if (stopReason === "completed" && stats.lastText.trim() === "") {
+      reporter.warning("The model finished without an answer: its final reply was empty");
+    }
+    const summary = runSummary(stats, settled, { stopReason, exitCode });
+    if (settings.prices !== undefined) summary.cost = costOf(stats.usage, settings.prices);
+    if (replaySummary !== undefined) summary.replay = replaySummary;
+    // Save and clean up before the final report so "run_end" means everything is settled.
+    const sandbox = engine.sandbox;
+    engine = undefined;
+    await sandbox.close();
+    await writer?.flush();
+    reporter.end(summary);
+    return exitCode;
+  } finally {
+    reporter.dispose();
+    await engine?.sandbox.close();
+    await writer?.flush();
+    for (const off of unsubscribe) off();
+  }
+}

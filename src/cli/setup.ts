@@ -1,0 +1,274 @@
+/**
+ * The settings of one invocation: flags and config (with the trust question), the workspace, the
+ * replay file, the endpoint and the grants, gathered into a RunSetup for print or interactive mode.
+ */
+import { resolve } from "node:path";
+import type { Clock, OnToolCall } from "../agent/mod.ts";
+import type { ModelClient } from "../model/types.ts";
+import type { OpenAiClientOptions } from "../model/openai/mod.ts";
+import type { Prompter } from "../policy/approve.ts";
+import type { PermissionDecision } from "../policy/check.ts";
+import type { PathOps } from "../policy/ops.ts";
+import { type Grants, parseGrantFlags } from "../policy/grants.ts";
+import { parseRecording, type Recording } from "../replay/recording.ts";
+import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
+import type { AnyTool } from "../tools/types.ts";
+import type { CliFlags, SandboxMode } from "./args.ts";
+import { resolveSettings, type Settings } from "./config.ts";
+import { EXIT, usageError } from "./exit.ts";
+import { type CliFs, readTextOrReason, type Terminal } from "./io.ts";
+import { openLineSource } from "./line_input.ts";
+import type { LineSource } from "./repl.ts";
+import { sessionsListing } from "./sessions.ts";
+import { parseTrustAnswer, type TrustAnswer, trustQuestion, type TrustRequest } from "./trust.ts";
+
+/** What the CLI asks the sandbox for (src/cli/deps.ts adds the spill directory). */
+export interface SandboxRequest {
+  cwd: string;
+  grants: Grants;
+  sandbox: SandboxMode;
+  /** The full process environment (the sandbox passes tools only the allowed part). */
+  env: Record<string, string>;
+  /** Variables that must never reach a tool (the API key variable, …). */
+  secretEnvNames: string[];
+  /** `--tools`; default all built-in tools. */
+  tools?: string[];
+  bashTimeoutSec?: number;
+  /** Asks the user about ungranted calls; absent = deny them (print mode). */
+  prompter?: Prompter;
+  noPrompt: boolean;
+  onDecision?: (decision: PermissionDecision) => void;
+}
+
+/** The part of the sandbox the CLI uses (createSandbox in src/sandbox/mod.ts). */
+export interface SandboxHandle {
+  tools: AnyTool[];
+  onToolCall: OnToolCall;
+  mode: string;
+  warnings: string[];
+  /** The effective grants (widened by "always" approvals). */
+  readonly grants: Grants;
+  /** Kills the tool host and every process group; must not reject. */
+  close(): Promise<void>;
+}
+
+/** The outcome of opening the sandbox: a usage-level failure exits 2. */
+export type SandboxResult = { ok: true; sandbox: SandboxHandle } | { ok: false; error: string };
+
+/** Effects the CLI delegates; tests substitute them, src/cli/deps.ts supplies the real ones. */
+export interface CliDeps {
+  createModel(options: OpenAiClientOptions): ModelClient;
+  openSandbox(request: SandboxRequest): Promise<SandboxResult>;
+}
+
+/** The default endpoint when neither a flag, the environment nor config names one. */
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+/** The one-paragraph error shown when no key and no endpoint are configured (exit 2). */
+export function noEndpointMessage(apiKeyEnv: string): string {
+  return `moat: No model endpoint configured. moat works with any OpenAI-compatible API. ` +
+    `For OpenAI, set ${apiKeyEnv} to your API key${
+      apiKeyEnv === "OPENAI_API_KEY" ? " (or name another variable with --api-key-env NAME)" : ""
+    }. For a local server, set OPENAI_BASE_URL or pass --base-url, and choose a model with ` +
+    `--model: Ollama http://localhost:11434/v1, vLLM http://localhost:8000/v1, llama.cpp ` +
+    `server http://localhost:8080/v1 (local servers need no key). Example: ` +
+    `OPENAI_BASE_URL=http://localhost:11434/v1 moat --model qwen2.5-coder "explain this repo". ` +
+    `Settings can also live in .moat/config.json or ~/.config/moat/config.json (see --help). ` +
+    `To see moat work without a model, replay a recorded session: moat --replay FILE (a clone ` +
+    `of the repository has examples/tour.jsonl).\n`;
+}
+
+/** Everything one invocation works with after flags, config and the sandbox are settled. */
+export interface RunSetup {
+  flags: CliFlags;
+  settings: Settings;
+  env: Record<string, string>;
+  /** The directory moat was started in (before --cwd). */
+  startCwd: string;
+  workspace: string;
+  grants: Grants;
+  terminal: Terminal;
+  fs: CliFs;
+  clock: Clock;
+  now: () => Date;
+  deps: CliDeps;
+  apiKey: string;
+  baseUrl: string;
+  /** `--replay`: the recording whose model replies are played back. */
+  recording?: Recording;
+  /** The terminal's lines (interactive mode and questions); created on first use. */
+  lineSource: () => LineSource;
+}
+
+/** What prepareRun works with: the resolved effects and the way to load the run's dependencies. */
+export interface SetupContext {
+  env: Record<string, string>;
+  /** The directory moat was started in (before --cwd). */
+  cwd: string;
+  terminal: Terminal;
+  fs: CliFs;
+  clock: Clock;
+  now: () => Date;
+  /** Resolves grant paths (real paths, symlinks followed). */
+  paths: PathOps;
+  /** Loads the model client and the sandbox (only once a run is certain). */
+  loadDeps: () => Promise<CliDeps>;
+}
+
+/** A run ready to start in its mode, or the exit code of an invocation that ends here. */
+export type Prepared = { setup: RunSetup; interactive: boolean } | { exit: number };
+
+/**
+ * Settles a run or `moat sessions`: the workspace, config (asking the trust question), the
+ * replay file, the endpoint, the grants and the mode. Usage problems end it with exit 2.
+ */
+export async function prepareRun(
+  command: { command: "run" | "sessions"; flags: CliFlags },
+  context: SetupContext,
+): Promise<Prepared> {
+  const { flags } = command;
+  const { env, terminal, fs } = context;
+  const usage = (message: string) => ({ exit: usageError(terminal, message) });
+
+  const workspaceInput = resolve(context.cwd, flags.cwd ?? ".");
+  const workspace = await fs.realPath(workspaceInput);
+  if (workspace === null || !(await fs.isDirectory(workspace))) {
+    return usage(`The workspace "${workspaceInput}" is not a directory moat can open: fix --cwd`);
+  }
+  if (command.command === "sessions") {
+    terminal.writeStdout(await sessionsListing(fs, { env, workspace }));
+    return { exit: EXIT.ok };
+  }
+
+  // One reader of the terminal's lines, shared by the trust question and interactive mode.
+  let lines: LineSource | undefined;
+  const lineSource = () => lines ??= openLineSource(terminal, { env, workspace, fs });
+  // The trust question needs a person at a terminal; a replay never asks.
+  const canAsk = flags.replay === undefined && !flags.noPrompt && terminal.isTty("stdin") &&
+    terminal.isTty("stderr");
+  const resolved = await resolveSettings(flags, {
+    env,
+    workspace,
+    fs,
+    ...(canAsk ? { askTrust: (request) => askTrust(request, terminal, lineSource()) } : {}),
+  });
+  if (!resolved.ok) {
+    terminal.writeStderr(`moat: ${resolved.error}\n`);
+    return { exit: EXIT.usage };
+  }
+  const settings = resolved.settings;
+  const unknownTools = (settings.tools ?? []).filter(
+    (t) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(t),
+  );
+  if (unknownTools.length > 0) {
+    return usage(
+      `Unknown tool(s) ${unknownTools.map((t) => `"${t}"`).join(", ")}: available are ${
+        BUILTIN_TOOL_NAMES.join(", ")
+      }`,
+    );
+  }
+
+  let recording: Recording | undefined;
+  if (flags.replay !== undefined) {
+    const loaded = await loadRecording(resolve(context.cwd, flags.replay), fs);
+    if (!loaded.ok) {
+      terminal.writeStderr(`moat: ${loaded.error}\n`);
+      return { exit: EXIT.usage };
+    }
+    recording = loaded.recording;
+  }
+
+  const key = env[settings.apiKeyEnv] ?? "";
+  // A replay needs no model: its replies come from the recording.
+  if (recording === undefined && key === "" && settings.baseUrl === undefined) {
+    terminal.writeStderr(noEndpointMessage(settings.apiKeyEnv));
+    return { exit: EXIT.usage };
+  }
+
+  const grantsResult = parseGrantFlags(flags.permissions, {
+    cwd: workspace,
+    ...(env.HOME === undefined || env.HOME === "" ? {} : { home: env.HOME }),
+    paths: context.paths,
+  });
+  if (!grantsResult.ok) return usage(grantsResult.error.message);
+
+  // A replay always runs to completion like print mode, even on a terminal.
+  const interactive = !flags.print && recording === undefined && flags.prompt === undefined &&
+    terminal.isTty("stdin");
+  // The trust question may have started the line editor: print mode gets the terminal back.
+  if (!interactive) lines?.close();
+  if (!interactive && flags.resume === true) {
+    return usage(
+      `Option '--resume' needs a session id or path in print mode: run 'moat sessions' to list them`,
+    );
+  }
+  if (interactive && flags.output !== undefined && flags.output !== "text") {
+    return usage(`'--output ${flags.output}' needs print mode: pass a prompt or pipe one on stdin`);
+  }
+
+  const setup: RunSetup = {
+    flags,
+    settings,
+    env,
+    startCwd: context.cwd,
+    workspace,
+    grants: grantsResult.grants,
+    terminal,
+    fs,
+    clock: context.clock,
+    now: context.now,
+    deps: await context.loadDeps(),
+    // Local servers need no key; the adapter sends a placeholder.
+    apiKey: key,
+    baseUrl: settings.baseUrl ?? DEFAULT_BASE_URL,
+    lineSource,
+  };
+  if (recording !== undefined) setup.recording = recording;
+  return { setup, interactive };
+}
+
+/** Asks on the terminal whether to apply an untrusted project's sensitive settings. */
+async function askTrust(
+  request: TrustRequest,
+  terminal: Terminal,
+  source: LineSource,
+): Promise<TrustAnswer> {
+  terminal.writeStderr(trustQuestion(request, request.settings) + " ");
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const line = await source.next({ fresh: true });
+    // A closed input cannot say yes: go on without the settings.
+    if (line === null) return "ignore";
+    const answer = parseTrustAnswer(line);
+    if (answer !== undefined) return answer;
+    terminal.writeStderr("Please answer r (remember), o (once) or i (ignore): ");
+  }
+  return "ignore";
+}
+
+/** Reads and strictly parses a replay file; any problem is a usage error naming the line. */
+async function loadRecording(
+  path: string,
+  fs: CliFs,
+): Promise<{ ok: true; recording: Recording } | { ok: false; error: string }> {
+  if (await fs.isDirectory(path)) {
+    return { ok: false, error: `The replay file "${path}" is a directory: pass a session file` };
+  }
+  const read = await readTextOrReason(fs, path);
+  if ("reason" in read) {
+    return {
+      ok: false,
+      error:
+        `Cannot read the replay file "${path}": ${read.reason}: check that it is a file you may read`,
+    };
+  }
+  const text = read.text;
+  if (text === null) {
+    return {
+      ok: false,
+      error:
+        `The replay file "${path}" does not exist: pass a session file written by moat (see --session)`,
+    };
+  }
+  const parsed = parseRecording(path, text);
+  return parsed.ok ? parsed : { ok: false, error: parsed.error };
+}

@@ -1,0 +1,87 @@
+/**
+ * The grants as the user reads them: the flag that would grant a refused location, and a one-line
+ * summary of a run's grants.
+ */
+import { dirname, isAbsolute, relative } from "node:path";
+import type { Grants, Scope } from "./grants.ts";
+import type { PathOps } from "./ops.ts";
+
+/**
+ * The flag that, given as shown, grants `location` on top of `grants`: the kind's current list
+ * (or `.` for the workspace when the kind still has its default, which a flag would replace)
+ * plus the location. A path that does not exist is named when its directory exists (a new file
+ * may be granted); otherwise its nearest existing directory is. Paths inside `cwd` are relative.
+ */
+export function grantFlagHint(
+  grants: Grants,
+  location: { access: "read" | "write"; path: string } | { access: "run"; program: string } | {
+    access: "net";
+    host: string;
+  },
+  options: { cwd: string; paths: PathOps },
+): string {
+  const { cwd, paths } = options;
+  const shown = (p: string) => {
+    const rel = relative(cwd, p);
+    return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? p : rel;
+  };
+  const kind = location.access;
+  let item: string;
+  switch (location.access) {
+    case "read":
+    case "write": {
+      let p = location.path;
+      if (paths.lstat(p) === undefined && paths.stat(dirname(p))?.kind !== "dir") {
+        while (paths.lstat(p) === undefined && dirname(p) !== p) p = dirname(p);
+      }
+      item = shown(p);
+      break;
+    }
+    case "run":
+      item = location.program;
+      break;
+    case "net":
+      item = location.host;
+      break;
+    default: {
+      const never: never = location;
+      throw new Error(`unknown location ${JSON.stringify(never)}`);
+    }
+  }
+  const scope = grants[kind];
+  const current = scope === true
+    ? []
+    : grants.explicit[kind]
+    ? scope.map((v) => (kind === "read" || kind === "write" ? shown(v) : v))
+    : kind === "read" || kind === "write"
+    ? ["."]
+    : [];
+  return `--allow-${kind}=${[...new Set([...current, item])].join(",")}`;
+}
+
+/** A one-line human summary, e.g. `read: /w · write: /w/src · run: git, deno · net: none · env: safe`. */
+export function formatGrants(grants: Grants): string {
+  if (grants.allowAll) return "all permissions (-A)" + formatDeny(grants);
+  const list = (scope: Scope, none = "none") =>
+    scope === true ? "all" : scope.length === 0 ? none : scope.join(", ");
+  const env = grants.env === true
+    ? "all (provider keys withheld)"
+    : grants.env.length === 0
+    ? "safe list"
+    : `safe list + ${grants.env.join(", ")}`;
+  return [
+    `read: ${list(grants.read)}`,
+    `write: ${list(grants.write)}`,
+    `run: ${list(grants.run, grants.explicit.run ? "none" : "bash in the OS sandbox")}`,
+    `net: ${list(grants.net)}`,
+    `env: ${env}`,
+  ].join(" · ") + formatDeny(grants);
+}
+
+function formatDeny(grants: Grants): string {
+  const parts: string[] = [];
+  if (grants.denyRead.length) parts.push(`deny-read: ${grants.denyRead.join(", ")}`);
+  if (grants.denyWrite.length) parts.push(`deny-write: ${grants.denyWrite.join(", ")}`);
+  if (grants.denyRun.length) parts.push(`deny-run: ${grants.denyRun.join(", ")}`);
+  return parts.length ? " · " + parts.join(" · ") : "";
+}
