@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { GRANT_FLAGS, type GrantFlag } from "../policy/grants.ts";
+import { SANDBOX_MODES, type SandboxMode } from "../sandbox/mode.ts";
 import { parseArgsErrorText } from "./args_errors.ts";
 
 /** Output formats of print mode. */
@@ -11,10 +12,8 @@ export const OUTPUT_FORMATS = ["text", "json", "jsonl"] as const;
 /** One of OUTPUT_FORMATS. */
 export type OutputFormat = typeof OUTPUT_FORMATS[number];
 
-/** Values of `--sandbox`. */
-export const SANDBOX_MODES = ["auto", "require", "off"] as const;
-/** One of SANDBOX_MODES. */
-export type SandboxMode = typeof SANDBOX_MODES[number];
+/** `--sandbox` values; the sandbox owns them. */
+export { SANDBOX_MODES, type SandboxMode };
 
 /** A permission flag that takes an optional `=LIST` (Deno's syntax: bare means "all"). */
 export type PermissionListFlag = Exclude<GrantFlag, "allow-all">;

@@ -49,14 +49,14 @@ import {
   widenForApproval,
 } from "./permissions.ts";
 import { workerModuleUrl } from "./worker/worker_modules.ts";
+import type { SandboxMode } from "./mode.ts";
 
 export { TOOL_HOST_COMMAND } from "./host/protocol.ts";
 export { HOST_RUNTIME_FLAGS, type HostLaunch, hostLaunch } from "./launch.ts";
 export type { SandboxSys } from "./ops.ts";
 export { workerPermissions } from "./permissions.ts";
 
-/** `--sandbox`: auto (bwrap when usable), require (exit 2 when not), off (Worker only). */
-export type SandboxMode = "auto" | "require" | "off";
+export type { SandboxMode } from "./mode.ts";
 
 const NO_OS_SANDBOX_EFFECT = "Only Deno's permissions confine them: bash needs --allow-run " +
   "and is not OS-sandboxed";
