@@ -13,7 +13,8 @@ import { type Grants, parseGrantFlags } from "../policy/grants.ts";
 import { parseRecording, type Recording } from "../replay/recording.ts";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/types.ts";
-import type { CliFlags, SandboxMode } from "./args.ts";
+import type { Sandbox, SandboxMode, SandboxOptions } from "../sandbox/mod.ts";
+import type { CliFlags } from "./args.ts";
 import { resolveSettings, type Settings } from "./config.ts";
 import { EXIT, usageError } from "./exit.ts";
 import { type CliFs, readTextOrReason, type Terminal } from "./io.ts";
@@ -23,34 +24,19 @@ import { sessionsListing } from "./sessions.ts";
 import { parseTrustAnswer, type TrustAnswer, trustQuestion, type TrustRequest } from "./trust.ts";
 
 /** What the CLI asks the sandbox for (src/cli/deps.ts adds the spill directory). */
-export interface SandboxRequest {
-  cwd: string;
-  grants: Grants;
-  sandbox: SandboxMode;
-  /** The full process environment (the sandbox passes tools only the allowed part). */
-  env: Record<string, string>;
-  /** Variables that must never reach a tool (the API key variable, …). */
-  secretEnvNames: string[];
-  /** `--tools`; default all built-in tools. */
-  tools?: string[];
-  bashTimeoutSec?: number;
-  /** Asks the user about ungranted calls; absent = deny them (print mode). */
-  prompter?: Prompter;
-  noPrompt: boolean;
-  onDecision?: (decision: PermissionDecision) => void;
-}
+/** What the CLI asks the sandbox for (src/cli/deps.ts adds the spill directory and the effects). */
+export type SandboxRequest =
+  & Pick<SandboxOptions, "cwd" | "grants" | "env" | "secretEnvNames" | "onDecision" | "prompter">
+  & Pick<SandboxOptions, "tools" | "bashTimeoutSec">
+  & { sandbox: SandboxMode; noPrompt: boolean };
 
 /** The part of the sandbox the CLI uses (createSandbox in src/sandbox/mod.ts). */
-export interface SandboxHandle {
-  tools: AnyTool[];
-  onToolCall: OnToolCall;
-  mode: string;
-  warnings: string[];
-  /** The effective grants (widened by "always" approvals). */
-  readonly grants: Grants;
-  /** Kills the tool host and every process group; must not reject. */
-  close(): Promise<void>;
-}
+export type SandboxHandle =
+  & Pick<Sandbox, "tools" | "onToolCall" | "mode" | "warnings" | "grants">
+  & {
+    /** Kills the tool host and every process group; must not reject. */
+    close(): Promise<void>;
+  };
 
 /** The outcome of opening the sandbox: a usage-level failure exits 2. */
 export type SandboxResult = { ok: true; sandbox: SandboxHandle } | { ok: false; error: string };

@@ -107,7 +107,7 @@ export function createFakeCliDeps(
       calls.sandboxes.push(request);
       const sandbox: SandboxHandle = {
         tools: options.tools ?? [],
-        onToolCall: () => undefined,
+        onToolCall: () => Promise.resolve(undefined),
         mode: "worker",
         warnings: [],
         grants: request.grants,

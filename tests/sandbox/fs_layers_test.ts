@@ -123,7 +123,8 @@ for (const mode of MODES) {
     })();
     try {
       let benign = 0;
-      for (let round = 0; round < 20; round++) {
+      // Reads go on until the flipper has flipped often enough, however loaded the machine is.
+      for (let round = 0; (round < 20 || flips < 10) && round < 5000; round++) {
         const outcomes = await Promise.all(
           Array.from(
             { length: 10 },
@@ -136,7 +137,7 @@ for (const mode of MODES) {
           if (text.includes("benign")) benign++;
         }
       }
-      assert.ok(flips > 5, `the flipper ran (${flips} flips)`);
+      assert.ok(flips >= 10, `the flipper ran (${flips} flips)`);
       assert.ok(benign > 0, "some reads saw the regular file");
     } finally {
       stop = true;
