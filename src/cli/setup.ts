@@ -3,16 +3,13 @@
  * replay file, the endpoint and the grants, gathered into a RunSetup for print or interactive mode.
  */
 import { resolve } from "node:path";
-import type { Clock, OnToolCall } from "../agent/mod.ts";
+import type { Clock } from "../agent/mod.ts";
 import type { ModelClient } from "../model/types.ts";
 import type { OpenAiClientOptions } from "../model/openai/mod.ts";
-import type { Prompter } from "../policy/approve.ts";
-import type { PermissionDecision } from "../policy/check.ts";
 import type { PathOps } from "../policy/ops.ts";
 import { type Grants, parseGrantFlags } from "../policy/grants.ts";
 import { parseRecording, type Recording } from "../replay/recording.ts";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
-import type { AnyTool } from "../tools/types.ts";
 import type { Sandbox, SandboxMode, SandboxOptions } from "../sandbox/mod.ts";
 import type { CliFlags } from "./args.ts";
 import { resolveSettings, type Settings } from "./config.ts";

@@ -3,27 +3,18 @@
  * Deno's permission engine (inside the tool Worker) about each location, asks the user on a TTY
  * when something is not granted, and records every decision.
  */
-import type { AnyTool, ToolLocation } from "../tools/types.ts";
+import type { PolicyDecision, ToolCallInfo } from "../agent/hooks.ts";
+import type { ToolLocation } from "../agent/tool.ts";
 import { approvalQuestion, describeLocation, type Prompter } from "./approve.ts";
 
-/** The call the agent core hands to its onToolCall hook (structurally its `OnToolCall` input). */
-export interface PolicyCall {
-  toolCallId: string;
-  name: string;
-  args: unknown;
-  tool: AnyTool;
-  signal: AbortSignal;
-}
+/** The call the agent core hands to its onToolCall hook (the agent owns the shape). */
+export type PolicyCall = ToolCallInfo;
 
 /** A refusal: the core turns it into `Tool "<name>" blocked by <source>: <reason>`. */
-export interface PolicyBlock {
-  block: true;
-  reason: string;
-  source: string;
-}
+export type PolicyBlock = PolicyDecision;
 
-/** The hook itself (assignable to the agent core's `OnToolCall`). */
-export type PolicyHook = (call: PolicyCall) => Promise<PolicyBlock | undefined>;
+/** The hook itself (an `OnToolCall` of the agent core that always settles asynchronously). */
+export type PolicyHook = (call: ToolCallInfo) => Promise<PolicyDecision | undefined>;
 
 /**
  * Deno's verdict for one location: "granted"; "prompt" = outside the grants; "denied" = on a
