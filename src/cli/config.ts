@@ -293,6 +293,7 @@ export async function resolveSettings(
     trustedProjects: user?.trustedProjects ?? [],
     userPath,
     projectPath,
+    projectFileFound: projectFile !== null,
     // A sensitive key the user sets in the environment or a flag is the user's word, not the
     // project's: it overrides the project's value, which then needs no trust.
     overridden: (key) =>

@@ -11,7 +11,7 @@ import { terminalQuote } from "./terminal_text.ts";
 /** The file operations trust needs (the CLI's). */
 export type TrustFs = Pick<
   CliFs,
-  "exists" | "realPath" | "readTextFile" | "mkdirp" | "writeTextFile"
+  "realPath" | "readTextFile" | "mkdirp" | "writeTextFile"
 >;
 
 /** What the user is asked when an untrusted project carries sensitive settings. */
@@ -89,6 +89,8 @@ export async function decideProjectTrust(
     trustedProjects: readonly string[];
     userPath: string | undefined;
     projectPath: string;
+    /** The project config file was there (it was read already). */
+    projectFileFound: boolean;
     askTrust?: AskTrust;
     /** True when the user's environment or flags set this key themselves. */
     overridden: (key: string) => boolean;
@@ -97,10 +99,9 @@ export async function decideProjectTrust(
   { ok: true; info: ProjectTrustInfo; warnings: string[] } | { ok: false; error: string }
 > {
   const { fs, workspace, projectPath } = options;
-  const hasFile = await fs.exists(projectPath);
   const info: ProjectTrustInfo = {
     root: workspace,
-    configFile: hasFile ? projectPath : null,
+    configFile: options.projectFileFound ? projectPath : null,
     trusted: false,
     applied: [],
     ignored: [],

@@ -63,10 +63,12 @@ export function createApprovals(setup: ApprovalSetup): Approvals {
     },
     async createGrantedFiles(call) {
       if (hosts.grants.write === true) return;
+      // Most runs grant no missing file: then no call needs its locations resolved a second time.
+      const missing = hosts.grants.write.filter((p) => sys.paths.lstat(p) === undefined);
+      if (missing.length === 0) return;
       const writes = await Promise.resolve(call.tool.locations?.(call.args) ?? []).catch(() => []);
       for (const location of writes) {
-        if (location.access !== "write" || !hosts.grants.write.includes(location.path)) continue;
-        if (sys.paths.lstat(location.path) !== undefined) continue;
+        if (location.access !== "write" || !missing.includes(location.path)) continue;
         createApprovedFile(location.path, sys);
         if (sys.paths.lstat(location.path) !== undefined) hosts.restart();
       }

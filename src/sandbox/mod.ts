@@ -266,10 +266,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   }));
 
   // Under a scoped --allow-run the view masks the programs not granted: name them after a call.
+  let programDirs: string[] | undefined;
   const tracked = bwrap === undefined ? tools : trackPrograms(tools, {
     cwd: options.cwd,
     grants: () => hosts.grants,
-    binDirs: () => binDirs(env["PATH"], { paths: sys.paths }),
+    // The masked directories are fixed for the run: looked up once, on the first bash call.
+    binDirs: () => programDirs ??= binDirs(env["PATH"], { paths: sys.paths }),
     paths: sys.paths,
     ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
     ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
