@@ -21,10 +21,6 @@ export function grantFlagHint(
   options: { cwd: string; paths: PathOps },
 ): string {
   const { cwd, paths } = options;
-  const shown = (p: string) => {
-    const rel = relative(cwd, p);
-    return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? p : rel;
-  };
   const kind = location.access;
   let item: string;
   switch (location.access) {
@@ -34,7 +30,7 @@ export function grantFlagHint(
       if (paths.lstat(p) === undefined && paths.stat(dirname(p))?.kind !== "dir") {
         while (paths.lstat(p) === undefined && dirname(p) !== p) p = dirname(p);
       }
-      item = shown(p);
+      item = p;
       break;
     }
     case "run":
@@ -49,14 +45,33 @@ export function grantFlagHint(
     }
   }
   const scope = grants[kind];
-  const current = scope === true
-    ? []
-    : grants.explicit[kind]
-    ? scope.map((v) => (kind === "read" || kind === "write" ? shown(v) : v))
-    : kind === "read" || kind === "write"
-    ? ["."]
-    : [];
-  return `--allow-${kind}=${[...new Set([...current, item])].join(",")}`;
+  // A kind still at its default has the workspace (for paths) or nothing: a flag replaces it.
+  const current = scope !== true && !grants.explicit[kind]
+    ? (kind === "read" || kind === "write" ? [cwd] : [])
+    : scope;
+  return flagWith(kind, { allowAll: grants.allowAll, current }, item, cwd);
+}
+
+/**
+ * The flag of `kind` that keeps what `current` grants and adds `item`: under `-A` the item beside
+ * it, next to everything (`true`) "/" for paths, else the list plus the item. Paths inside `cwd`
+ * are shown relative to it.
+ */
+export function flagWith(
+  kind: "read" | "write" | "run" | "net",
+  grant: { allowAll: boolean; current: Scope },
+  item: string,
+  cwd: string,
+): string {
+  const paths = kind === "read" || kind === "write";
+  const shown = (p: string) => {
+    if (!paths) return p;
+    const rel = relative(cwd, p);
+    return rel === "" ? "." : rel === ".." || rel.startsWith("../") || isAbsolute(rel) ? p : rel;
+  };
+  if (grant.allowAll) return `-A --allow-${kind}=${shown(item)}`;
+  const current = grant.current === true ? (paths ? ["/"] : []) : grant.current.map(shown);
+  return `--allow-${kind}=${[...new Set([...current, shown(item)])].join(",")}`;
 }
 
 /** A one-line human summary, e.g. `read: /w · write: /w/src · run: git, deno · net: none · env: safe`. */

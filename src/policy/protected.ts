@@ -7,9 +7,10 @@
  * the policy (layer 3) and the Worker's file operations (layer 2) refuse writes with
  * `findProtection`, and the bwrap view (layer 1) mounts them read-only (protected_view.ts).
  */
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandPath, type GitConfigTree, readGitConfigTree } from "./_git_config.ts";
 import { isWithin } from "./_within.ts";
+import { flagWith } from "./grant_hints.ts";
 import { type Grants, realLocationSync, type Scope } from "./grants.ts";
 import type { ScanOps } from "./ops.ts";
 
@@ -312,17 +313,8 @@ export function protectedDetail(protection: Protection, hit: ProtectedHit): stri
 }
 
 function allowHint(protection: Protection, path: string): string {
-  const shown = (p: string) => {
-    const rel = relative(protection.workspace, p);
-    if (rel === "") return ".";
-    return rel === ".." || rel.startsWith("../") || isAbsolute(rel) ? p : rel;
-  };
-  const target = shown(path);
   const { allowAll, write } = protection.flags;
-  if (allowAll) return `-A --allow-write=${target}`;
-  // A named item next to the bare flag: "/" keeps writing everywhere.
-  if (write === true) return `--allow-write=/,${target}`;
-  return `--allow-write=${[...new Set([...write.map(shown), target])].join(",")}`;
+  return flagWith("write", { allowAll, current: write }, path, protection.workspace);
 }
 
 function absoluteOrUndefined(value: string | undefined): string | undefined {
