@@ -12,7 +12,7 @@ import {
   emptyUsage,
   type ModelClient,
 } from "../../src/model/types.ts";
-import type { Tool, ToolContext } from "../../src/tools/types.ts";
+import type { Tool, ToolContext } from "../../src/agent/tool.ts";
 import type { CallRecord, PipelineContext } from "../../src/agent/mod.ts";
 import { resetPeakRss, statusKb } from "./proc.ts";
 import { epochMs } from "./watch.ts";

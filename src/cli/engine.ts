@@ -8,7 +8,7 @@ import type { OpenAiClientOptions } from "../model/openai/mod.ts";
 import type { Prompter } from "../policy/approve.ts";
 import { formatGrants } from "../policy/grant_hints.ts";
 import type { SessionWriter } from "../session/store.ts";
-import type { AnyTool } from "../tools/types.ts";
+import type { AnyTool } from "../agent/tool.ts";
 import { type Settings, userConfigDir } from "./config.ts";
 import type { Reporter, RunError, RunStats, RunStopReason, RunSummary } from "./report.ts";
 import type { RunSetup, SandboxHandle, SandboxRequest } from "./setup.ts";

@@ -3,7 +3,7 @@
  * line-based prompter over injected I/O (the CLI passes its TTY; tests pass scripted answers).
  */
 import { dirname } from "node:path";
-import type { ToolLocation } from "../tools/types.ts";
+import type { ToolLocation } from "../agent/tool.ts";
 
 /**
  * The user's answer: allow this call, allow for the rest of the run, allow the path's whole

@@ -3,7 +3,8 @@
  * take, and the path and truncation helpers other folders share. The tool contract they implement
  * is the agent core's (src/agent/tool.ts), re-exported here.
  */
-export * from "./types.ts";
+// The contract the tools implement, owned by the agent core.
+export type * from "../agent/tool.ts";
 export * from "./ops.ts";
 export * from "./registry.ts";
 export { createReadTool, type ReadArgs, ReadParams, type ReadToolOptions } from "./read.ts";

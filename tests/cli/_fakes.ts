@@ -2,7 +2,7 @@
 import type { CliSignal, Terminal } from "../../src/cli/io.ts";
 import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/setup.ts";
 import type { ModelClient } from "../../src/model/types.ts";
-import type { AnyTool } from "../../src/tools/types.ts";
+import type { AnyTool } from "../../src/agent/tool.ts";
 
 /** A Terminal that records output, replays scripted stdin and lets tests raise signals. */
 export interface FakeTerminal extends Terminal {

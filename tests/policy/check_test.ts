@@ -12,7 +12,7 @@ import {
   notGrantedReason,
   type PermissionDecision,
 } from "../../src/policy/check.ts";
-import type { AnyTool, ToolLocation } from "../../src/tools/types.ts";
+import type { AnyTool, ToolLocation } from "../../src/agent/tool.ts";
 
 function tool(locations: (args: unknown) => ToolLocation[] | Promise<ToolLocation[]>): AnyTool {
   return {

@@ -1,6 +1,6 @@
 /** A tiny tool set for host lifecycle tests: echo (with progress), wait (until aborted), crash. */
 import { Type } from "@sinclair/typebox";
-import type { AnyTool } from "../../src/tools/types.ts";
+import type { AnyTool } from "../../src/agent/tool.ts";
 
 /** Builds the fake tools (the same definitions run in the main process and the Worker). */
 export function fakeTools(): AnyTool[] {

@@ -8,7 +8,7 @@ import {
   type SandboxSys,
 } from "../../src/sandbox/mod.ts";
 import { createDenoSandboxSys } from "../../src/sys/sandbox.ts";
-import type { ToolOutput } from "../../src/tools/types.ts";
+import type { ToolOutput } from "../../src/agent/tool.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
 
 /** The text that must never come back from outside the grants. */

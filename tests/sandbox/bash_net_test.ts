@@ -9,7 +9,7 @@ import type { PermissionDecision } from "../../src/policy/check.ts";
 import { defaultGrants, type Grants, parseGrantFlags } from "../support/grants.ts";
 import { refusalNote } from "../../src/sandbox/_bash_net.ts";
 import { createBuiltinTools } from "../../src/tools/registry.ts";
-import type { AnyTool } from "../../src/tools/types.ts";
+import type { AnyTool } from "../../src/agent/tool.ts";
 import { BWRAP, callTool, createLayout, openSandbox, textOf } from "./_helpers.ts";
 
 function netTest(name: string, fn: () => Promise<void>) {

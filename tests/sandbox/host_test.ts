@@ -9,7 +9,7 @@ import { createDenoCommandOps } from "../../src/sys/command.ts";
 import { createDenoHostProcessOps } from "../../src/sys/host_process.ts";
 import { createDenoPathOps } from "../../src/sys/paths.ts";
 import { createDenoSandboxSys } from "../../src/sys/sandbox.ts";
-import type { ToolUpdate } from "../../src/tools/types.ts";
+import type { ToolUpdate } from "../../src/agent/tool.ts";
 import { fakeTools } from "./_fake_tools.ts";
 import {
   BWRAP,

@@ -4,7 +4,7 @@ import { runCli } from "../../../src/cli/main.ts";
 import type { Message } from "../../../src/model/types.ts";
 import { sessionHeader, sessionText } from "../../support/sessions.ts";
 import { createDenoCliFs } from "../../../src/sys/session_fs.ts";
-import type { Tool, ToolOutput } from "../../../src/tools/types.ts";
+import type { Tool, ToolOutput } from "../../../src/agent/tool.ts";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.ts";
 import { createFakeCliDeps, createFakeTerminal, type FakeTerminal } from "../_fakes.ts";
 
