@@ -8,8 +8,37 @@ import type { ToolUpdate } from "./tool.ts";
 /** Which health signal fired. */
 export type HealthSignalKind = "repeated_calls" | "failing_edits";
 
-/** How a run ended. */
-export type AgentStopReason = "completed" | "aborted" | "maxIterations";
+/** How a run ended; contextExhausted = even a compacted history did not fit the context window. */
+export type AgentStopReason = "completed" | "aborted" | "maxIterations" | "contextExhausted";
+
+/** Why a compaction ran: a request would not fit, the server reported an overflow, or /compact. */
+export type CompactionReason = "threshold" | "overflow" | "manual";
+
+/** How a compaction ended. */
+export type CompactionOutcome = "compacted" | "unchanged" | "aborted" | "exhausted";
+
+/** The `compaction_end` event: what a compaction did (tokens are estimates). */
+export interface CompactionEndEvent {
+  type: "compaction_end";
+  reason: CompactionReason;
+  outcome: CompactionOutcome;
+  /** What removed the most: stubs for old tool results, or a model-written summary. */
+  method?: "prune" | "summary";
+  /** Summary requests made (they count as turns and their usage as the run's). */
+  modelCalls: number;
+  usage: Usage;
+  tokensBefore: number;
+  tokensAfter: number;
+  messagesBefore: number;
+  messagesAfter: number;
+  durationMs: number;
+  /** The model's context window the compaction aimed at, when known. */
+  window?: number;
+  /** The summary text, when a summary was written. */
+  summary?: string;
+  /** The new history, when compacted (what a session records). */
+  messages?: Message[];
+}
 
 /** The outcome of `runAgentLoop`. */
 export interface AgentRunResult {
@@ -18,6 +47,8 @@ export interface AgentRunResult {
   turns: number;
   /** The final reply ended on the output token limit. */
   truncated?: boolean;
+  /** Why the history did not fit (stopReason contextExhausted): a sentence for the user. */
+  exhausted?: string;
   /** An afterToolCall hook asked to end the run. */
   terminated?: boolean;
   /** Sum of the usage of every reply in this run. */
@@ -61,6 +92,15 @@ export type AgentEvent =
     display?: string;
     blocked?: { source: string; reason: string };
   }
+  /** The history is about to be compacted to fit the context window. */
+  | {
+    type: "compaction_start";
+    reason: CompactionReason;
+    /** Estimated tokens of the next request before compaction. */
+    tokens: number;
+    window?: number;
+  }
+  | CompactionEndEvent
   /** A health signal (informational; the loop does not act on it). */
   | { type: "health"; signal: HealthSignalKind; message: string; count: number }
   /** The run returned (not emitted when it rejects). */

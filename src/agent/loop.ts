@@ -8,6 +8,7 @@ import {
   type AssistantMessage,
   emptyUsage,
   type Message,
+  ModelError,
   type ModelRequest,
   type ModelStreamEvent,
   type ModelStreamOptions,
@@ -24,6 +25,7 @@ import {
   toolCallsOf,
 } from "./batch.ts";
 import { type AgentRunResult, safeEmitter } from "./events.ts";
+import { type ContextKeeper, createContextKeeper, type FitResult } from "./compaction/keeper.ts";
 import { DEFAULT_GRACE_MS } from "./grace.ts";
 import { createHealthMonitor, type HealthSignal } from "./health.ts";
 import { DEFAULT_MAX_RESULT_CHARS } from "./result_cap.ts";
@@ -73,8 +75,31 @@ export async function runAgentLoop(
   const health = createHealthMonitor(options.health ?? {}, clock);
   const { history } = request;
 
+  // Assistant replies (what --max-turns counts) and summary requests of compactions.
   let turns = 0;
+  let summaryCalls = 0;
   let usage = emptyUsage();
+  const keeper: ContextKeeper | undefined = options.context === undefined
+    ? undefined
+    : createContextKeeper({
+      state: options.context,
+      model: options.model,
+      system: options.system,
+      tools: specs,
+      clock,
+      emit,
+      hint: (call, result) => {
+        try {
+          return tools.get(call.name)?.prunedHint?.(call.arguments, result);
+        } catch {
+          return undefined;
+        }
+      },
+      ...(options.maxOutputTokens === undefined
+        ? {}
+        : { maxOutputTokens: options.maxOutputTokens }),
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    });
 
   const save = (message: Message) => {
     history.push(message);
@@ -104,7 +129,7 @@ export async function runAgentLoop(
     for (const s of signals) emit({ type: "health", ...s });
   };
   const finish = (result: Omit<AgentRunResult, "turns" | "usage">): AgentRunResult => {
-    const full: AgentRunResult = { ...result, turns, usage };
+    const full: AgentRunResult = { ...result, turns: turns + summaryCalls, usage };
     emit({ type: "agent_end", result: full });
     return full;
   };
@@ -131,14 +156,56 @@ export async function runAgentLoop(
         : { maxOutputTokens: options.maxOutputTokens }),
       ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     };
-    // A failed or incomplete stream throws here and propagates; nothing partial was pushed.
-    const message = await options.model.stream(requestBody, streamOptions);
+    // Compaction, when the request would not fit or the server said it did not (twice at most).
+    const fitted = (fit: FitResult): AgentRunResult | undefined => {
+      summaryCalls += fit.modelCalls;
+      usage = addUsage(usage, fit.usage);
+      if (fit.type === "aborted") return finish({ stopReason: "aborted" });
+      if (fit.type === "exhausted") {
+        return finish({ stopReason: "contextExhausted", exhausted: fit.message });
+      }
+      return undefined;
+    };
+    if (keeper !== undefined) {
+      const stop = fitted(await keeper.fit(history, { reason: "threshold", signal }));
+      if (stop !== undefined) return stop;
+    }
+    let message: AssistantMessage | null;
+    for (let overflows = 0;; overflows++) {
+      try {
+        // A failed or incomplete stream throws here and propagates; nothing partial was pushed.
+        message = await options.model.stream(requestBody, streamOptions);
+        break;
+      } catch (e) {
+        if (keeper === undefined || !(e instanceof ModelError) || e.kind !== "context_overflow") {
+          throw e;
+        }
+        if (overflows === 2) {
+          return finish({
+            stopReason: "contextExhausted",
+            exhausted: `The model server still reported the conversation too long after ` +
+              `compacting it twice: ${e.message}`,
+          });
+        }
+        keeper.learnOverflow(history, e);
+        const level = overflows === 0 ? 1 : 2;
+        const fit = await keeper.fit(history, { reason: "overflow", level, signal });
+        if (fit.type === "exhausted") {
+          fit.message = `The model server reported the conversation too long: ${
+            e.message.replace(/[.\s]*$/, ".")
+          } ${fit.message}`;
+        }
+        const stop = fitted(fit);
+        if (stop !== undefined) return stop;
+      }
+    }
     if (message === null) return finish({ stopReason: "aborted" });
 
     emit({ type: "message_end", message });
     save(message);
     turns++;
     usage = addUsage(usage, message.usage);
+    keeper?.observeReply(history, message);
     reportHealth(health.observeTurn(message));
 
     const calls = toolCallsOf(message);

@@ -4,7 +4,15 @@
  */
 export { buildToolMap, runAgentLoop } from "./loop.ts";
 export type { AgentOptions, AgentRunRequest, Clock, HealthOptions } from "./types.ts";
-export type { AgentEvent, AgentRunResult, AgentStopReason, HealthSignalKind } from "./events.ts";
+export type {
+  AgentEvent,
+  AgentRunResult,
+  AgentStopReason,
+  CompactionEndEvent,
+  CompactionOutcome,
+  CompactionReason,
+  HealthSignalKind,
+} from "./events.ts";
 export type {
   AnyTool,
   Tool,
@@ -40,3 +48,19 @@ export {
   type PreparedCall,
   prepareToolCall,
 } from "./pipeline.ts";
+export {
+  type ContextKeeper,
+  type ContextState,
+  type ContextWindowSource,
+  createContextKeeper,
+  createContextState,
+  type FitResult,
+  requestBudget,
+} from "./compaction/keeper.ts";
+export { estimateMessagesTokens, estimateTextTokens } from "./compaction/estimate.ts";
+export { isPrunedResult, type PrunedDetails } from "./compaction/prune.ts";
+export {
+  type CompactionMark,
+  isSummaryMessage,
+  SUMMARY_INSTRUCTIONS,
+} from "./compaction/summary.ts";

@@ -3,7 +3,7 @@
  * object of this shape can be handed to `runAgentLoop`.
  */
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { ContentBlock } from "../model/types.ts";
+import type { ContentBlock, ToolResult } from "../model/types.ts";
 
 /** What kind of effect a tool has; the policy and the scheduler use it. */
 export type ToolKind = "read" | "write" | "execute";
@@ -65,6 +65,11 @@ export interface Tool<P extends TSchema = TSchema> {
   /** Real paths / programs / hosts the call will touch (validated arguments); may throw or reject. */
   locations?(args: Static<P>): ToolLocation[] | Promise<ToolLocation[]>;
   execute(args: Static<P>, signal: AbortSignal, ctx: ToolContext): Promise<ToolOutput>;
+  /**
+   * How the model gets a result back after compaction replaced it with a stub (e.g. the offset to
+   * read again, the file the full output was saved in); one sentence. Must not throw.
+   */
+  prunedHint?(args: Static<P>, result: ToolResult): string | undefined;
 }
 
 /** A tool of any parameter schema (what registries and the loop hold). */

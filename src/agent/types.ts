@@ -3,6 +3,7 @@ import type { Message, ModelClient, UserMessage } from "../model/types.ts";
 import type { AgentEvent } from "./events.ts";
 import type { AfterToolCall, OnToolCall } from "./hooks.ts";
 import type { AnyTool } from "./tool.ts";
+import type { ContextState } from "./compaction/keeper.ts";
 
 /**
  * Time and timers, injected so tests control them. The Deno default is `systemClock` in
@@ -59,4 +60,9 @@ export interface AgentOptions {
   /** Generic result cap for tools without a `maxResultChars` of their own (default 50 000). */
   maxResultChars?: number;
   health?: HealthOptions;
+  /**
+   * Context compaction: the window state shared by the runs of one session. Without it the loop
+   * never compacts and an overflow error rejects the run.
+   */
+  context?: ContextState;
 }

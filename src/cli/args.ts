@@ -39,6 +39,10 @@ export interface CliFlags {
   baseUrl?: string;
   apiKeyEnv?: string;
   maxTurns?: number;
+  /** `--context-window TOKENS`: the model's context window. */
+  contextWindow?: number;
+  /** `--no-compaction`: never compact; an overflow ends the run with exit 6. */
+  noCompaction: boolean;
   tools?: string[];
   cwd?: string;
   output?: OutputFormat;
@@ -74,6 +78,8 @@ export type ParsedArgs =
   | { ok: true; command: "run"; flags: CliFlags }
   | { ok: false; error: string };
 
+export { helpText } from "./help.ts";
+
 /** Every option parseCliArgs accepts (node:util parseArgs shape); `--help` documents each one. */
 export const CLI_OPTIONS = {
   print: { type: "boolean", short: "p" },
@@ -81,6 +87,8 @@ export const CLI_OPTIONS = {
   "base-url": { type: "string" },
   "api-key-env": { type: "string" },
   "max-turns": { type: "string" },
+  "context-window": { type: "string" },
+  "no-compaction": { type: "boolean" },
   tools: { type: "string" },
   cwd: { type: "string" },
   output: { type: "string", short: "o" },
@@ -113,98 +121,6 @@ export const CLI_OPTIONS = {
   "allow-net": { type: "string", multiple: true },
   "allow-env": { type: "string", multiple: true },
 } as const;
-
-/** The usage text printed by `--help`. */
-export function helpText(version: string): string {
-  return `moat ${version} — a coding agent whose tools can touch only what you granted
-
-Usage:
-  moat [flags] [prompt]          print mode when a prompt is given or stdin is piped
-  moat [flags]                   interactive mode on a terminal
-  moat sessions [--cwd DIR]      list this workspace's sessions, newest first
-
-Model:
-  -m, --model NAME               model name (env MOAT_MODEL)
-      --base-url URL             OpenAI-compatible endpoint (env OPENAI_BASE_URL)
-      --api-key-env NAME         variable holding the API key (default OPENAI_API_KEY)
-      --max-turns N              stop after N model turns (default 100 in print mode,
-                                 unlimited interactively)
-      --system-prompt TEXT       replace the built-in system prompt
-      --append-system-prompt TEXT
-                                 add TEXT to the system prompt
-      --no-context-files         do not load AGENTS.md files
-
-Tools and permissions (Deno's own syntax; paths relative to the workspace):
-      --tools LIST               enable only these tools (read,bash,edit,write,grep,find,ls)
-      --cwd DIR                  workspace directory (default: the current directory)
-      --bash-timeout S           default bash timeout in seconds (default 120)
-      --allow-read[=PATHS]       --deny-read=PATHS
-      --allow-write[=PATHS]      --deny-write=PATHS
-      --allow-run[=PROGRAMS]     --deny-run=PROGRAMS
-      --allow-net[=HOSTS]        --allow-env[=VARS]
-  -A, --allow-all                grant everything (the API key still never reaches a tool)
-      --sandbox auto|require|off OS sandbox (bubblewrap): require exits 2 when unavailable
-      --no-prompt                never ask for approval; ungranted calls are denied
-      --trust-project            apply this project's sensitive settings (see Trust) for
-                                 this run; to remember it, add the workspace to
-                                 trustedProjects in the user config
-
-Output and exit status:
-  -p, --print                    force print mode (permission prompts become denials)
-  -o, --output text|json|jsonl   print-mode output (default text); see docs/events.md
-      --include-deltas           with --output jsonl, also emit text deltas
-      --fail-on-deny             exit 4 when any tool call was denied
-      --verbose                  more detail on stderr
-  -q, --quiet                    interactive mode: no usage line (tokens, cost) after answers
-
-Sessions:
-  -c, --continue                 resume the newest session of this workspace (when there
-                                 is none, a new one starts with a warning)
-      --resume [ID|PATH]         resume that session (ids: moat sessions); bare, on a
-                                 terminal: pick one from a numbered list
-      --session FILE             use (and append to) this session file; created, with
-                                 its directory, when missing
-      --no-session               do not write a session
-
-Replay (no model needed; the tools run for real under the current grants):
-      --replay FILE              play a recorded session's model replies back in print mode;
-                                 a prompt replaces its first user message
-      --replay-check             exit 5 when a tool result differs from the recording
-                                 (after normalising paths, and times in bash output);
-                                 shows the first
-
-  -h, --help                     show this help
-      --version                  show the version
-
-Environment and files:
-  OPENAI_API_KEY (or the --api-key-env variable), OPENAI_BASE_URL or MOAT_BASE_URL, MOAT_MODEL,
-  MOAT_API_KEY_ENV, MOAT_MAX_TURNS, MOAT_SANDBOX; NO_COLOR disables colour. Settings also come
-  from .moat/config.json and $XDG_CONFIG_HOME/moat/config.json (flags win); AGENTS.md files are
-  added to the system prompt; sessions live in $XDG_STATE_HOME/moat/sessions/.
-
-Trust (docs/security.md):
-  A project's .moat/config.json may set model, maxTurns, bashTimeout, compat and the like from
-  any clone. Settings that choose where requests and credentials go (baseUrl, apiKeyEnv,
-  headers) or weaken the sandbox (sandbox other than "require") apply only in a trusted
-  project: one whose real path is in trustedProjects of the user config, or with
-  --trust-project. On a terminal moat asks once; without one it exits 2 before any request.
-  Inside a write grant, .git/hooks, .git/config, the core.hooksPath directory and .moat/ stay
-  read-only for every tool unless --allow-write names them (e.g. --allow-write=.,.git/hooks).
-
-Exit codes: 0 completed · 1 model/provider error (or a replay ran out of replies) · 2 usage/config
-error or required sandbox unavailable · 3 max turns reached · 4 denied tool calls with
---fail-on-deny · 5 --replay-check found a difference · 130 SIGINT · 143 SIGTERM
-
-Examples:
-  moat "what does src/main.ts do?"
-  moat --allow-write=src,tests --allow-run=git,deno "make the tests pass"
-  git diff | moat -p "review this diff" --output json
-  moat --output jsonl --fail-on-deny --no-session "update the changelog" > events.jsonl
-  OPENAI_BASE_URL=http://localhost:11434/v1 moat --model qwen2.5-coder "explain this repo"
-  moat -c                        continue the last conversation in this workspace
-  moat --replay examples/tour.jsonl --replay-check   offline check of tools and grants
-`;
-}
 
 function usageError(message: string): ParsedArgs {
   return { ok: false, error: message };
@@ -278,6 +194,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     includeDeltas: v["include-deltas"] ?? false,
     replayCheck: v["replay-check"] ?? false,
     trustProject: v["trust-project"] ?? false,
+    noCompaction: v["no-compaction"] ?? false,
     permissions,
   };
   if (parsed.positionals.length > 0) flags.prompt = parsed.positionals.join(" ");
@@ -316,6 +233,17 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
       );
     }
     flags.maxTurns = n;
+  }
+  if (v["context-window"] !== undefined) {
+    const n = parsePositiveInteger(v["context-window"]);
+    if (n === undefined || n < 256) {
+      return usageError(
+        `Option '--context-window' expects a number of tokens (at least 256), got "${
+          v["context-window"]
+        }"`,
+      );
+    }
+    flags.contextWindow = n;
   }
   if (v["bash-timeout"] !== undefined) {
     const n = Number(v["bash-timeout"]);

@@ -39,6 +39,14 @@ export const ConfigFileSchema = Type.Object({
     }),
   ),
   maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: "Max model turns per run." })),
+  contextWindow: Type.Optional(
+    Type.Integer({ minimum: 256, description: "The model's context window in tokens." }),
+  ),
+  compaction: Type.Optional(
+    Type.Boolean({
+      description: "Compact the conversation when it outgrows the context window (default true).",
+    }),
+  ),
   tools: Type.Optional(
     Type.Array(Type.String({ minLength: 1 }), { description: "Enabled tool names." }),
   ),
@@ -114,6 +122,10 @@ export interface Settings {
   apiKeyEnv: string;
   /** Undefined means unlimited (interactive default). */
   maxTurns?: number;
+  /** The model's context window, when the flags or a config file give it. */
+  contextWindow?: number;
+  /** Compact the history when it outgrows the context window. */
+  compaction: boolean;
   tools?: string[];
   bashTimeout?: number;
   sandbox: SandboxMode;
@@ -317,6 +329,8 @@ function flagLayer(flags: CliFlags): ConfigFile {
   if (flags.baseUrl !== undefined) fromFlags.baseUrl = flags.baseUrl;
   if (flags.apiKeyEnv !== undefined) fromFlags.apiKeyEnv = flags.apiKeyEnv;
   if (flags.maxTurns !== undefined) fromFlags.maxTurns = flags.maxTurns;
+  if (flags.contextWindow !== undefined) fromFlags.contextWindow = flags.contextWindow;
+  if (flags.noCompaction) fromFlags.compaction = false;
   if (flags.tools !== undefined) fromFlags.tools = flags.tools;
   if (flags.bashTimeout !== undefined) fromFlags.bashTimeout = flags.bashTimeout;
   if (flags.sandbox !== undefined) fromFlags.sandbox = flags.sandbox;
@@ -358,10 +372,12 @@ function mergeLayers(
     contextFiles: merged.contextFiles ?? true,
     failOnDeny: merged.failOnDeny ?? false,
     noPrompt: merged.prompt === false,
+    compaction: merged.compaction ?? true,
     ...extra,
   };
   if (merged.baseUrl !== undefined) settings.baseUrl = merged.baseUrl;
   if (merged.maxTurns !== undefined) settings.maxTurns = merged.maxTurns;
+  if (merged.contextWindow !== undefined) settings.contextWindow = merged.contextWindow;
   if (merged.tools !== undefined) settings.tools = merged.tools;
   if (merged.bashTimeout !== undefined) settings.bashTimeout = merged.bashTimeout;
   if (merged.systemPrompt !== undefined) settings.systemPrompt = merged.systemPrompt;

@@ -13,6 +13,12 @@ import { type Settings, userConfigDir } from "./config.ts";
 import type { Reporter, RunError, RunStats, RunStopReason, RunSummary } from "./report.ts";
 import type { RunSetup, SandboxHandle, SandboxRequest } from "./setup.ts";
 import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
+import {
+  compactionLine,
+  contextStateFor,
+  type ContextStates,
+  lookUpContextWindow,
+} from "./context.ts";
 
 /** Context shared by every agent run of one invocation. */
 export interface Engine {
@@ -21,6 +27,8 @@ export interface Engine {
   system: () => string;
   /** The counters of the run going on, which see the policy's decisions too. */
   stats?: RunStats;
+  /** What is known about each model's context window (compaction). */
+  contexts: ContextStates;
 }
 
 /** The API key variable and every variable that configures the model never reach a tool. */
@@ -98,6 +106,7 @@ export async function openEngine(
   const engine: Engine = {
     tools,
     sandbox,
+    contexts: new Map(),
     system: () => {
       const options: Parameters<typeof buildSystemPrompt>[0] = {
         date: setup.now(),
@@ -116,15 +125,15 @@ export async function openEngine(
 }
 
 /** The run error for a failed run: a ModelError names its cause; anything else is a bug. */
-function runErrorOf(e: unknown): RunError {
+function runErrorOf(e: unknown, compaction: boolean): RunError {
   if (e instanceof ModelError) {
     // The adapter's messages are whole sentences naming the server, the status and the fix.
     const error: RunError = {
       kind: e.kind,
       message: e.kind === "context_overflow"
-        ? `${
-          e.message.trimEnd().replace(/([^.!?])$/, "$1.")
-        } To go on, start a fresh conversation (/clear in interactive ` +
+        ? `${e.message.trimEnd().replace(/([^.!?])$/, "$1.")} ${
+          compaction ? "" : "Compaction is off (--no-compaction or compaction: false). "
+        }To go on, start a fresh conversation (/clear in interactive ` +
           "mode, or a run without -c/--session), ask for smaller steps, or use a model with a " +
           "larger context window."
         : e.message,
@@ -156,9 +165,17 @@ export async function runOnce(
     getQueuedMessages?: () => UserMessage[];
     /** Sees every agent event after the reporter (the replay check). */
     observe?: (event: AgentEvent) => void;
+    /** The model's name (default: the settings' model), for its context window. */
+    modelName?: string;
   },
 ): Promise<RunOutcome> {
   engine.stats = options.stats;
+  const context = contextStateFor(
+    setup,
+    engine.contexts,
+    options.modelName ?? setup.settings.model,
+  );
+  const stopLookup = lookUpContextWindow(context, options.model);
   const agentOptions: Parameters<typeof runAgentLoop>[1] = {
     model: options.model,
     tools: engine.tools,
@@ -169,11 +186,15 @@ export async function runOnce(
     onEvent: (event) => {
       options.stats.observe(event);
       if (event.type === "message_saved") options.writer?.append(event.message);
+      if (event.type === "compaction_end" && event.messages !== undefined) {
+        options.writer?.appendCompaction(compactionLine(event, event.messages));
+      }
       options.reporter.event(event);
       options.observe?.(event);
     },
   };
   if (options.maxTurns !== undefined) agentOptions.maxIterations = options.maxTurns;
+  if (context !== undefined) agentOptions.context = context;
   if (setup.settings.temperature !== undefined) {
     agentOptions.temperature = setup.settings.temperature;
   }
@@ -193,7 +214,9 @@ export async function runOnce(
     if (!(e instanceof ModelError) && setup.env.MOAT_DEBUG && e instanceof Error && e.stack) {
       setup.terminal.writeStderr(e.stack + "\n");
     }
-    return { error: runErrorOf(e) };
+    return { error: runErrorOf(e, context !== undefined) };
+  } finally {
+    await stopLookup();
   }
 }
 
@@ -202,6 +225,8 @@ export type RunOutcome = { result?: AgentRunResult; error?: RunError };
 
 /** How a settled run ended; `aborted` = its signal fired (interactive Ctrl-C). */
 export function stopReasonOf(outcome: RunOutcome, aborted: boolean): RunStopReason {
+  if (outcome.error?.kind === "context_overflow") return "contextExhausted";
+  if (outcome.result?.stopReason === "contextExhausted") return "contextExhausted";
   if (outcome.error !== undefined) return "error";
   if (aborted || outcome.result?.stopReason === "aborted") return "aborted";
   if (outcome.result?.stopReason === "maxIterations") return "maxIterations";
@@ -225,6 +250,10 @@ export function runSummary(
     text: stats.lastText,
   };
   if (end.stopReason === "completed" && outcome.result?.truncated) summary.truncated = true;
-  if (end.stopReason === "error" && outcome.error !== undefined) summary.error = outcome.error;
+  const failed = end.stopReason === "error" || end.stopReason === "contextExhausted";
+  if (failed && outcome.error !== undefined) summary.error = outcome.error;
+  else if (outcome.result?.exhausted !== undefined) {
+    summary.error = { kind: "context_exhausted", message: outcome.result.exhausted };
+  }
   return summary;
 }

@@ -1,7 +1,7 @@
 /**
  * Exit codes of the moat command: 0 completed · 1 model/provider error · 2 usage/config error or
  * required sandbox unavailable · 3 max turns reached · 4 denied calls with --fail-on-deny · 5
- * --replay-check found a difference · 130 SIGINT · 143 SIGTERM.
+ * --replay-check found a difference · 6 context exhausted · 130 SIGINT · 143 SIGTERM.
  */
 import type { Terminal } from "./io.ts";
 
@@ -13,6 +13,8 @@ export const EXIT = {
   maxTurns: 3,
   denied: 4,
   replayMismatch: 5,
+  /** The conversation does not fit the context window, even compacted (or compaction is off). */
+  contextExhausted: 6,
   sigint: 130,
   sigterm: 143,
 } as const;

@@ -90,6 +90,29 @@ export function eventRecord(
       };
     case "health":
       return { type: "health", signal: event.signal, message: event.message, count: event.count };
+    case "compaction_start":
+      return {
+        type: "compaction_start",
+        reason: event.reason,
+        tokens: event.tokens,
+        window: event.window ?? null,
+      };
+    case "compaction_end":
+      return {
+        type: "compaction_end",
+        reason: event.reason,
+        outcome: event.outcome,
+        method: event.method ?? null,
+        modelCall: event.modelCalls > 0,
+        modelCalls: event.modelCalls,
+        tokensBefore: event.tokensBefore,
+        tokensAfter: event.tokensAfter,
+        messagesBefore: event.messagesBefore,
+        messagesAfter: event.messagesAfter,
+        durationMs: Math.round(event.durationMs),
+        usage: event.usage,
+        window: event.window ?? null,
+      };
     case "message_saved":
     case "tool_settled":
     case "agent_end":

@@ -3,8 +3,11 @@
  * one stderr line per tool call (`✓ read src/main.ts (3 ms)`, `✗ edit … blocked by permissions`),
  * a spinner only when stderr is a TTY, colour only on a TTY and never with NO_COLOR.
  */
-import { isAbsolute } from "node:path";
 import type { AgentEvent, Clock } from "../agent/mod.ts";
+import { compactionLine } from "./compaction_text.ts";
+import { describeCall, exitCodeOf, formatDuration, oneLine } from "./call_text.ts";
+
+export { describeCall, formatDuration, oneLine } from "./call_text.ts";
 import { displayPath } from "../tools/mod.ts";
 import type { Reporter, RunStartInfo, RunSummary } from "./report.ts";
 import { isRefusalDuringCall, resultText } from "./report.ts";
@@ -33,69 +36,6 @@ export interface TextRendererOptions {
 /** Colour only on a TTY, and never when NO_COLOR is set to a non-empty value. */
 export function useColor(isTty: boolean, env: Record<string, string>): boolean {
   return isTty && (env.NO_COLOR === undefined || env.NO_COLOR === "");
-}
-
-/** Human duration: "3 ms", "1.2 s", "2 min 5 s". */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const s = Math.round(ms / 1000);
-  return `${Math.floor(s / 60)} min ${s % 60} s`;
-}
-
-/** Longest target shown in a tool activity line. */
-const MAX_TARGET_CHARS = 100;
-
-/**
- * The first line of `text`, at most `max` characters, with control characters (which could move
- * the cursor or recolour the terminal), bidi controls and look-alike slashes written as `\uXXXX`,
- * so one tool call stays one line and shows what it really is.
- */
-export function oneLine(text: string, max: number): string {
-  const lines = text.trim().split(/\r?\n|\r/);
-  const first = escapeUnsafe(lines[0] ?? "");
-  const chars = [...first];
-  if (chars.length > max) return `${chars.slice(0, max - 1).join("")}…`;
-  return lines.length > 1 ? `${first} …` : first;
-}
-
-/** A short human description of what a tool call targets, e.g. `src/main.ts` or a command. */
-export function describeCall(name: string, args: unknown, cwd: string): string {
-  // Arguments that never parsed into an object (invalid JSON arrives as a string).
-  if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    return "(invalid arguments)";
-  }
-  const a = args as Record<string, unknown>;
-  // A path is shown whole: a newline in it is escaped, never a reason to cut the rest off.
-  const path = (p: unknown) => {
-    if (typeof p !== "string" || p === "") return ".";
-    return escapeUnsafe(isAbsolute(p) ? displayPath(cwd, p) : p);
-  };
-  switch (name) {
-    case "bash":
-      return typeof a.command === "string" ? oneLine(a.command, 80) : "";
-    case "grep":
-      return oneLine(`${JSON.stringify(a.pattern ?? "")} ${path(a.path)}`, MAX_TARGET_CHARS);
-    case "find":
-      return oneLine(
-        `${typeof a.pattern === "string" ? a.pattern : ""} in ${path(a.path)}`,
-        MAX_TARGET_CHARS,
-      );
-    case "read":
-    case "write":
-    case "edit":
-    case "ls":
-      return oneLine(path(a.path), MAX_TARGET_CHARS);
-    default:
-      return oneLine(JSON.stringify(args) ?? "", 80);
-  }
-}
-
-/** A non-zero exit code in a tool result's details (bash), else undefined. */
-function exitCodeOf(details: unknown): number | undefined {
-  if (typeof details !== "object" || details === null) return undefined;
-  const code = (details as { exitCode?: unknown }).exitCode;
-  return typeof code === "number" && code !== 0 ? code : undefined;
 }
 
 const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -262,6 +202,15 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
         case "health":
           stderrLine(`${c("33", "!")} ${oneLine(event.message, 200)}`);
           return;
+        case "compaction_start":
+          setSpinner("compacting the conversation…");
+          return;
+        case "compaction_end": {
+          const line = compactionLine(event);
+          if (line !== null) stderrLine(c("2", line));
+          setSpinner(running.values().next().value ?? "thinking…");
+          return;
+        }
         case "agent_end":
           setSpinner(null);
           return;
@@ -310,6 +259,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
       }
       showNotes();
       switch (summary.stopReason) {
+        case "contextExhausted":
         case "error":
           stderrLine(
             `${c("31", "moat: error:")} ${

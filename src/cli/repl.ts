@@ -145,6 +145,8 @@ export interface ReplHost {
   model(): string;
   /** /clear: starts a new session; returns the line to show. */
   clear(): Promise<string>;
+  /** /compact [FOCUS]: compacts the conversation now; returns the line to show (or ""). */
+  compact(focus: string, signal: AbortSignal): Promise<string>;
   /** /grants: the effective grants, human-readable. */
   grants(): string;
   /** Shows a line among a run's output, after the line being streamed (queued messages). */
@@ -169,7 +171,7 @@ export interface ReplOptions {
 /** A Ctrl-C at the prompt this soon after one that aborted a run is part of that press. */
 export const DOUBLE_PRESS_MS = 1000;
 
-const SLASH_COMMANDS = ["/help", "/exit", "/quit", "/clear", "/model", "/grants"];
+const SLASH_COMMANDS = ["/help", "/exit", "/quit", "/clear", "/compact", "/model", "/grants"];
 
 /** Whether `line` is a slash command (never sent to the model as a queued message). */
 function isCommand(line: string): boolean {
@@ -219,6 +221,8 @@ export const REPL_HELP = `Commands:
   /help          show this help
   /exit          leave (also Ctrl-D, or Ctrl-C at the prompt)
   /clear         start a new session (forget the conversation)
+  /compact [FOCUS]
+                 summarise the conversation now to free context (FOCUS: what to keep)
   /model NAME    switch the model (without NAME: show it)
   /grants        show what the tools may touch
 Ctrl-C while the agent works aborts the turn (running tools are killed).
@@ -312,6 +316,15 @@ export async function runRepl(options: ReplOptions): Promise<number> {
           case "/clear":
             terminal.writeStdout((await host.clear()) + "\n");
             continue;
+          case "/compact": {
+            // Ctrl-C stops the summary request like a run; lines typed meanwhile wait.
+            current = new AbortController();
+            const said = await host.compact(arg, current.signal);
+            current = undefined;
+            if (said !== "") terminal.writeStdout(said + "\n");
+            if (terminated) return 143;
+            continue;
+          }
           case "/model":
             terminal.writeStdout(
               (arg === "" ? `Model: ${host.model()}` : host.setModel(arg)) + "\n",

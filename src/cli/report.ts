@@ -15,7 +15,9 @@ export type RunStopReason =
   | "maxIterations"
   | "error"
   | "interrupted"
-  | "terminated";
+  | "terminated"
+  /** The conversation did not fit the context window, even compacted (exit 6). */
+  | "contextExhausted";
 
 /** Facts known when a run starts. */
 export interface RunStartInfo {
@@ -62,7 +64,7 @@ export interface ReplaySummary {
 
 /** A model/provider failure, as reported to the user. */
 export interface RunError {
-  kind: ModelErrorKind | "internal";
+  kind: ModelErrorKind | "internal" | "context_exhausted";
   message: string;
   status?: number;
 }
@@ -149,6 +151,11 @@ export function createRunStats(): RunStats {
           stats.turns++;
           stats.usage = addUsage(stats.usage, event.message.usage);
           stats.lastText = assistantText(event.message.blocks);
+          return;
+        case "compaction_end":
+          // A summary request is a model turn whose tokens count like any other.
+          stats.turns += event.modelCalls;
+          stats.usage = addUsage(stats.usage, event.usage);
           return;
         case "tool_end":
           stats.toolCalls++;

@@ -3,6 +3,7 @@
  * adapters, sessions and tools exchange. Only adapters know any wire format.
  */
 import type { TSchema } from "@sinclair/typebox";
+import type { OverflowInfo } from "./context_window.ts";
 
 /** Plain text content. */
 export interface TextBlock {
@@ -116,6 +117,11 @@ export interface ModelStreamOptions {
  */
 export interface ModelClient {
   stream(request: ModelRequest, options: ModelStreamOptions): Promise<AssistantMessage | null>;
+  /**
+   * The server's context window for this client's model from its metadata, or undefined (unknown,
+   * unreachable, aborted); must not throw.
+   */
+  contextWindow?(options: { signal?: AbortSignal }): Promise<number | undefined>;
 }
 
 /** Categories of model failures callers can act on. */
@@ -136,16 +142,22 @@ export class ModelError extends Error {
   readonly kind: ModelErrorKind;
   /** HTTP status when there was one. */
   readonly status: number | undefined;
+  /** What the server's error said about the window and the request (kind "context_overflow" only). */
+  declare readonly overflow?: OverflowInfo;
 
   constructor(
     kind: ModelErrorKind,
     message: string,
-    options: { status?: number; cause?: unknown } = {},
+    options: { status?: number; cause?: unknown; overflow?: OverflowInfo } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ModelError";
     this.kind = kind;
     this.status = options.status;
+    // `overflow` is declared, not defined: other errors carry no such own property at all.
+    if (kind === "context_overflow" && options.overflow !== undefined) {
+      this.overflow = options.overflow;
+    }
   }
 }
 

@@ -183,12 +183,15 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
           `delete line ${line} and everything after it that belongs to another session, or replay each session from its own file`,
       });
     }
+    // A compaction changed what the recorded model saw, not what it replied: the replies after
+    // it play on in order (a replay sends nothing to a model, so it has nothing to compact).
+    if (value.type === "compaction") continue;
     if (value.type !== "message") {
       const type = typeof value.type === "string"
         ? `"type" ${JSON.stringify(value.type)}`
         : `${value.type === undefined ? "no" : "a non-string"} "type"`;
       return at(line, {
-        problem: `the line has ${type}, but every line after the header must be a "message" line`,
+        problem: `the line has ${type}, but every line after the header must be a "message" (or "compaction") line`,
         next: `delete line ${line}, or ${RECORD_AGAIN}`,
       });
     }

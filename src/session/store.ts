@@ -35,6 +35,26 @@ export interface SessionMessageLine {
   message: Message;
 }
 
+/**
+ * A compaction: from this line on the history is `messages` (later message lines append to it).
+ * The lines before stay in the file, so nothing the user saw is lost.
+ */
+export interface SessionCompactionLine {
+  type: "compaction";
+  time: string;
+  /** Why it ran: "threshold", "overflow" or "manual" (/compact). */
+  reason: string;
+  /** "prune" (old tool results became stubs) or "summary" (a model-written summary). */
+  method?: string;
+  /** The summary text, when one was written. */
+  summary?: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** How many messages the compacted history replaced. */
+  replaced: number;
+  messages: Message[];
+}
+
 /** A file in a session directory. */
 export interface SessionFileInfo {
   name: string;
@@ -159,6 +179,11 @@ export function parseSession(path: string, text: string): LoadSessionResult {
     }
     if (isRecord(value) && value.type === "message" && isMessage(value.message)) {
       messages.push(value.message);
+    } else if (
+      isRecord(value) && value.type === "compaction" && Array.isArray(value.messages) &&
+      value.messages.every(isMessage)
+    ) {
+      messages.splice(0, messages.length, ...value.messages);
     } else {
       warnings.push(`Session "${path}": skipped line ${i + 1} (not a message)`);
     }
@@ -245,6 +270,8 @@ export interface SessionWriter {
   begin(): void;
   /** Queues the message; it is on disk once `flush()` resolves. Never rejects. */
   append(message: Message): void;
+  /** Queues a compaction line (the history from here on). Never rejects. */
+  appendCompaction(entry: Omit<SessionCompactionLine, "type" | "time">): void;
   /** Waits until every appended message is written. Never rejects. */
   flush(): Promise<void>;
 }
@@ -301,6 +328,15 @@ export function createSessionWriter(
     },
     append(message) {
       const line: SessionMessageLine = { type: "message", time: now().toISOString(), message };
+      const text = preamble() + JSON.stringify(line) + "\n";
+      chain = chain.then(() => write(text));
+    },
+    appendCompaction(entry) {
+      const line: SessionCompactionLine = {
+        type: "compaction",
+        time: now().toISOString(),
+        ...entry,
+      };
       const text = preamble() + JSON.stringify(line) + "\n";
       chain = chain.then(() => write(text));
     },

@@ -376,8 +376,22 @@ Deno.test("runCli() tells what to do when the conversation overflows the model's
     terminal,
     deps,
   });
-  assert.equal(code, 1);
-  assert.match(terminal.stderr, /too long for the model\. To go on, start a fresh conversation/);
+  assert.equal(code, 6, "context exhausted: nothing can be compacted away");
+  assert.match(terminal.stderr, /too long for the model\. The conversation does not fit/);
+  assert.match(terminal.stderr, /Shorten the last message, start a fresh conversation/);
+
+  const off = createFakeTerminal();
+  const noCompaction = await runCli(["--no-session", "--no-compaction", "hi"], {
+    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
+    cwd: ws.dir,
+    terminal: off,
+    deps,
+  });
+  assert.equal(noCompaction, 6);
+  assert.match(
+    off.stderr,
+    /too long for the model\. Compaction is off \(--no-compaction or compaction: false\)\. To go on, start a fresh conversation/,
+  );
 });
 
 Deno.test("runCli() /clear starts a session file at once, so -c resumes the cleared conversation", async () => {

@@ -22,6 +22,10 @@ function host(log: string[]): ReplHost {
       return `Model: ${name}`;
     },
     clear: () => Promise.resolve("Started a new session."),
+    compact(focus) {
+      log.push(`compact:${focus}`);
+      return Promise.resolve(focus === "" ? "Nothing to compact yet." : "");
+    },
     grants: () => "read: /w",
   };
 }

@@ -451,7 +451,7 @@ Deno.test("parseRecording() rejects lines of another type or with no type", () =
   assertRejected(
     parseRecording(PATH, file(...base, JSON.stringify({ type: "note", text: "x" }))),
     3,
-    /the line has "type" "note", but every line after the header must be a "message" line: delete line 3/,
+    /the line has "type" "note", but every line after the header must be a "message" \(or "compaction"\) line: delete line 3/,
   );
   assertRejected(
     parseRecording(PATH, file(...base, JSON.stringify({ message: answer("x") }))),

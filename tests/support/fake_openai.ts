@@ -23,6 +23,12 @@
  * recorded in `server.requests`; `await server.waitForRequest(n)` resolves with the n-th request
  * (1-based, any path). Requests are validated like the real API (tool messages must follow their
  * assistant `tool_calls` in order, no images in tool messages, …) and answered 400 when invalid.
+ * Context windows: option `contextWindow` answers every chat request whose prompt tokens
+ * (`fakePromptTokens(body)`, the same count `usage.prompt_tokens` reports) exceed it with HTTP 400
+ * in the wording and body shape of `overflowStyle` ("openai" default, "vllm", "llamacpp",
+ * "ollama", "plain" without numbers); such a request takes no script step, is recorded as usual
+ * and counted in `server.overflows`. Option `modelInfo` adds fields to every `/v1/models` entry
+ * (e.g. `{max_model_len: 24000}`); option `props` is served as JSON on `GET /props` (llama.cpp).
  * `await server.close()` closes everything.
  * (An abrupt `fault.disconnect` makes Deno print the deliberate stream error on stderr: harmless.)
  */
@@ -155,10 +161,21 @@ export interface RepeatStep {
 /** One scripted answer. */
 export type Step = FakeReply | FakeStatus | StepFn | RepeatStep;
 
+/** Whose context-overflow wording and error body the fake answers with. */
+export type OverflowStyle = "openai" | "vllm" | "llamacpp" | "ollama" | "plain";
+
 /** Options of the fake server. */
 export interface FakeOpenAIOptions {
   /** Model ids listed by GET /v1/models (default ["fake-model"]). */
   models?: string[];
+  /** The model's context window: chat requests with more prompt tokens are answered HTTP 400. */
+  contextWindow?: number;
+  /** The server whose overflow error the fake imitates (default "openai"). */
+  overflowStyle?: OverflowStyle;
+  /** Extra fields merged into every GET /v1/models entry, e.g. `{max_model_len: 24000}`. */
+  modelInfo?: Record<string, unknown>;
+  /** Answered as JSON on GET /props (llama.cpp's server properties); 404 when unset. */
+  props?: unknown;
 }
 
 /** The running fake server. */
@@ -171,6 +188,8 @@ export interface FakeOpenAIServer extends AsyncDisposable {
   readonly requests: readonly RecordedRequest[];
   /** Chat completion requests only, in order. */
   readonly chatRequests: readonly RecordedRequest[];
+  /** Chat requests answered with a context overflow (see `contextWindow`). */
+  readonly overflows: number;
   /** Steps not consumed yet (a forever-repeat counts as 1). */
   readonly remainingSteps: number;
   /** Streamed responses still being sent (a client that went away is noticed within ~20 ms). */
@@ -546,9 +565,68 @@ function estimateTokens(s: string): number {
   return Math.max(1, Math.ceil(s.length / 4));
 }
 
+/** The prompt tokens the fake counts for a chat request: its messages and tools, ~4 chars each. */
+export function fakePromptTokens(body: FakeChatBody): number {
+  return estimateTokens(JSON.stringify(body.messages ?? [])) +
+    estimateTokens(JSON.stringify(body.tools ?? []));
+}
+
+/** The HTTP 400 a server of `style` answers when `prompt` tokens exceed its `window`. */
+function overflowResponse(style: OverflowStyle, window: number, prompt: number): Response {
+  const error = (message: string, type: string, code: string | null = null) => ({
+    error: { message, type, param: null, code },
+  });
+  switch (style) {
+    case "openai":
+      return json(
+        400,
+        error(
+          `This model's maximum context length is ${window} tokens. However, your messages ` +
+            `resulted in ${prompt} tokens. Please reduce the length of the messages.`,
+          "invalid_request_error",
+          "context_length_exceeded",
+        ),
+      );
+    case "vllm":
+      // vLLM's ErrorResponse is the bare object, not wrapped in `error`.
+      return json(400, {
+        object: "error",
+        message: `This model's maximum context length is ${window} tokens. However, your ` +
+          `request has ${prompt} input tokens. Please reduce the length of the input messages.`,
+        type: "BadRequestError",
+        param: null,
+        code: 400,
+      });
+    case "llamacpp":
+      return json(400, {
+        error: {
+          code: 400,
+          message: `request (${prompt} tokens) exceeds the available context size ` +
+            `(${window} tokens), try increasing it`,
+          type: "exceed_context_size_error",
+          n_prompt_tokens: prompt,
+          n_ctx: window,
+        },
+      });
+    case "ollama":
+      return json(
+        400,
+        error(
+          `prompt too long; exceeded max context length by ${prompt - window} tokens`,
+          "api_error",
+        ),
+      );
+    case "plain":
+      return json(
+        400,
+        error("the input length exceeds the context length", "invalid_request_error"),
+      );
+  }
+}
+
 function usageOf(r: FakeReply, body: FakeChatBody) {
   const u = r.options.usage ?? {};
-  const prompt = u.prompt_tokens ?? estimateTokens(JSON.stringify(body.messages ?? []));
+  const prompt = u.prompt_tokens ?? fakePromptTokens(body);
   const completion = u.completion_tokens ??
     estimateTokens(r.text + JSON.stringify(r.toolCalls));
   return {
@@ -703,6 +781,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
   > = [];
   const closing = new AbortController();
   let stepsUsed = 0;
+  let overflows = 0;
   let openStreams = 0;
   const idleWaiters: Array<() => void> = [];
   function streamEnded() {
@@ -748,6 +827,13 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
     const problems = openAiRequestProblems(body);
     if (problems.length > 0) {
       return errorResponse(fault.status(400, { message: problems.join(" ") }));
+    }
+    if (options.contextWindow !== undefined) {
+      const prompt = fakePromptTokens(body);
+      if (prompt > options.contextWindow) {
+        overflows++;
+        return overflowResponse(options.overflowStyle ?? "openai", options.contextWindow, prompt);
+      }
     }
     const n = chatRequests.length;
     const step = takeStep();
@@ -821,8 +907,17 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
     if (request.method === "GET" && url.pathname === "/v1/models") {
       return json(200, {
         object: "list",
-        data: models.map((id) => ({ id, object: "model", created: 1700000000, owned_by: "fake" })),
+        data: models.map((id) => ({
+          id,
+          object: "model",
+          created: 1700000000,
+          owned_by: "fake",
+          ...options.modelInfo,
+        })),
       });
+    }
+    if (request.method === "GET" && url.pathname === "/props" && options.props !== undefined) {
+      return json(200, options.props);
     }
     return json(404, {
       error: {
@@ -848,6 +943,9 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
           baseURL: `${url}/v1`,
           requests,
           chatRequests,
+          get overflows() {
+            return overflows;
+          },
           get remainingSteps() {
             return queue.length;
           },

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import OpenAI from "openai";
-import { fault, openAiRequestProblems, repeat, reply, startFakeOpenAI } from "./fake_openai.ts";
+import {
+  fakePromptTokens,
+  fault,
+  openAiRequestProblems,
+  type OverflowStyle,
+  repeat,
+  reply,
+  startFakeOpenAI,
+} from "./fake_openai.ts";
 
 function sdk(baseURL: string, maxRetries = 2): OpenAI {
   return new OpenAI({ baseURL, apiKey: "sk-test", maxRetries });
@@ -269,4 +277,122 @@ Deno.test("invalid requests are answered 400 like the real API", async () => {
   );
   assert.deepEqual(openAiRequestProblems({ model: "m", messages: userHi }), []);
   assert.equal(server.remainingSteps, 1);
+});
+
+async function postChat(baseURL: string, body: Record<string, unknown>) {
+  const response = await fetch(`${baseURL}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+Deno.test("over contextWindow, each overflowStyle answers 400 in its server's shape without taking a step", async () => {
+  const big = { model: "m", messages: [{ role: "user", content: "x".repeat(1000) }] };
+  const prompt = fakePromptTokens(big);
+  const window = 200;
+  const excess = prompt - window;
+  const expected: Record<OverflowStyle, unknown> = {
+    openai: {
+      error: {
+        message: `This model's maximum context length is ${window} tokens. However, your ` +
+          `messages resulted in ${prompt} tokens. Please reduce the length of the messages.`,
+        type: "invalid_request_error",
+        param: null,
+        code: "context_length_exceeded",
+      },
+    },
+    vllm: {
+      object: "error",
+      message: `This model's maximum context length is ${window} tokens. However, your request ` +
+        `has ${prompt} input tokens. Please reduce the length of the input messages.`,
+      type: "BadRequestError",
+      param: null,
+      code: 400,
+    },
+    llamacpp: {
+      error: {
+        code: 400,
+        message: `request (${prompt} tokens) exceeds the available context size (${window} ` +
+          "tokens), try increasing it",
+        type: "exceed_context_size_error",
+        n_prompt_tokens: prompt,
+        n_ctx: window,
+      },
+    },
+    ollama: {
+      error: {
+        message: `prompt too long; exceeded max context length by ${excess} tokens`,
+        type: "api_error",
+        param: null,
+        code: null,
+      },
+    },
+    plain: {
+      error: {
+        message: "the input length exceeds the context length",
+        type: "invalid_request_error",
+        param: null,
+        code: null,
+      },
+    },
+  };
+  for (const overflowStyle of Object.keys(expected) as OverflowStyle[]) {
+    await using server = await startFakeOpenAI({ contextWindow: window, overflowStyle });
+    server.script(reply.text("fits"));
+    const answer = await postChat(server.baseURL, big);
+    assert.equal(answer.status, 400, overflowStyle);
+    assert.deepEqual(answer.body, expected[overflowStyle], overflowStyle);
+    assert.equal(server.overflows, 1);
+    assert.equal(server.remainingSteps, 1, "an overflow takes no step");
+    assert.equal(server.chatRequests.length, 1, "an overflow is recorded");
+    const small = await postChat(server.baseURL, { model: "m", messages: userHi });
+    assert.equal(small.status, 200);
+    assert.equal(small.body.choices[0].message.content, "fits");
+    assert.equal(server.overflows, 1);
+  }
+});
+
+Deno.test("the window counts messages and tools exactly as usage.prompt_tokens reports them", async () => {
+  const body = {
+    model: "m",
+    messages: [{ role: "user", content: "count me" }],
+    tools: [{ type: "function", function: { name: "ls", description: "Lists a directory." } }],
+  };
+  const prompt = fakePromptTokens(body);
+  assert.ok(
+    prompt > fakePromptTokens({ model: body.model, messages: body.messages }),
+    "tools count",
+  );
+  await using server = await startFakeOpenAI({ contextWindow: prompt });
+  server.script(reply.text("fits"));
+  const atWindow = await postChat(server.baseURL, body);
+  assert.equal(atWindow.status, 200, "a prompt exactly at the window fits");
+  assert.equal(atWindow.body.usage.prompt_tokens, prompt);
+  await using tight = await startFakeOpenAI({ contextWindow: prompt - 1 });
+  const over = await postChat(tight.baseURL, body);
+  assert.equal(over.status, 400);
+  assert.equal(over.body.error.code, "context_length_exceeded");
+  assert.match(over.body.error.message, new RegExp(`resulted in ${prompt} tokens`));
+});
+
+Deno.test("modelInfo extends every /v1/models entry and props is served on GET /props", async () => {
+  await using server = await startFakeOpenAI({
+    models: ["a", "b"],
+    modelInfo: { max_model_len: 24_000 },
+    props: { default_generation_settings: { n_ctx: 8192 } },
+  });
+  const page = await sdk(server.baseURL).models.list();
+  assert.deepEqual(page.data.map((m) => [m.id, (m as { max_model_len?: number }).max_model_len]), [
+    ["a", 24_000],
+    ["b", 24_000],
+  ]);
+  const props = await fetch(`${server.url}/props`);
+  assert.equal(props.status, 200);
+  assert.deepEqual(await props.json(), { default_generation_settings: { n_ctx: 8192 } });
+  await using plain = await startFakeOpenAI();
+  const missing = await fetch(`${plain.url}/props`);
+  assert.equal(missing.status, 404);
+  await missing.body?.cancel();
 });

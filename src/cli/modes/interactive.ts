@@ -3,6 +3,7 @@ import type { UserMessage } from "../../model/types.ts";
 import { formatGrants } from "../../policy/grant_hints.ts";
 import type { SessionWriter } from "../../session/store.ts";
 import { VERSION } from "../../version.ts";
+import { compactNow } from "../context.ts";
 import {
   type Engine,
   modelClientOptions,
@@ -81,6 +82,7 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
             stats,
             writer: writerRef.writer,
             maxTurns: settings.maxTurns,
+            modelName: model,
             getQueuedMessages: () =>
               getQueued().map((content): UserMessage => ({ role: "user", content })),
           });
@@ -112,6 +114,19 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
           return `Started a new session${
             writerRef.writer === null ? "" : ` (${writerRef.writer.path})`
           }.`;
+        },
+        async compact(focus, signal) {
+          const said = await compactNow(setup, eng, {
+            model: client,
+            modelName: model,
+            history,
+            signal,
+            reporter,
+            writer: writerRef.writer,
+            focus,
+          });
+          await writerRef.writer?.flush();
+          return said;
         },
         grants: () => formatGrants(eng.sandbox.grants),
         note: (text) => reporter.note?.(text),

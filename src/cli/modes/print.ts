@@ -81,6 +81,7 @@ const PRINT_EXIT_CODES: Record<RunStopReason, number> = {
   aborted: EXIT.sigint,
   interrupted: EXIT.sigint,
   terminated: EXIT.sigterm,
+  contextExhausted: EXIT.contextExhausted,
 };
 
 /** Print mode: one prompt (or a replay) run to the end, reported as text, JSON or JSONL. */

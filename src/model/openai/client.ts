@@ -1,7 +1,8 @@
 /**
  * The ModelClient over the official `openai` SDK, which owns HTTP, SSE parsing and retries: its
  * options, and one streamed reply per request — the request body from `wire.ts`, the chunks
- * assembled by `stream.ts`, failures mapped to ModelErrors by `errors.ts`.
+ * assembled by `stream.ts`, failures mapped to ModelErrors by `errors.ts` — and the server's
+ * context window from its metadata (`metadata.ts`).
  */
 import OpenAI from "openai";
 import type {
@@ -12,6 +13,7 @@ import type {
   ModelStreamOptions,
 } from "../types.ts";
 import { toModelError } from "./errors.ts";
+import { fetchContextWindow } from "./metadata.ts";
 import { hashText, ReplyAssembler } from "./stream.ts";
 import { toChatParams } from "./wire.ts";
 
@@ -66,6 +68,11 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
   });
   return {
     stream: (request, streamOptions) => streamReply(sdk, options, request, streamOptions),
+    contextWindow: ({ signal }) =>
+      fetchContextWindow(sdk, options.model, {
+        baseURL: options.baseURL,
+        ...(signal === undefined ? {} : { signal }),
+      }),
   };
 }
 

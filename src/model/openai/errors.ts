@@ -4,6 +4,7 @@
  * and says what to do next.
  */
 import OpenAI from "openai";
+import { parseOverflow } from "../context_window.ts";
 import { ModelError } from "../types.ts";
 
 /** What `toModelError` needs to know about the server and the request that failed. */
@@ -21,13 +22,17 @@ export interface ErrorContext {
 const DEFAULT_KEY_HINT = "set OPENAI_API_KEY to a valid key for this server";
 
 // OpenAI, OpenRouter, DeepSeek, vLLM, Groq, Mistral, Gemini, LM Studio ("context length",
-// "maximum context", "reduce the length"), llama.cpp ("exceeds the available context size"),
-// DashScope ("Range of input length should be …").
+// "maximum context", "reduce the length", "too large for model with"), vLLM ("longer than the
+// maximum model length"), llama.cpp ("exceeds the available context size"), Ollama ("prompt too
+// long", "exceeded max context length", "input length exceeds the context length"),
+// Anthropic-compatible ("prompt is too long"), DashScope ("Range of input length should be …").
 const CONTEXT_OVERFLOW =
-  /context[ _-]?(length|window|size)|maximum context|too many tokens|prompt is too long|input is too long|exceeds? the (model'?s? )?(maximum|max|context)|reduce the length|maximum input length|range of input length|token limit/i;
+  /context[ _-]?(length|window|size)|maximum context|too many tokens|prompt (is )?too long|input is too long|exceeds? the (model'?s? )?(maximum|max|context|available context)|exceeded max context length|longer than the maximum model length|input length exceeds the context length|too large for model with|reduce the length|maximum input length|range of input length|token limit/i;
 
 function serverMessage(error: InstanceType<typeof OpenAI.APIError>): string {
-  const body = error.error as { message?: unknown } | undefined;
+  const body = error.error as { message?: unknown } | string | undefined;
+  // A body like `{"error": "…"}` (Ollama's native wording) arrives as the bare string.
+  if (typeof body === "string") return body;
   if (body && typeof body === "object" && typeof body.message === "string") return body.message;
   return error.message.replace(/^\d{3}\s+/, "");
 }
@@ -66,10 +71,14 @@ export function toModelError(error: unknown, context: ErrorContext): ModelError 
     const http = status === undefined ? "in the stream" : `HTTP ${status}`;
     if (status === undefined) {
       // The server reported an error inside an already started stream.
-      const kind = CONTEXT_OVERFLOW.test(message) ? "context_overflow" : "server";
-      return new ModelError(kind, `The model server reported an error ${http}: ${message}`, {
-        cause: error,
-      });
+      const overflow = CONTEXT_OVERFLOW.test(message);
+      return new ModelError(
+        overflow ? "context_overflow" : "server",
+        `The model server reported an error ${http}: ${message}`,
+        overflow
+          ? { cause: error, overflow: parseOverflow(message, error.error) }
+          : { cause: error },
+      );
     }
     if (status === 401 || status === 403) {
       return new ModelError(
@@ -101,7 +110,7 @@ export function toModelError(error: unknown, context: ErrorContext): ModelError 
       return new ModelError(
         "context_overflow",
         `The conversation is too long for the model (${http}): ${message}`,
-        { status, cause: error },
+        { status, cause: error, overflow: parseOverflow(message, error.error) },
       );
     }
     return new ModelError(

@@ -1,8 +1,17 @@
 /** Failures as ModelErrors: each kind, and messages that say what to do next. */
 import assert from "node:assert/strict";
+import OpenAI from "openai";
+import { toModelError } from "../../../src/model/openai/errors.ts";
 import { createOpenAiClient } from "../../../src/model/openai/mod.ts";
 import { ModelError } from "../../../src/model/types.ts";
-import { fault, reply, startFakeOpenAI } from "../../support/fake_openai.ts";
+import {
+  fakePromptTokens,
+  fault,
+  type OverflowStyle,
+  reply,
+  startFakeOpenAI,
+} from "../../support/fake_openai.ts";
+import { OVERFLOW_FIXTURES } from "../overflow_fixtures.ts";
 import { client, request } from "./_helpers.ts";
 
 async function modelError(promise: Promise<unknown>): Promise<ModelError> {
@@ -139,4 +148,67 @@ Deno.test("stream() on a 404 from a base URL without /v1 suggests the /v1 URL", 
   server.script(fault.status(404, { message: "The model 'm' does not exist." }));
   const versioned = await modelError(client(server).stream(request(), {}));
   assert.doesNotMatch(versioned.message, /try --base-url/);
+});
+
+Deno.test("stream() attaches each server's overflow numbers to the context_overflow error", async () => {
+  const window = 300;
+  const long = request({ messages: [{ role: "user", content: "x".repeat(2000) }] });
+  const cases: Array<[OverflowStyle, (prompt: number) => object]> = [
+    ["openai", (prompt) => ({ window, promptTokens: prompt })],
+    ["vllm", (prompt) => ({ window, promptTokens: prompt })],
+    ["llamacpp", (prompt) => ({ window, promptTokens: prompt })],
+    ["ollama", (prompt) => ({ excessTokens: prompt - window })],
+    ["plain", () => ({})],
+  ];
+  for (const [overflowStyle, expected] of cases) {
+    await using server = await startFakeOpenAI({ contextWindow: window, overflowStyle });
+    const error = await modelError(client(server).stream(long, {}));
+    assert.equal(error.kind, "context_overflow", overflowStyle);
+    assert.equal(error.status, 400);
+    const prompt = fakePromptTokens(server.chatRequests[0]!.body!);
+    assert.ok(prompt > window);
+    assert.deepEqual(error.overflow, expected(prompt), overflowStyle);
+    assert.equal(server.chatRequests.length, 1, "an overflow is not retried");
+  }
+});
+
+Deno.test("stream() classifies every known overflow wording on HTTP 400 as context_overflow", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(
+    ...OVERFLOW_FIXTURES.map(({ message }) => fault.status(400, { message, code: null })),
+  );
+  const c = client(server);
+  for (const { server: name, message, expected } of OVERFLOW_FIXTURES) {
+    const error = await modelError(c.stream(request(), {}));
+    assert.equal(error.kind, "context_overflow", `${name}: ${message}`);
+    assert.deepEqual(error.overflow, expected, name);
+  }
+});
+
+Deno.test("an overflow reported inside a started stream carries its numbers; other errors none", () => {
+  // What the SDK throws for a `data: {"error": {…}}` event in a stream.
+  const inStream = new OpenAI.APIError(
+    undefined,
+    {
+      message: "request (4476 tokens) exceeds the available context size (4096 tokens)",
+      type: "exceed_context_size_error",
+      n_prompt_tokens: 4476,
+      n_ctx: 4096,
+    },
+    undefined,
+    undefined,
+  );
+  const overflow = toModelError(inStream, { baseURL: "http://x/v1", midStream: true });
+  assert.equal(overflow.kind, "context_overflow");
+  assert.deepEqual(overflow.overflow, { window: 4096, promptTokens: 4476 });
+  const other = new OpenAI.APIError(
+    undefined,
+    { message: "Upstream went away." },
+    undefined,
+    undefined,
+  );
+  const server = toModelError(other, { baseURL: "http://x/v1", midStream: true });
+  assert.equal(server.kind, "server");
+  assert.equal(server.overflow, undefined);
+  assert.equal(Object.hasOwn(server, "overflow"), false);
 });

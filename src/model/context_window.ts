@@ -1,0 +1,204 @@
+/**
+ * What is known about a model's context window without asking its server for a reply: built-in
+ * windows of well-known OpenAI models, the numbers in servers' context-overflow errors, and the
+ * window fields of `/v1/models` entries and llama.cpp's `/props`. Pure: no I/O.
+ */
+
+/** What a context-overflow error said about the window and the request; each field is optional. */
+export interface OverflowInfo {
+  /** The model's total context window in tokens. */
+  window?: number;
+  /** What the server counted for the request's input, in tokens. */
+  promptTokens?: number;
+  /** How many tokens the request was over the window. */
+  excessTokens?: number;
+}
+
+interface KnownWindow {
+  id: string;
+  window: number;
+  /** Only this exact id (e.g. "gpt-4" must not cover "gpt-4.5-preview"). */
+  exact?: boolean;
+}
+
+// Total context (input + output) in tokens, from OpenAI's model pages; dated snapshots share their
+// family's window, so most entries match by prefix and the longest matching id wins.
+const KNOWN_WINDOWS: readonly KnownWindow[] = [
+  { id: "gpt-5", window: 400_000 },
+  { id: "gpt-5-chat", window: 128_000 },
+  { id: "gpt-4.1", window: 1_047_576 },
+  { id: "gpt-4o", window: 128_000 },
+  { id: "chatgpt-4o", window: 128_000 },
+  { id: "gpt-4-turbo", window: 128_000 },
+  { id: "gpt-4-1106", window: 128_000 },
+  { id: "gpt-4-0125", window: 128_000 },
+  { id: "gpt-4", window: 8_192, exact: true },
+  { id: "gpt-4-0613", window: 8_192, exact: true },
+  { id: "gpt-4-0314", window: 8_192, exact: true },
+  { id: "gpt-4-32k", window: 32_768 },
+  { id: "gpt-3.5-turbo", window: 16_385 },
+  { id: "o1", window: 200_000 },
+  { id: "o1-mini", window: 128_000 },
+  { id: "o1-preview", window: 128_000 },
+  { id: "o3", window: 200_000 },
+  { id: "o4-mini", window: 200_000 },
+  { id: "codex-mini", window: 200_000 },
+];
+
+/** The built-in context window of a well-known OpenAI model (`openai/` prefixes allowed), or undefined. */
+export function knownContextWindow(model: string): number | undefined {
+  const id = model.slice(model.lastIndexOf("/") + 1).trim().toLowerCase();
+  let best: KnownWindow | undefined;
+  for (const known of KNOWN_WINDOWS) {
+    const matches = known.exact ? id === known.id : id.startsWith(known.id);
+    if (matches && (best === undefined || known.id.length > best.id.length)) best = known;
+  }
+  return best?.window;
+}
+
+// A token count, with or without thousands separators ("128000", "128,000").
+const N = String.raw`(\d{1,3}(?:,\d{3})+|\d+)`;
+
+type Field = keyof OverflowInfo;
+
+// Each wording with the fields its groups hold, in group order. The first pattern that yields a
+// field wins it; none of them guesses a field from a number that means something else (e.g. the
+// "you requested N tokens" total, which includes the completion).
+const WORDINGS: ReadonlyArray<{ pattern: RegExp; fields: readonly Field[] }> = [
+  // OpenAI, DeepSeek, OpenRouter, vLLM.
+  { pattern: new RegExp(`maximum context length is ${N} tokens`, "i"), fields: ["window"] },
+  { pattern: new RegExp(`your messages resulted in ${N} tokens`, "i"), fields: ["promptTokens"] },
+  {
+    pattern: new RegExp(`\\(${N} in (?:the messages|your prompt)`, "i"),
+    fields: ["promptTokens"],
+  },
+  {
+    pattern: new RegExp(`you requested ${N} tokens in the messages`, "i"),
+    fields: ["promptTokens"],
+  },
+  { pattern: new RegExp(`your request has ${N} input tokens`, "i"), fields: ["promptTokens"] },
+  // vLLM.
+  {
+    pattern: new RegExp(
+      `prompt \\(length ${N}\\) is longer than the maximum model length of ${N}`,
+      "i",
+    ),
+    fields: ["promptTokens", "window"],
+  },
+  {
+    pattern: new RegExp(`prompt \\(${N} tokens\\) is too long and exceeds limit of ${N}`, "i"),
+    fields: ["promptTokens", "window"],
+  },
+  // llama.cpp.
+  {
+    pattern: new RegExp(
+      `request \\(${N} tokens\\) exceeds the available context size \\(${N} tokens\\)`,
+      "i",
+    ),
+    fields: ["promptTokens", "window"],
+  },
+  // Ollama.
+  {
+    pattern: new RegExp(`exceeded max context length by ${N} tokens?`, "i"),
+    fields: ["excessTokens"],
+  },
+  // LM Studio.
+  {
+    pattern: new RegExp(
+      `keep the first ${N} tokens[^]*?loaded with context length of only ${N} tokens`,
+      "i",
+    ),
+    fields: ["promptTokens", "window"],
+  },
+  // Anthropic-compatible servers.
+  {
+    pattern: new RegExp(`prompt is too long: ${N} tokens > ${N} maximum`, "i"),
+    fields: ["promptTokens", "window"],
+  },
+  // Mistral.
+  {
+    pattern: new RegExp(
+      `prompt contains ${N} tokens[^]*?too large for model with ${N} maximum context length`,
+      "i",
+    ),
+    fields: ["promptTokens", "window"],
+  },
+  // Gemini's OpenAI-compatible endpoint.
+  {
+    pattern: new RegExp(
+      `input token count \\(${N}\\) exceeds the maximum number of tokens allowed \\(${N}\\)`,
+      "i",
+    ),
+    fields: ["promptTokens", "window"],
+  },
+  // Hugging Face TGI.
+  {
+    pattern: new RegExp(
+      `\`inputs\` tokens \\+ \`max_new_tokens\` must be <= ${N}\\. Given: ${N} \`inputs\` tokens`,
+      "i",
+    ),
+    fields: ["window", "promptTokens"],
+  },
+];
+
+/** The smallest window taken as real; a smaller number in an error is a misread. */
+const MIN_WINDOW = 256;
+
+function trusted(field: Field, value: unknown): value is number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) return false;
+  return field === "window" ? value >= MIN_WINDOW : value > 0;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The window and token counts a context-overflow error states, from its message and (when given)
+ * its JSON error body (`{error: {…}}` or the inner error object; its fields win, e.g. llama.cpp's
+ * `n_ctx` and `n_prompt_tokens`). Fields that cannot be trusted are left out.
+ */
+export function parseOverflow(message: string, body?: unknown): OverflowInfo {
+  const info: OverflowInfo = {};
+  const error = isRecord(body) && isRecord(body.error) ? body.error : body;
+  if (isRecord(error)) {
+    if (trusted("window", error.n_ctx)) info.window = error.n_ctx;
+    if (trusted("promptTokens", error.n_prompt_tokens)) info.promptTokens = error.n_prompt_tokens;
+  }
+  for (const { pattern, fields } of WORDINGS) {
+    const match = pattern.exec(message);
+    if (match === null) continue;
+    fields.forEach((field, i) => {
+      const value = Number(match[i + 1]?.replaceAll(",", ""));
+      if (info[field] === undefined && trusted(field, value)) info[field] = value;
+    });
+  }
+  return info;
+}
+
+function positiveInteger(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+/**
+ * The context window in one `/v1/models` entry: vLLM `max_model_len`, OpenRouter/Together
+ * `context_length`, Groq `context_window`, LM Studio `loaded_context_length` then
+ * `max_context_length`, llama.cpp `meta.n_ctx` (not `n_ctx_train`, only the trained maximum).
+ */
+export function windowFromModelInfo(entry: unknown): number | undefined {
+  if (!isRecord(entry)) return undefined;
+  return positiveInteger(entry.max_model_len) ??
+    positiveInteger(entry.context_length) ??
+    positiveInteger(entry.context_window) ??
+    positiveInteger(entry.loaded_context_length) ??
+    positiveInteger(entry.max_context_length) ??
+    (isRecord(entry.meta) ? positiveInteger(entry.meta.n_ctx) : undefined);
+}
+
+/** The context window in llama.cpp's `/props`: `default_generation_settings.n_ctx`, else `n_ctx`. */
+export function windowFromLlamaProps(props: unknown): number | undefined {
+  if (!isRecord(props)) return undefined;
+  const settings = props.default_generation_settings;
+  return (isRecord(settings) ? positiveInteger(settings.n_ctx) : undefined) ??
+    positiveInteger(props.n_ctx);
+}

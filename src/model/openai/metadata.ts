@@ -1,0 +1,60 @@
+/**
+ * The server's context window for the configured model, from its metadata: the model's
+ * `/v1/models` entry, and for llama.cpp (whose entry may lack it) the server's `/props`.
+ */
+import type OpenAI from "openai";
+import { windowFromLlamaProps, windowFromModelInfo } from "../context_window.ts";
+
+/** Metadata calls are quick or useless: one attempt, and a short wait for the headers. */
+const METADATA_TIMEOUT_MS = 5_000;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The entry of `model`, or the only entry when the server lists exactly one. */
+function entryFor(entries: readonly unknown[], model: string): unknown {
+  const exact = entries.find((entry) => isRecord(entry) && entry.id === model);
+  if (exact !== undefined) return exact;
+  return entries.length === 1 ? entries[0] : undefined;
+}
+
+function looksLikeLlamaCpp(entry: unknown): boolean {
+  return isRecord(entry) && (entry.owned_by === "llamacpp" || isRecord(entry.meta));
+}
+
+/** `http://host:8080/v1` → `http://host:8080`: llama.cpp serves `/props` outside the API path. */
+function serverRoot(baseURL: string): string {
+  return baseURL.replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+/**
+ * The context window `sdk`'s server states for `model` (see `windowFromModelInfo` and
+ * `windowFromLlamaProps`), or undefined; never throws (any failure or abort is undefined).
+ */
+export async function fetchContextWindow(
+  sdk: OpenAI,
+  model: string,
+  options: { baseURL: string; signal?: AbortSignal },
+): Promise<number | undefined> {
+  const request = {
+    maxRetries: 0,
+    timeout: METADATA_TIMEOUT_MS,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
+  try {
+    if (options.signal?.aborted) return undefined;
+    // The first page only: OpenAI-compatible servers list every model on it, and the raw
+    // entries keep the server's extra fields.
+    const page = await sdk.models.list(request);
+    const entry = entryFor(page.data, model);
+    if (entry === undefined) return undefined;
+    const window = windowFromModelInfo(entry);
+    if (window !== undefined || !looksLikeLlamaCpp(entry)) return window;
+    const props = await sdk.get<unknown>(`${serverRoot(options.baseURL)}/props`, request);
+    return windowFromLlamaProps(props);
+  } catch {
+    // Metadata is optional: a server without it, unreachable or slow, just has no known window.
+    return undefined;
+  }
+}
