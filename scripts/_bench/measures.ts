@@ -7,6 +7,16 @@ import { bigRead } from "./m4_big_read.ts";
 import { grep } from "./m5_grep.ts";
 import { parallel } from "./m6_parallel.ts";
 import { timeout } from "./m7_timeout.ts";
+import { compaction } from "./m8_compaction.ts";
 
 /** The measures `deno task bench` runs, in the issue's order. */
-export const MEASURES: Measure[] = [startup, toolCall, bigOutput, bigRead, grep, parallel, timeout];
+export const MEASURES: Measure[] = [
+  startup,
+  toolCall,
+  bigOutput,
+  bigRead,
+  grep,
+  parallel,
+  timeout,
+  compaction,
+];

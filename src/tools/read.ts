@@ -236,5 +236,16 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
       }];
     },
     execute: pathErrorsAsResults(run),
+    prunedHint(args, result) {
+      const details = result.details as { startLine?: unknown; endLine?: unknown } | undefined;
+      const start = typeof details?.startLine === "number" ? details.startLine : args.offset;
+      const end = typeof details?.endLine === "number" ? details.endLine : undefined;
+      if (start === undefined || end === undefined) {
+        return `Read ${JSON.stringify(args.path)} again if you need it.`;
+      }
+      return `Read ${JSON.stringify(args.path)} again with offset=${start} and limit=${
+        end - start + 1
+      } if you need these lines (the file may have changed since).`;
+    },
   };
 }

@@ -261,3 +261,26 @@ Deno.test("read() recognises GIF, WebP and JPEG by magic bytes, not by name", as
   assert.equal(wave.isError, true);
   assert.match(wave.output, /binary file/);
 });
+
+Deno.test("read's prunedHint names the path, offset and limit that bring a pruned page back", async () => {
+  const { tool } = memRead({ "/ws/a.txt": numberedLines(300) });
+  const r = await call(tool, { path: "a.txt", offset: 101, limit: 50 });
+  const hint = tool.prunedHint?.({ path: "a.txt", offset: 101, limit: 50 }, {
+    toolCallId: "c1",
+    toolName: "read",
+    content: r.output,
+    isError: false,
+    details: r.details,
+  });
+  assert.equal(
+    hint,
+    'Read "a.txt" again with offset=101 and limit=50 if you need these lines (the file may have changed since).',
+  );
+  const failed = tool.prunedHint?.({ path: "b.txt" }, {
+    toolCallId: "c2",
+    toolName: "read",
+    content: "File not found",
+    isError: true,
+  });
+  assert.equal(failed, 'Read "b.txt" again if you need it.');
+});

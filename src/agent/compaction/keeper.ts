@@ -229,14 +229,10 @@ export function createContextKeeper(options: ContextKeeperOptions): ContextKeepe
           : "error";
         return;
       }
-      // No number at all: the request was too big, so the window is below it; a known window
-      // was too optimistic, or the estimate too low.
-      if (state.window === undefined || state.source === "guess") {
-        state.window = Math.max(256, Math.floor(Math.min(state.window ?? Infinity, sent) * 0.7));
-        state.source = "guess";
-      } else {
-        state.calibration *= 1.25;
-      }
+      // No number at all: the request was too big, so the window (in the estimate's units) is
+      // below what was sent, whatever moat believed.
+      state.window = Math.max(256, Math.floor(Math.min(state.window ?? Infinity, sent) * 0.75));
+      state.source = "guess";
     },
     observeReply(history, reply) {
       const prompt = reply.usage.inputTokens;

@@ -88,6 +88,18 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
     locations() {
       return [{ access: "run", program: "bash" }];
     },
+    prunedHint(_args, result) {
+      const details = result.details as Partial<BashDetails> | undefined;
+      const ended = typeof details?.exitCode === "number"
+        ? `It exited with code ${details.exitCode}. `
+        : "";
+      const saved = [details?.stdoutFile, details?.stderrFile].filter((f) => f !== undefined);
+      return saved.length > 0
+        ? `${ended}Its full output was saved in ${
+          saved.map((f) => JSON.stringify(f)).join(" and ")
+        }: page it with the read tool (offset/limit).`
+        : `${ended}Run the command again if you need its output (mind its side effects).`;
+    },
     async execute(args, signal, ctx): Promise<ToolOutput> {
       const requested = args.timeout ?? defaultTimeout;
       const timeoutSec = Math.min(requested, maxTimeout);

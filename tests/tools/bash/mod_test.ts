@@ -446,3 +446,32 @@ Deno.test("bash saves every byte of both streams exactly while reading into reus
   assert.ok(r.output.includes("of 300000 lines"), r.output.slice(-400));
   assert.ok(r.output.includes("of 150000 lines"), r.output.slice(-400));
 });
+
+Deno.test("bash's prunedHint points at the saved output, or says to run the command again", async () => {
+  await using ws = await createTempWorkspace();
+  const tool = setup(ws);
+  const result = (details: BashDetails) => ({
+    toolCallId: "c1",
+    toolName: "bash",
+    content: "…",
+    isError: false,
+    details,
+  });
+  const base: BashDetails = {
+    exitCode: 2,
+    timeoutSec: 120,
+    stdoutBytes: 10,
+    stderrBytes: 0,
+    truncated: false,
+    retainedPeakBytes: 10,
+  };
+  assert.equal(
+    tool.prunedHint?.({ command: "make" }, result(base)),
+    "It exited with code 2. Run the command again if you need its output (mind its side effects).",
+  );
+  assert.equal(
+    tool.prunedHint?.({ command: "seq 1 9" }, result({ ...base, exitCode: 0, stdoutFile: "/s/o" })),
+    'It exited with code 0. Its full output was saved in "/s/o": page it with the read tool ' +
+      "(offset/limit).",
+  );
+});
