@@ -191,7 +191,8 @@ export function parseRecording(path: string, text: string): ParseRecordingResult
         ? `"type" ${JSON.stringify(value.type)}`
         : `${value.type === undefined ? "no" : "a non-string"} "type"`;
       return at(line, {
-        problem: `the line has ${type}, but every line after the header must be a "message" (or "compaction") line`,
+        problem:
+          `the line has ${type}, but every line after the header must be a "message" (or "compaction") line`,
         next: `delete line ${line}, or ${RECORD_AGAIN}`,
       });
     }

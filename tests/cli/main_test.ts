@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { runCli } from "../../src/cli/main.ts";
 import { MAX_STDIN_BYTES } from "../../src/cli/modes/print.ts";
 import { type CliDeps, noEndpointMessage } from "../../src/cli/setup.ts";
-import type { AssistantMessage, ModelClient } from "../../src/model/types.ts";
+import type { AssistantMessage, ModelClient, ModelRequest } from "../../src/model/types.ts";
 import { emptyUsage, ModelError } from "../../src/model/types.ts";
 import type { OpenAiClientOptions } from "../../src/model/openai/mod.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
@@ -459,4 +459,69 @@ Deno.test("runCli() print mode stops after 100 model turns by default, exit 3", 
   assert.equal(result.stopReason, "maxIterations");
   assert.equal(result.turns, 100);
   assert.equal(result.exitCode, 3);
+});
+
+Deno.test("runCli() /compact summarises the conversation, records it, and -c continues from it", async () => {
+  await using ws = await createTempWorkspace();
+  const env = { HOME: ws.dir, XDG_STATE_HOME: ws.path("state"), OPENAI_API_KEY: "k" };
+  const requests: Array<{ tools: number; users: string[]; system: string }> = [];
+  const model = {
+    stream: (request: ModelRequest) => {
+      requests.push({
+        tools: request.tools.length,
+        users: request.messages.flatMap((m) => m.role === "user" ? [String(m.content)] : []),
+        system: request.system,
+      });
+      // The summary request is the one without tools.
+      return Promise.resolve(
+        textReply(request.tools.length === 0 ? "## Done\nDiscussed the number 7." : "ok"),
+      );
+    },
+  };
+  const first = createFakeTerminal({ tty: { stdin: true, stdout: true, stderr: true } });
+  first.typeLine("remember the number 7");
+  const running = runCli([], {
+    env,
+    cwd: ws.dir,
+    terminal: first,
+    deps: fakeDeps(model).deps,
+    fs: createDenoCliFs(),
+  });
+  // Bounded waits: a broken /compact fails the test instead of hanging it.
+  const until = async (n: number) => {
+    for (let i = 0; i < 2000 && requests.length < n; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.ok(requests.length >= n, `request ${n} never came: ${first.stderr}`);
+  };
+  await until(1);
+  first.typeLine("and 8");
+  await until(2);
+  first.typeLine("/compact the numbers");
+  await until(3);
+  first.endInput();
+  assert.equal(await running, 0, first.stderr);
+  const summary = requests[2];
+  assert.equal(summary?.tools, 0);
+  assert.match(summary?.users[0] ?? "", /focus on: the numbers/);
+  assert.match(summary?.users[0] ?? "", /remember the number 7/);
+  assert.match(first.stderr, /moat: compacted the conversation .*summarised the older part/);
+
+  const second = createFakeTerminal();
+  const code = await runCli(["-c", "which numbers?"], {
+    env,
+    cwd: ws.dir,
+    terminal: second,
+    deps: fakeDeps(model).deps,
+    fs: createDenoCliFs(),
+  });
+  assert.equal(code, 0, second.stderr);
+  const resumed = requests.at(-1);
+  // The user's messages stay verbatim, the summary stands for the rest.
+  assert.deepEqual(resumed?.users.filter((u) => !u.includes("Discussed")), [
+    "remember the number 7",
+    "and 8",
+    "which numbers?",
+  ]);
+  assert.ok(resumed?.users.some((u) => u.includes("Discussed the number 7.")));
 });

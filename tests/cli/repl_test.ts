@@ -287,3 +287,17 @@ Deno.test("createLineSource() tells a line editor who waits, what to remember an
   ]);
   terminal.endInput();
 });
+
+Deno.test("runRepl() /compact passes the focus to the host and shows what it says", async () => {
+  const terminal = createFakeTerminal({ tty: { stdin: true, stdout: true } });
+  const log: string[] = [];
+  const source = createLineSource(terminal.readLines());
+  const done = runRepl({ terminal, source, host: host(log), banner: "", color: false });
+  terminal.typeLine("/compact keep the API decisions");
+  terminal.typeLine("/compact");
+  terminal.endInput();
+  assert.equal(await done, 0);
+  assert.deepEqual(log, ["compact:keep the API decisions", "compact:"]);
+  assert.match(terminal.stdout, /Nothing to compact yet\./);
+  assert.doesNotMatch(terminal.stdout, /Unknown command/);
+});

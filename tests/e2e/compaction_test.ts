@@ -10,8 +10,8 @@ import {
   type RecordedRequest,
   repeat,
   reply,
-  type Step,
   startFakeOpenAI,
+  type Step,
 } from "../support/fake_openai.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
 import { cliEnv, jsonLines, runMoat, sessionFiles } from "./_cli.ts";
@@ -56,7 +56,11 @@ function reader(state: { reads: number; summaries: number }): Step {
     }
     state.reads++;
     const name = `f${String(state.reads).padStart(2, "0")}.txt`;
-    return reply.toolCalls([{ id: `call_${state.reads}`, name: "read", arguments: { path: name } }]);
+    return reply.toolCalls([{
+      id: `call_${state.reads}`,
+      name: "read",
+      arguments: { path: name },
+    }]);
   };
 }
 

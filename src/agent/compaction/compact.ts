@@ -123,7 +123,8 @@ export async function compactStep(
       }
       : { type: "unchanged", modelCalls: calls, ...(usage === undefined ? {} : { usage }) };
 
-  const cut = tailStart(pruned.messages, Math.floor(budget * level.tail));
+  // /compact summarises everything but a message still waiting for its answer.
+  const cut = tailStart(pruned.messages, step.force ? 0 : Math.floor(budget * level.tail));
   const head = step.history.slice(0, cut);
   const users = keptUserMessages(head, Math.floor(budget * level.users));
   // Nothing but the user's own messages before the tail: a summary would not remove anything.

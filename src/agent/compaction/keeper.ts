@@ -223,10 +223,11 @@ export function createContextKeeper(options: ContextKeeperOptions): ContextKeepe
       }
       const sent = Math.ceil(raw * state.calibration);
       if (info.excessTokens !== undefined && info.excessTokens > 0) {
-        state.window = Math.max(256, Math.min(state.window ?? Infinity, sent - info.excessTokens));
-        state.source = state.source === "flag" || state.source === "config"
-          ? state.source
-          : "error";
+        const learned = Math.max(256, sent - info.excessTokens);
+        if (state.window === undefined || learned < state.window) {
+          state.window = learned;
+          state.source = "error";
+        }
         return;
       }
       // No number at all: the request was too big, so the window (in the estimate's units) is
