@@ -210,3 +210,16 @@ Deno.test("moat exits 6 when one message is larger than the context window", asy
   assert.equal(off.code, 6, off.stderr);
   assert.match(off.stderr, /Compaction is off/);
 });
+
+Deno.test("moat learns the window from the server's model information (vLLM max_model_len)", async () => {
+  await using t = await setUp({
+    contextWindow: 24_000,
+    models: ["local-coder"],
+    modelInfo: { max_model_len: 24_000 },
+  });
+  const run = await runMoat(["--model", "local-coder", PROMPT], { cwd: t.ws.dir, env: t.env });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "The secret word is PELICAN.\n");
+  assert.equal(t.server.overflows, 0, "compacted before the server had to refuse anything");
+  assert.ok(t.server.requests.some((r) => r.method === "GET" && r.path === "/v1/models"));
+});
