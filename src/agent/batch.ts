@@ -79,7 +79,7 @@ export function fillMissingToolResults(
 }
 
 /** Why calls were refused without running. */
-export type NotExecutedReason = "max_turns" | "truncated_arguments";
+export type NotExecutedReason = "max_turns" | "limit" | "truncated_arguments";
 
 /** The `details` of a refused call's result: persisted (a replay reads it), never sent to the model. */
 export interface NotExecutedDetails {

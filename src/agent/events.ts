@@ -2,14 +2,30 @@
  * What a run reports: the events it emits (for UIs, JSONL output and sessions; a union tagged by
  * `type`) and the result it ends with.
  */
-import type { AssistantMessage, Message, ToolResult, Usage } from "../model/types.ts";
+import type { AssistantMessage, Message, ModelRetry, ToolResult, Usage } from "../model/types.ts";
 import type { ToolUpdate } from "./tool.ts";
+
+/** Which limit stopped a run. */
+export type LimitName =
+  | "max_turns"
+  | "max_wall_time"
+  | "max_tool_calls"
+  | "max_tokens_total"
+  | "max_cost";
 
 /** Which health signal fired. */
 export type HealthSignalKind = "repeated_calls" | "failing_edits";
 
-/** How a run ended; contextExhausted = even a compacted history did not fit the context window. */
-export type AgentStopReason = "completed" | "aborted" | "maxIterations" | "contextExhausted";
+/**
+ * How a run ended: maxIterations = the turn limit, limitReached = another limit (see `limit`),
+ * contextExhausted = even a compacted history did not fit the context window.
+ */
+export type AgentStopReason =
+  | "completed"
+  | "aborted"
+  | "maxIterations"
+  | "limitReached"
+  | "contextExhausted";
 
 /** Why a compaction ran: a request would not fit, the server reported an overflow, or /compact. */
 export type CompactionReason = "threshold" | "overflow" | "manual";
@@ -49,6 +65,10 @@ export interface AgentRunResult {
   truncated?: boolean;
   /** Why the history did not fit (stopReason contextExhausted): a sentence for the user. */
   exhausted?: string;
+  /** The limit that stopped the run (stopReason maxIterations or limitReached). */
+  limit?: LimitName;
+  /** With a limit: whether the model gave a final answer without tools. */
+  finalAnswer?: boolean;
   /** An afterToolCall hook asked to end the run. */
   terminated?: boolean;
   /** Sum of the usage of every reply in this run. */
@@ -61,6 +81,8 @@ export type AgentEvent =
   | { type: "turn_start"; turn: number }
   /** The model started a reply. */
   | { type: "message_start" }
+  /** A model request failed and is tried again; what its attempt streamed is discarded. */
+  | ({ type: "model_retry" } & ModelRetry)
   /** Streamed reply text. */
   | { type: "text_delta"; delta: string }
   /** The complete reply, with usage. */

@@ -12,6 +12,7 @@ import {
   type ModelRequest,
   type ModelStreamEvent,
   type ModelStreamOptions,
+  type ToolCallBlock,
   type ToolResult,
   type ToolResultMessage,
   type ToolSpec,
@@ -29,6 +30,13 @@ import { type ContextKeeper, createContextKeeper, type FitResult } from "./compa
 import { DEFAULT_GRACE_MS } from "./grace.ts";
 import { createHealthMonitor, type HealthSignal } from "./health.ts";
 import { DEFAULT_MAX_RESULT_CHARS } from "./result_cap.ts";
+import {
+  finalAnswerPrompt,
+  type LimitName,
+  limitPhrase,
+  requestFinalAnswer,
+  watchWallTime,
+} from "./limits.ts";
 import type { AnyTool } from "./tool.ts";
 import type { AgentOptions, AgentRunRequest } from "./types.ts";
 
@@ -70,7 +78,11 @@ export async function runAgentLoop(
   }));
   const emit = safeEmitter(options.onEvent);
   const clock = options.clock;
-  const signal = options.signal ?? new AbortController().signal;
+  const userSignal = options.signal ?? new AbortController().signal;
+  const limits = options.limits ?? {};
+  // The wall-time limit aborts the work early enough to leave room for the final answer.
+  const wall = watchWallTime(limits.maxWallTimeMs, { clock, signal: userSignal });
+  const signal = wall.signal;
   const maxIterations = options.maxIterations ?? Infinity;
   const health = createHealthMonitor(options.health ?? {}, clock);
   const { history } = request;
@@ -113,8 +125,10 @@ export async function runAgentLoop(
     save(stored);
   };
   // Refused calls still get the same tool_start/settled/end events as executed ones.
-  const refuse = (message: AssistantMessage, refusal: Parameters<typeof refuseToolCalls>[1]) => {
-    const calls = toolCallsOf(message);
+  const refused = (
+    calls: readonly ToolCallBlock[],
+    refusal: Parameters<typeof refuseToolCalls>[1],
+  ): ToolResult[] => {
     const results = refuseToolCalls(calls, refusal);
     calls.forEach((call, i) => {
       const result = results[i] as ToolResult;
@@ -123,21 +137,63 @@ export async function runAgentLoop(
       emit({ type: "tool_settled", ...base, result, durationMs: 0 });
       emit({ type: "tool_end", ...base, args: call.arguments, result, durationMs: 0 });
     });
-    saveResults(message, results);
+    return results;
   };
+  const refuse = (message: AssistantMessage, refusal: Parameters<typeof refuseToolCalls>[1]) =>
+    saveResults(message, refused(toolCallsOf(message), refusal));
   const reportHealth = (signals: HealthSignal[]) => {
     for (const s of signals) emit({ type: "health", ...s });
   };
   const finish = (result: Omit<AgentRunResult, "turns" | "usage">): AgentRunResult => {
+    wall.dispose();
     const full: AgentRunResult = { ...result, turns: turns + summaryCalls, usage };
     emit({ type: "agent_end", result: full });
     return full;
   };
+  // A limit ends the run with one more request, without tools, for the model's report.
+  const stopAtLimit = async (limit: LimitName): Promise<AgentRunResult> => {
+    const stopReason = limit === "max_turns" ? "maxIterations" : "limitReached";
+    if (limits.finalAnswer === false || userSignal.aborted) {
+      return finish({ stopReason, limit, finalAnswer: false });
+    }
+    const prompt = finalAnswerPrompt(limit);
+    emit({ type: "turn_start", turn: turns + 1 });
+    const reply = await requestFinalAnswer(options.model, {
+      system: options.system,
+      messages: [...history, prompt],
+      ...(options.maxOutputTokens === undefined
+        ? {}
+        : { maxOutputTokens: options.maxOutputTokens }),
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    }, { signal: userSignal, timeoutMs: wall.remainingMs(), clock, emit });
+    // Only text is an answer: a call the model made anyway has no tool to run.
+    const blocks = reply?.blocks.filter((b) => b.type === "text" && b.text.trim() !== "") ?? [];
+    if (reply === undefined || blocks.length === 0) {
+      return finish({ stopReason, limit, finalAnswer: false });
+    }
+    const answer: AssistantMessage = {
+      ...reply,
+      blocks,
+      stopReason: reply.stopReason === "toolUse" ? "stop" : reply.stopReason,
+    };
+    save(prompt);
+    emit({ type: "message_end", message: answer });
+    save(answer);
+    summaryCalls++;
+    usage = addUsage(usage, reply.usage);
+    return finish({ stopReason, limit, finalAnswer: true });
+  };
+  // An abort by the wall-time limit is the limit, not the user's Ctrl-C.
+  const stopAborted = () =>
+    wall.hit() && !userSignal.aborted
+      ? stopAtLimit("max_wall_time")
+      : Promise.resolve(finish({ stopReason: "aborted" }));
+  let toolCalls = 0;
 
   if (request.prompt !== undefined) save(request.prompt);
 
   while (true) {
-    if (signal.aborted) return finish({ stopReason: "aborted" });
+    if (signal.aborted) return await stopAborted();
     emit({ type: "turn_start", turn: turns + 1 });
 
     const streamOptions: ModelStreamOptions = {
@@ -146,6 +202,7 @@ export async function runAgentLoop(
         if (event.type === "message_start") emit({ type: "message_start" });
         else if (event.type === "text_delta") emit({ type: "text_delta", delta: event.delta });
       },
+      onRetry: (retry) => emit({ type: "model_retry", ...retry }),
     };
     const requestBody: ModelRequest = {
       system: options.system,
@@ -157,10 +214,10 @@ export async function runAgentLoop(
       ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     };
     // Compaction, when the request would not fit or the server said it did not (twice at most).
-    const fitted = (fit: FitResult): AgentRunResult | undefined => {
+    const fitted = (fit: FitResult): Promise<AgentRunResult> | AgentRunResult | undefined => {
       summaryCalls += fit.modelCalls;
       usage = addUsage(usage, fit.usage);
-      if (fit.type === "aborted") return finish({ stopReason: "aborted" });
+      if (fit.type === "aborted") return stopAborted();
       if (fit.type === "exhausted") {
         return finish({ stopReason: "contextExhausted", exhausted: fit.message });
       }
@@ -168,7 +225,7 @@ export async function runAgentLoop(
     };
     if (keeper !== undefined) {
       const stop = fitted(await keeper.fit(history, { reason: "threshold", signal }));
-      if (stop !== undefined) return stop;
+      if (stop !== undefined) return await stop;
     }
     let message: AssistantMessage | null;
     for (let overflows = 0;; overflows++) {
@@ -196,10 +253,10 @@ export async function runAgentLoop(
           } ${fit.message}`;
         }
         const stop = fitted(fit);
-        if (stop !== undefined) return stop;
+        if (stop !== undefined) return await stop;
       }
     }
-    if (message === null) return finish({ stopReason: "aborted" });
+    if (message === null) return await stopAborted();
 
     emit({ type: "message_end", message });
     save(message);
@@ -226,7 +283,15 @@ export async function runAgentLoop(
 
     if (turns >= maxIterations) {
       refuse(message, { text: MAX_TURNS_TEXT, reason: "max_turns" });
-      return finish({ stopReason: "maxIterations" });
+      return await stopAtLimit("max_turns");
+    }
+    const spent: LimitName | undefined =
+      limits.maxTokensTotal !== undefined && usage.totalTokens >= limits.maxTokensTotal
+        ? "max_tokens_total"
+        : limits.check?.(usage);
+    if (spent !== undefined) {
+      refuse(message, { text: limitText(spent), reason: "limit" });
+      return await stopAtLimit(spent);
     }
     if (message.stopReason === "maxTokens") {
       refuse(message, { text: TRUNCATED_CALL_TEXT, reason: "truncated_arguments" });
@@ -244,15 +309,31 @@ export async function runAgentLoop(
     };
     if (options.onToolCall !== undefined) batchOptions.onToolCall = options.onToolCall;
     if (options.afterToolCall !== undefined) batchOptions.afterToolCall = options.afterToolCall;
-    const batch = await executeToolBatch(calls, batchOptions);
-    saveResults(message, batch.results);
+    // Calls beyond the tool-call limit are refused; the ones within it still run.
+    const allowed = limits.maxToolCalls === undefined
+      ? calls.length
+      : Math.max(0, Math.min(calls.length, limits.maxToolCalls - toolCalls));
+    const batch = await executeToolBatch(calls.slice(0, allowed), batchOptions);
+    toolCalls += allowed;
+    const over = refused(calls.slice(allowed), {
+      text: limitText("max_tool_calls"),
+      reason: "limit",
+    });
+    saveResults(message, [...batch.results, ...over]);
     reportHealth(
       health.observeResults(
         batch.calls.map((c) => ({ kind: tools.get(c.call.name)?.kind, result: c.result })),
       ),
     );
 
-    if (signal.aborted) return finish({ stopReason: "aborted" });
+    if (signal.aborted) return await stopAborted();
     if (batch.terminate) return finish({ stopReason: "completed", terminated: true });
+    // The model wanted more calls than the limit leaves: that is where the run stops.
+    if (allowed < calls.length) return await stopAtLimit("max_tool_calls");
   }
+}
+
+/** Result text of a call refused because a limit was reached. */
+function limitText(limit: LimitName): string {
+  return `(not executed: reached ${limitPhrase(limit)})`;
 }

@@ -12,7 +12,9 @@ export type {
   CompactionOutcome,
   CompactionReason,
   HealthSignalKind,
+  LimitName,
 } from "./events.ts";
+export { finalAnswerPrompt, limitPhrase, type RunLimits } from "./limits.ts";
 export type {
   AnyTool,
   Tool,

@@ -4,6 +4,7 @@ import type { AgentEvent } from "./events.ts";
 import type { AfterToolCall, OnToolCall } from "./hooks.ts";
 import type { AnyTool } from "./tool.ts";
 import type { ContextState } from "./compaction/keeper.ts";
+import type { RunLimits } from "./limits.ts";
 
 /**
  * Time and timers, injected so tests control them. The Deno default is `systemClock` in
@@ -65,4 +66,6 @@ export interface AgentOptions {
    * never compacts and an overflow error rejects the run.
    */
   context?: ContextState;
+  /** Limits besides maxIterations; each ends the run with a final answer without tools. */
+  limits?: RunLimits;
 }

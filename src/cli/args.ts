@@ -39,6 +39,16 @@ export interface CliFlags {
   baseUrl?: string;
   apiKeyEnv?: string;
   maxTurns?: number;
+  /** `--max-wall-time SECONDS`. */
+  maxWallTime?: number;
+  /** `--max-tool-calls N`. */
+  maxToolCalls?: number;
+  /** `--max-tokens-total N`. */
+  maxTokensTotal?: number;
+  /** `--max-cost AMOUNT`. */
+  maxCost?: number;
+  /** `--output-schema FILE`: the final answer must be JSON valid against this JSON Schema. */
+  outputSchema?: string;
   /** `--context-window TOKENS`: the model's context window. */
   contextWindow?: number;
   /** `--no-compaction`: never compact; an overflow ends the run with exit 6. */
@@ -88,6 +98,11 @@ export const CLI_OPTIONS = {
   "api-key-env": { type: "string" },
   "max-turns": { type: "string" },
   "context-window": { type: "string" },
+  "max-wall-time": { type: "string" },
+  "max-tool-calls": { type: "string" },
+  "max-tokens-total": { type: "string" },
+  "max-cost": { type: "string" },
+  "output-schema": { type: "string" },
   "no-compaction": { type: "boolean" },
   tools: { type: "string" },
   cwd: { type: "string" },
@@ -213,6 +228,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
       ["session", "session"],
       ["replay", "replay"],
       ["resume", "resume"],
+      ["output-schema", "outputSchema"],
     ] as const
   ) {
     const value = nonEmpty(name, v[name]);
@@ -233,6 +249,34 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
       );
     }
     flags.maxTurns = n;
+  }
+  for (
+    const [name, key] of [["max-tool-calls", "maxToolCalls"], [
+      "max-tokens-total",
+      "maxTokensTotal",
+    ]] as const
+  ) {
+    const value = v[name];
+    if (value === undefined) continue;
+    const n = parsePositiveInteger(value);
+    if (n === undefined) {
+      return usageError(`Option '--${name}' expects a positive integer, got "${value}"`);
+    }
+    flags[key] = n;
+  }
+  for (
+    const [name, key, what] of [
+      ["max-wall-time", "maxWallTime", "a positive number of seconds"],
+      ["max-cost", "maxCost", "a positive amount (in the currency of your pricing)"],
+    ] as const
+  ) {
+    const value = v[name];
+    if (value === undefined) continue;
+    const n = Number(value);
+    if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0)) {
+      return usageError(`Option '--${name}' expects ${what}, got "${value}"`);
+    }
+    flags[key] = n;
   }
   if (v["context-window"] !== undefined) {
     const n = parsePositiveInteger(v["context-window"]);

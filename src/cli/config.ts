@@ -4,11 +4,9 @@
  * an invalid one is reported naming the file, the field and the problem.
  */
 import { join } from "node:path";
-import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import {
   type CliFlags,
-  OUTPUT_FORMATS,
   type OutputFormat,
   parsePositiveInteger,
   SANDBOX_MODES,
@@ -16,7 +14,8 @@ import {
 } from "./args.ts";
 import { type CliFs, readTextOrReason } from "./io.ts";
 import { type AskTrust, decideProjectTrust, type ProjectTrustInfo } from "./trust.ts";
-import { type Prices, PricesSchema } from "./usage.ts";
+import type { Prices } from "./usage.ts";
+import { type CompatSettings, type ConfigFile, ConfigFileSchema } from "./config_schema.ts";
 
 /** The model used when nothing else names one. */
 export const DEFAULT_MODEL = "gpt-4.1";
@@ -25,95 +24,7 @@ export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
 /** Max model turns in print mode unless configured. */
 export const DEFAULT_PRINT_MAX_TURNS = 100;
 
-/** Schema of `.moat/config.json` (project) and `$XDG_CONFIG_HOME/moat/config.json` (user). */
-export const ConfigFileSchema = Type.Object({
-  $schema: Type.Optional(Type.String({ description: "Ignored; lets editors find a schema." })),
-  model: Type.Optional(Type.String({ minLength: 1, description: "Model name." })),
-  baseUrl: Type.Optional(
-    Type.String({ minLength: 1, description: "OpenAI-compatible endpoint URL." }),
-  ),
-  apiKeyEnv: Type.Optional(
-    Type.String({
-      pattern: "^[A-Za-z_][A-Za-z0-9_]*$",
-      description: "Name of the environment variable holding the API key.",
-    }),
-  ),
-  maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: "Max model turns per run." })),
-  contextWindow: Type.Optional(
-    Type.Integer({ minimum: 256, description: "The model's context window in tokens." }),
-  ),
-  compaction: Type.Optional(
-    Type.Boolean({
-      description: "Compact the conversation when it outgrows the context window (default true).",
-    }),
-  ),
-  tools: Type.Optional(
-    Type.Array(Type.String({ minLength: 1 }), { description: "Enabled tool names." }),
-  ),
-  bashTimeout: Type.Optional(
-    Type.Number({ exclusiveMinimum: 0, description: "Default bash timeout in seconds." }),
-  ),
-  sandbox: Type.Optional(
-    Type.Union(SANDBOX_MODES.map((m) => Type.Literal(m)), { description: "OS sandbox mode." }),
-  ),
-  output: Type.Optional(
-    Type.Union(OUTPUT_FORMATS.map((m) => Type.Literal(m)), {
-      description: "Print-mode output format.",
-    }),
-  ),
-  systemPrompt: Type.Optional(Type.String({ description: "Replaces the built-in system prompt." })),
-  appendSystemPrompt: Type.Optional(
-    Type.String({ description: "Appended to the system prompt." }),
-  ),
-  contextFiles: Type.Optional(
-    Type.Boolean({ description: "Load AGENTS.md files (default true)." }),
-  ),
-  failOnDeny: Type.Optional(Type.Boolean({ description: "Exit 4 after denied tool calls." })),
-  prompt: Type.Optional(
-    Type.Boolean({ description: "Ask for approval on a TTY (default true); false = deny." }),
-  ),
-  temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2, description: "Sampling." })),
-  maxOutputTokens: Type.Optional(
-    Type.Integer({ minimum: 1, description: "Max output tokens per reply." }),
-  ),
-  headers: Type.Optional(
-    Type.Record(Type.String(), Type.String(), { description: "Extra HTTP headers." }),
-  ),
-  compat: Type.Optional(
-    Type.Object({
-      streamOptions: Type.Optional(
-        Type.Boolean({ description: "Send stream_options.include_usage (default true)." }),
-      ),
-      maxTokensField: Type.Optional(
-        Type.Union([Type.Literal("max_completion_tokens"), Type.Literal("max_tokens")], {
-          description: "Request field for the output-token limit.",
-        }),
-      ),
-      parallelToolCalls: Type.Optional(
-        Type.Boolean({ description: "Send parallel_tool_calls with this value." }),
-      ),
-      vision: Type.Optional(
-        Type.Boolean({ description: "The model accepts images (default true)." }),
-      ),
-    }, {
-      additionalProperties: false,
-      description: "Switches for OpenAI-compatible servers that differ from OpenAI.",
-    }),
-  ),
-  prices: Type.Optional(PricesSchema),
-  trustedProjects: Type.Optional(
-    Type.Array(Type.String({ pattern: "^(/|~$|~/)" }), {
-      description: "User config only: real paths (or ~/…) of projects whose sensitive " +
-        "settings (baseUrl, apiKeyEnv, headers, sandbox) apply.",
-    }),
-  ),
-}, { additionalProperties: false });
-
-/** Server compatibility switches from the config files. */
-export type CompatSettings = NonNullable<Static<typeof ConfigFileSchema>["compat"]>;
-
-/** A parsed, valid config file. */
-export type ConfigFile = Static<typeof ConfigFileSchema>;
+export { type CompatSettings, type ConfigFile, ConfigFileSchema } from "./config_schema.ts";
 
 /** The settings a run uses, after precedence. */
 export interface Settings {
@@ -141,6 +52,14 @@ export interface Settings {
   compat?: CompatSettings;
   /** Token prices, for the cost of a run. */
   prices?: Prices;
+  /** Token prices per model, from the user config only (they win over `prices`). */
+  pricing?: Record<string, Prices>;
+  /** Wall-time limit of a run in seconds. */
+  maxWallTime?: number;
+  maxToolCalls?: number;
+  maxTokensTotal?: number;
+  /** What a run may cost, in the prices' currency. */
+  maxCost?: number;
   /** Config files that were found and applied, most specific last. */
   configFiles: string[];
   /** Whether the project is trusted and which of its settings applied. */
@@ -292,6 +211,13 @@ export async function resolveSettings(
 
   // The project's own layer, minus what only the user may say.
   const project: ConfigFile = { ...projectFile };
+  if (project.pricing !== undefined) {
+    delete project.pricing;
+    warnings.push(
+      `"pricing" in the project config "${projectPath}" has no effect: per-model prices (which ` +
+        "--max-cost relies on) come from the user config only",
+    );
+  }
   if (project.trustedProjects !== undefined) {
     delete project.trustedProjects;
     warnings.push(
@@ -330,6 +256,10 @@ function flagLayer(flags: CliFlags): ConfigFile {
   if (flags.apiKeyEnv !== undefined) fromFlags.apiKeyEnv = flags.apiKeyEnv;
   if (flags.maxTurns !== undefined) fromFlags.maxTurns = flags.maxTurns;
   if (flags.contextWindow !== undefined) fromFlags.contextWindow = flags.contextWindow;
+  if (flags.maxWallTime !== undefined) fromFlags.maxWallTime = flags.maxWallTime;
+  if (flags.maxToolCalls !== undefined) fromFlags.maxToolCalls = flags.maxToolCalls;
+  if (flags.maxTokensTotal !== undefined) fromFlags.maxTokensTotal = flags.maxTokensTotal;
+  if (flags.maxCost !== undefined) fromFlags.maxCost = flags.maxCost;
   if (flags.noCompaction) fromFlags.compaction = false;
   if (flags.tools !== undefined) fromFlags.tools = flags.tools;
   if (flags.bashTimeout !== undefined) fromFlags.bashTimeout = flags.bashTimeout;
@@ -388,8 +318,18 @@ function mergeLayers(
   if (merged.maxOutputTokens !== undefined) settings.maxOutputTokens = merged.maxOutputTokens;
   if (merged.headers !== undefined) settings.headers = merged.headers;
   if (merged.prices !== undefined) settings.prices = merged.prices;
+  if (merged.pricing !== undefined) settings.pricing = merged.pricing;
+  if (merged.maxWallTime !== undefined) settings.maxWallTime = merged.maxWallTime;
+  if (merged.maxToolCalls !== undefined) settings.maxToolCalls = merged.maxToolCalls;
+  if (merged.maxTokensTotal !== undefined) settings.maxTokensTotal = merged.maxTokensTotal;
+  if (merged.maxCost !== undefined) settings.maxCost = merged.maxCost;
   // Compatibility switches merge field by field, so a project can override one of the user's.
   const compatLayers = layers.map((layer) => layer.compat).filter((c) => c !== undefined);
   if (compatLayers.length > 0) settings.compat = Object.assign({}, ...compatLayers);
   return { ok: true, settings };
+}
+
+/** The token prices of `model`: the user config's pricing for it, else `prices`. */
+export function pricesFor(settings: Settings, model: string): Prices | undefined {
+  return settings.pricing?.[model] ?? settings.prices;
 }

@@ -2,17 +2,24 @@
  * What every run of one invocation shares: the sandbox, the system prompt with the
  * context files, the model client's options, and runOnce (one agent run, reported and saved).
  */
-import { type AgentEvent, type AgentRunResult, runAgentLoop } from "../agent/mod.ts";
+import {
+  type AgentEvent,
+  type AgentRunResult,
+  runAgentLoop,
+  type RunLimits,
+} from "../agent/mod.ts";
 import { type Message, type ModelClient, ModelError, type UserMessage } from "../model/types.ts";
 import type { OpenAiClientOptions } from "../model/openai/mod.ts";
 import type { Prompter } from "../policy/approve.ts";
 import { formatGrants } from "../policy/grant_hints.ts";
 import type { SessionWriter } from "../session/store.ts";
 import type { AnyTool } from "../agent/tool.ts";
-import { type Settings, userConfigDir } from "./config.ts";
+import { pricesFor, type Settings, userConfigDir } from "./config.ts";
 import type { Reporter, RunError, RunStats, RunStopReason, RunSummary } from "./report.ts";
 import type { RunSetup, SandboxHandle, SandboxRequest } from "./setup.ts";
 import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
+import { workSummary } from "./outcome_text.ts";
+import { costOf } from "./usage.ts";
 import {
   compactionLine,
   contextStateFor,
@@ -75,6 +82,18 @@ export async function openEngine(
   reporter: Reporter,
 ): Promise<{ ok: true; engine: Engine; contextWarnings: string[] } | { ok: false; error: string }> {
   const { settings } = setup;
+  // --max-cost without a price would never stop anything: refuse before the run.
+  if (
+    settings.maxCost !== undefined && setup.recording === undefined &&
+    pricesFor(settings, settings.model) === undefined
+  ) {
+    return {
+      ok: false,
+      error: `--max-cost needs the token prices of the model "${settings.model}": add ` +
+        `"pricing": {"${settings.model}": {"inputPerMTok": …, "outputPerMTok": …}} to the ` +
+        "user config ($XDG_CONFIG_HOME/moat/config.json, or ~/.config/moat/config.json)",
+    };
+  }
   const engineRef: { engine?: Engine } = {};
   const request: SandboxRequest = {
     cwd: setup.workspace,
@@ -195,6 +214,7 @@ export async function runOnce(
   };
   if (options.maxTurns !== undefined) agentOptions.maxIterations = options.maxTurns;
   if (context !== undefined) agentOptions.context = context;
+  agentOptions.limits = runLimits(setup, options.modelName ?? setup.settings.model);
   if (setup.settings.temperature !== undefined) {
     agentOptions.temperature = setup.settings.temperature;
   }
@@ -220,6 +240,23 @@ export async function runOnce(
   }
 }
 
+/** The run's limits besides --max-turns, from the settings. */
+function runLimits(setup: RunSetup, model: string): RunLimits {
+  const { settings } = setup;
+  const limits: RunLimits = {};
+  if (settings.maxToolCalls !== undefined) limits.maxToolCalls = settings.maxToolCalls;
+  if (settings.maxTokensTotal !== undefined) limits.maxTokensTotal = settings.maxTokensTotal;
+  if (settings.maxWallTime !== undefined) limits.maxWallTimeMs = settings.maxWallTime * 1000;
+  const prices = pricesFor(settings, model);
+  const maxCost = settings.maxCost;
+  if (maxCost !== undefined && prices !== undefined) {
+    limits.check = (usage) => costOf(usage, prices) >= maxCost ? "max_cost" : undefined;
+  }
+  // A replay's replies are already written: a final request would have no reply to play.
+  if (setup.recording !== undefined) limits.finalAnswer = false;
+  return limits;
+}
+
 /** What runOnce settled with. */
 export type RunOutcome = { result?: AgentRunResult; error?: RunError };
 
@@ -230,6 +267,7 @@ export function stopReasonOf(outcome: RunOutcome, aborted: boolean): RunStopReas
   if (outcome.error !== undefined) return "error";
   if (aborted || outcome.result?.stopReason === "aborted") return "aborted";
   if (outcome.result?.stopReason === "maxIterations") return "maxIterations";
+  if (outcome.result?.stopReason === "limitReached") return "limitReached";
   return "completed";
 }
 
@@ -243,12 +281,23 @@ export function runSummary(
     stopReason: end.stopReason,
     turns: stats.turns,
     usage: stats.usage,
+    requests: stats.requests,
+    retries: stats.retries,
     toolCalls: stats.toolCalls,
     failed: stats.failed,
     denied: stats.denied,
     exitCode: end.exitCode,
     text: stats.lastText,
   };
+  const limit = outcome.result?.limit;
+  if (
+    limit !== undefined && (end.stopReason === "maxIterations" || end.stopReason === "limitReached")
+  ) {
+    summary.limit = limit;
+    summary.finalAnswer = outcome.result?.finalAnswer === true;
+    // Without the model's report, the answer is moat's summary of the work.
+    if (!summary.finalAnswer) summary.text = workSummary(stats, limit);
+  }
   if (end.stopReason === "completed" && outcome.result?.truncated) summary.truncated = true;
   const failed = end.stopReason === "error" || end.stopReason === "contextExhausted";
   if (failed && outcome.error !== undefined) summary.error = outcome.error;

@@ -1,7 +1,8 @@
 /**
  * Exit codes of the moat command: 0 completed · 1 model/provider error · 2 usage/config error or
- * required sandbox unavailable · 3 max turns reached · 4 denied calls with --fail-on-deny · 5
- * --replay-check found a difference · 6 context exhausted · 130 SIGINT · 143 SIGTERM.
+ * required sandbox unavailable · 3 a limit was reached · 4 denied calls with --fail-on-deny · 5
+ * --replay-check found a difference · 6 context exhausted · 7 the answer does not match
+ * --output-schema · 130 SIGINT · 143 SIGTERM.
  */
 import type { Terminal } from "./io.ts";
 
@@ -15,6 +16,8 @@ export const EXIT = {
   replayMismatch: 5,
   /** The conversation does not fit the context window, even compacted (or compaction is off). */
   contextExhausted: 6,
+  /** The final answer is not JSON valid against --output-schema, even after asking again. */
+  schemaMismatch: 7,
   sigint: 130,
   sigterm: 143,
 } as const;

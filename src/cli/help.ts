@@ -15,6 +15,12 @@ Model:
       --api-key-env NAME         variable holding the API key (default OPENAI_API_KEY)
       --max-turns N              stop after N model turns (default 100 in print mode,
                                  unlimited interactively)
+      --max-wall-time S          stop after S seconds of wall time
+      --max-tool-calls N         stop when the model wants more than N tool calls
+      --max-tokens-total N       stop once the run's input plus output tokens reach N
+      --max-cost AMOUNT          stop once the run costs AMOUNT (needs pricing for the
+                                 model in the user config); every limit ends with a
+                                 final answer without tools, then exit 3
       --context-window TOKENS    the model's context window (default: known models, the
                                  server's model information, or its overflow errors)
       --no-compaction            never compact the conversation; when it outgrows the
@@ -43,6 +49,9 @@ Output and exit status:
   -p, --print                    force print mode (permission prompts become denials)
   -o, --output text|json|jsonl   print-mode output (default text); see docs/events.md
       --include-deltas           with --output jsonl, also emit text deltas
+      --output-schema FILE       the final answer must be JSON valid against this JSON
+                                 Schema; stdout gets only that JSON (exit 7 when the
+                                 model cannot produce it)
       --fail-on-deny             exit 4 when any tool call was denied
       --verbose                  more detail on stderr
   -q, --quiet                    interactive mode: no usage line (tokens, cost) after answers
@@ -82,9 +91,10 @@ Trust (docs/security.md):
   read-only for every tool unless --allow-write names them (e.g. --allow-write=.,.git/hooks).
 
 Exit codes: 0 completed · 1 model/provider error (or a replay ran out of replies) · 2 usage/config
-error or required sandbox unavailable · 3 max turns reached · 4 denied tool calls with
---fail-on-deny · 5 --replay-check found a difference · 6 context exhausted (the conversation
-does not fit the context window even after compaction) · 130 SIGINT · 143 SIGTERM
+error or required sandbox unavailable · 3 a limit was reached (turns, wall time, tool calls,
+tokens, cost) · 4 denied tool calls with --fail-on-deny · 5 --replay-check found a difference ·
+6 context exhausted (the conversation does not fit the context window even after compaction) ·
+7 the answer does not match --output-schema · 130 SIGINT · 143 SIGTERM
 
 Examples:
   moat "what does src/main.ts do?"

@@ -43,6 +43,17 @@ export function eventRecord(
       return { type: "turn_start", turn: event.turn };
     case "message_start":
       return includeDeltas ? { type: "message_start" } : null;
+    case "model_retry":
+      return {
+        type: "model_retry",
+        attempt: event.attempt,
+        maxRetries: event.maxRetries,
+        cause: event.cause,
+        message: event.message,
+        status: event.status ?? null,
+        waitMs: event.waitMs,
+        midStream: event.midStream,
+      };
     case "text_delta":
       return includeDeltas ? { type: "text_delta", delta: event.delta } : null;
     case "message_end": {
@@ -149,8 +160,12 @@ export function runEndRecord(summary: RunSummary): Record<string, unknown> {
   const record: Record<string, unknown> = {
     type: "run_end",
     stopReason: summary.stopReason,
+    limit: summary.limit ?? null,
+    ...(summary.finalAnswer === undefined ? {} : { finalAnswer: summary.finalAnswer }),
     turns: summary.turns,
     usage: summary.usage,
+    requests: summary.requests,
+    retries: summary.retries,
     ...(summary.cost === undefined ? {} : { cost: summary.cost }),
     toolCalls: summary.toolCalls,
     failed: summary.failed,

@@ -4,7 +4,7 @@
  * a spinner only when stderr is a TTY, colour only on a TTY and never with NO_COLOR.
  */
 import type { AgentEvent, Clock } from "../agent/mod.ts";
-import { compactionLine } from "./compaction_text.ts";
+import { compactionLine, footerLine, limitLine } from "./outcome_text.ts";
 import { describeCall, exitCodeOf, formatDuration, oneLine } from "./call_text.ts";
 
 export { describeCall, formatDuration, oneLine } from "./call_text.ts";
@@ -202,6 +202,20 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
         case "health":
           stderrLine(`${c("33", "!")} ${oneLine(event.message, 200)}`);
           return;
+        case "model_retry": {
+          // A broken stream that had started showing an answer is always explained.
+          if (!options.verbose && !event.midStream) return;
+          const wait = formatDuration(event.waitMs);
+          stderrLine(
+            c(
+              "2",
+              `moat: ${
+                oneLine(event.message, 200)
+              } Retrying in ${wait} (retry ${event.attempt} of ${event.maxRetries}).`,
+            ),
+          );
+          return;
+        }
         case "compaction_start":
           setSpinner("compacting the conversation…");
           return;
@@ -268,11 +282,8 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
           );
           break;
         case "maxIterations":
-          stderrLine(
-            `${
-              c("33", "moat:")
-            } stopped after ${summary.turns} turn(s): the max-turns limit was reached (raise it with --max-turns N)`,
-          );
+        case "limitReached":
+          stderrLine(`${c("33", "moat:")} ${limitLine(summary)}`);
           break;
         case "interrupted":
         case "terminated":
@@ -317,12 +328,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
           } ${summary.denied} tool call(s) were denied (exit 4 because of --fail-on-deny)`,
         );
       } else if (options.verbose) {
-        stderrLine(
-          c(
-            "2",
-            `${summary.turns} turn(s) · ${summary.toolCalls} tool call(s), ${summary.failed} failed, ${summary.denied} denied · ${summary.usage.totalTokens} tokens`,
-          ),
-        );
+        stderrLine(c("2", footerLine(summary)));
       }
     },
     note(text: string) {

@@ -2,7 +2,7 @@
  * What every output mode (text, json, jsonl) is told about a run, and the counters (tool calls,
  * failures, denials, final text) that the exit code and the summaries are computed from.
  */
-import type { AgentEvent } from "../agent/mod.ts";
+import type { AgentEvent, LimitName } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { addUsage, emptyUsage, type ModelErrorKind, type Usage } from "../model/types.ts";
 import type { ReplayCheckSummary } from "../replay/check.ts";
@@ -17,7 +17,9 @@ export type RunStopReason =
   | "interrupted"
   | "terminated"
   /** The conversation did not fit the context window, even compacted (exit 6). */
-  | "contextExhausted";
+  | "contextExhausted"
+  /** A limit other than the turn limit (see `limit`; exit 3). */
+  | "limitReached";
 
 /** Facts known when a run starts. */
 export interface RunStartInfo {
@@ -72,8 +74,16 @@ export interface RunError {
 /** Facts known when a run ends. */
 export interface RunSummary {
   stopReason: RunStopReason;
+  /** The limit that stopped the run (stopReason maxIterations or limitReached). */
+  limit?: LimitName;
+  /** With a limit: the model's final answer was given (else `text` summarises the events). */
+  finalAnswer?: boolean;
   turns: number;
   usage: Usage;
+  /** Model requests sent, retries included. */
+  requests: number;
+  /** Failed attempts that were tried again. */
+  retries: number;
   /** What `usage` cost, when the config gives prices. */
   cost?: number;
   toolCalls: number;
@@ -116,6 +126,13 @@ export interface RunStats {
   denied: number;
   turns: number;
   usage: Usage;
+  /** Model requests sent (replies, summary requests, failed and retried attempts). */
+  requests: number;
+  retries: number;
+  /** Paths the write and edit tools changed, in order, once each. */
+  changed: string[];
+  /** Bash commands run, in order. */
+  commands: string[];
   /** Text of the last assistant reply seen. */
   lastText: string;
   observe(event: AgentEvent): void;
@@ -144,24 +161,40 @@ export function createRunStats(): RunStats {
     denied: 0,
     turns: 0,
     usage: emptyUsage(),
+    requests: 0,
+    retries: 0,
+    changed: [],
+    commands: [],
     lastText: "",
     observe(event) {
       switch (event.type) {
+        case "model_retry":
+          stats.retries++;
+          stats.requests++;
+          return;
+        case "turn_start":
+          // Every turn sends one request (its retries and compactions are counted apart).
+          stats.requests++;
+          return;
         case "message_end":
           stats.turns++;
           stats.usage = addUsage(stats.usage, event.message.usage);
           stats.lastText = assistantText(event.message.blocks);
           return;
         case "compaction_end":
-          // A summary request is a model turn whose tokens count like any other.
+          // A summary request is a model turn whose tokens count like any other; after an
+          // overflow error, the refused request was one more.
           stats.turns += event.modelCalls;
+          stats.requests += event.modelCalls + (event.reason === "overflow" ? 1 : 0);
           stats.usage = addUsage(stats.usage, event.usage);
           return;
-        case "tool_end":
+        case "tool_end": {
           stats.toolCalls++;
           if (event.blocked !== undefined) stats.denied++;
           else if (event.result.isError) stats.failed++;
+          else noteWork(stats, event.name, event.args);
           return;
+        }
         default:
           return;
       }
@@ -171,6 +204,17 @@ export function createRunStats(): RunStats {
     },
   };
   return stats;
+}
+
+/** Remembers what a successful call changed or ran, for a summary of the work. */
+function noteWork(stats: RunStats, name: string, args: unknown): void {
+  if (typeof args !== "object" || args === null) return;
+  const a = args as Record<string, unknown>;
+  if ((name === "write" || name === "edit") && typeof a.path === "string") {
+    if (!stats.changed.includes(a.path)) stats.changed.push(a.path);
+  } else if (name === "bash" && typeof a.command === "string") {
+    stats.commands.push(a.command);
+  }
 }
 
 /** `text` cut to its first `maxChars` characters, with a note of its full length. */

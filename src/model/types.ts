@@ -105,10 +105,30 @@ export type ModelStreamEvent =
   | { type: "toolcall_start"; index: number; id: string; name: string }
   | { type: "toolcall_delta"; index: number; delta: string };
 
+/** A failed attempt of a request that is tried again (told before the wait). */
+export interface ModelRetry {
+  /** 1 for the first retry. */
+  attempt: number;
+  /** Retries allowed in all. */
+  maxRetries: number;
+  /** What went wrong with the attempt. */
+  cause: ModelErrorKind;
+  /** The failure, as a sentence. */
+  message: string;
+  /** HTTP status, when there was one. */
+  status?: number;
+  /** How long moat waits before the next attempt. */
+  waitMs: number;
+  /** The attempt had started streaming (what it streamed is discarded). */
+  midStream: boolean;
+}
+
 /** Options for one streamed request. */
 export interface ModelStreamOptions {
   signal?: AbortSignal;
   onEvent?: (event: ModelStreamEvent) => void;
+  /** Told about every retry before its wait; must not throw. */
+  onRetry?: (retry: ModelRetry) => void;
 }
 
 /**

@@ -352,9 +352,14 @@ Deno.test("runAgentLoop() with maxIterations 1 executes nothing and stores not-e
   assert.deepEqual(log.of("tool_end").map((e) => e.toolCallId), ["a", "b"]);
   assert.equal(log.of("tool_running").length, 0);
   assert.equal(result.stopReason, "maxIterations");
+  assert.equal(result.limit, "max_turns");
+  // The final request (for the model's report) failed: the script had nothing left.
+  assert.equal(result.finalAnswer, false);
   assert.equal(result.turns, 1);
   assert.equal(executed, 0);
-  assert.equal(model.requests.length, 1);
+  assert.equal(model.requests.length, 2);
+  assert.equal(model.requests[1]?.tools.length, 0, "the final request has no tools");
+  assert.equal(history.length, 3, "a failed final request leaves nothing in history");
   assert.deepEqual(resultsOf(history[2]), [
     {
       toolCallId: "a",

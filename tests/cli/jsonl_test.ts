@@ -20,6 +20,8 @@ const summary = {
   stopReason: "completed" as const,
   turns: 1,
   usage: emptyUsage(),
+  requests: 1,
+  retries: 0,
   toolCalls: 1,
   failed: 0,
   denied: 1,
@@ -128,19 +130,42 @@ const DOCUMENTED_FIELDS: Record<string, { always: string[]; optional?: string[] 
     always: ["toolCallId", "name", "args", "durationMs", "isError", "blocked", "output"],
   },
   health: { always: ["signal", "message", "count"] },
+  model_retry: {
+    always: ["attempt", "maxRetries", "cause", "message", "status", "waitMs", "midStream"],
+  },
+  compaction_start: { always: ["reason", "tokens", "window"] },
+  compaction_end: {
+    always: [
+      "reason",
+      "outcome",
+      "method",
+      "modelCall",
+      "modelCalls",
+      "tokensBefore",
+      "tokensAfter",
+      "messagesBefore",
+      "messagesAfter",
+      "durationMs",
+      "usage",
+      "window",
+    ],
+  },
   error: { always: ["kind", "message"], optional: ["status"] },
   run_end: {
     always: [
       "stopReason",
+      "limit",
       "turns",
       "usage",
+      "requests",
+      "retries",
       "toolCalls",
       "failed",
       "denied",
       "exitCode",
       "truncated",
     ],
-    optional: ["error", "replay", "cost"],
+    optional: ["error", "replay", "cost", "finalAnswer"],
   },
 };
 
@@ -174,6 +199,33 @@ Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documen
   });
   r.warning("heads up");
   r.event({ type: "turn_start", turn: 1 });
+  r.event({ type: "compaction_start", reason: "threshold", tokens: 9000, window: 8000 });
+  r.event({
+    type: "compaction_end",
+    reason: "threshold",
+    outcome: "compacted",
+    method: "summary",
+    modelCalls: 1,
+    usage: emptyUsage(),
+    tokensBefore: 9000,
+    tokensAfter: 2000,
+    messagesBefore: 40,
+    messagesAfter: 5,
+    durationMs: 12,
+    window: 8000,
+    summary: "not in the JSONL line",
+    messages: [],
+  });
+  r.event({ type: "message_start" });
+  r.event({
+    type: "model_retry",
+    attempt: 1,
+    maxRetries: 2,
+    cause: "incomplete_stream",
+    message: "The stream broke off.",
+    waitMs: 500,
+    midStream: true,
+  });
   r.event({ type: "message_start" });
   r.event({ type: "text_delta", delta: "x" });
   r.event({
@@ -209,6 +261,7 @@ Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documen
   r.end({
     ...summary,
     cost: 0.0123,
+    finalAnswer: false,
     stopReason: "error",
     exitCode: 1,
     error: { kind: "server", message: "down", status: 500 },

@@ -454,10 +454,19 @@ Deno.test("runCli() print mode stops after 100 model turns by default, exit 3", 
     deps,
   });
   assert.equal(code, 3, terminal.stderr);
-  assert.equal(requests, 100);
+  // 100 turns, then the request for a final answer without tools.
+  assert.equal(requests, 101);
   const result = JSON.parse(terminal.stdout);
   assert.equal(result.stopReason, "maxIterations");
+  assert.equal(result.limit, "max_turns");
+  // This model only ever calls tools: moat summarises the work itself.
+  assert.equal(result.finalAnswer, false);
+  assert.match(
+    result.text,
+    /^moat stopped the run at its turn limit \(--max-turns\) after 100 turn\(s\) and 100 tool/,
+  );
   assert.equal(result.turns, 100);
+  assert.equal(result.requests, 101);
   assert.equal(result.exitCode, 3);
 });
 

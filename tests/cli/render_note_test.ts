@@ -22,6 +22,8 @@ Deno.test("text renderer: a note waits for the streamed line to end, then has a 
     stopReason: "completed",
     turns: 1,
     usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0, totalTokens: 0 },
+    requests: 1,
+    retries: 0,
     toolCalls: 0,
     failed: 0,
     denied: 0,

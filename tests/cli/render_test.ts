@@ -16,6 +16,8 @@ const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
   stopReason: "completed",
   turns: 1,
   usage,
+  requests: 1,
+  retries: 0,
   toolCalls: 0,
   failed: 0,
   denied: 0,

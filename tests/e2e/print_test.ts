@@ -197,7 +197,9 @@ Deno.test("moat exits 3 when the model keeps calling tools past --max-turns", as
     env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
   });
   assert.equal(result.code, 3, result.stderr);
-  assert.equal(server.chatRequests.length, 3);
+  // Three turns, then one request without tools for the model's report.
+  assert.equal(server.chatRequests.length, 4);
+  assert.equal(server.chatRequests[3]?.body?.tools, undefined);
   assert.match(result.stderr, /max-turns/);
 });
 

@@ -82,6 +82,7 @@ const PRINT_EXIT_CODES: Record<RunStopReason, number> = {
   interrupted: EXIT.sigint,
   terminated: EXIT.sigterm,
   contextExhausted: EXIT.contextExhausted,
+  limitReached: EXIT.maxTurns,
 };
 
 /** Print mode: one prompt (or a replay) run to the end, reported as text, JSON or JSONL. */

@@ -1,18 +1,20 @@
 /**
- * The ModelClient over the official `openai` SDK, which owns HTTP, SSE parsing and retries: its
- * options, and one streamed reply per request — the request body from `wire.ts`, the chunks
- * assembled by `stream.ts`, failures mapped to ModelErrors by `errors.ts` — and the server's
- * context window from its metadata (`metadata.ts`).
+ * The ModelClient over the official `openai` SDK, which owns HTTP and SSE parsing: its options,
+ * and one streamed reply per request — the request body from `wire.ts`, the chunks assembled by
+ * `stream.ts`, failures mapped to ModelErrors by `errors.ts` and retried by `retry.ts`'s rules —
+ * and the server's context window from its metadata (`metadata.ts`).
  */
 import OpenAI from "openai";
-import type {
-  AssistantMessage,
-  ModelClient,
-  ModelRequest,
-  ModelStreamEvent,
-  ModelStreamOptions,
+import {
+  type AssistantMessage,
+  type ModelClient,
+  ModelError,
+  type ModelRequest,
+  type ModelStreamEvent,
+  type ModelStreamOptions,
 } from "../types.ts";
 import { toModelError } from "./errors.ts";
+import { isRetryable, retryWaitMs, sleep } from "./retry.ts";
 import { fetchContextWindow } from "./metadata.ts";
 import { hashText, ReplyAssembler } from "./stream.ts";
 import { toChatParams } from "./wire.ts";
@@ -27,8 +29,13 @@ export interface OpenAiClientOptions {
   model: string;
   /** Extra HTTP headers sent with every request. */
   headers?: Record<string, string>;
-  /** SDK retries for 408/409/429/5xx and connection errors, honouring retry-after (default 2). */
+  /**
+   * Retries of a failed attempt (default 2): HTTP 408/409/429/5xx (honouring retry-after),
+   * connection failures, and streams that broke off, carried a malformed chunk or stalled.
+   */
   maxRetries?: number;
+  /** A stream that sends no data for this long is cut off and retried (default 5 minutes). */
+  streamIdleTimeoutMs?: number;
   /** Time allowed until response headers arrive, per attempt, in ms (SDK default: 10 minutes). */
   timeoutMs?: number;
   /** Send `stream_options: {include_usage: true}` (default true; some servers reject it). */
@@ -50,6 +57,11 @@ export interface OpenAiClientOptions {
   project?: string;
 }
 
+/** Retries of a failed attempt unless the options say otherwise. */
+export const DEFAULT_MAX_RETRIES = 2;
+/** How long a stream may send nothing before it counts as stalled. */
+export const DEFAULT_STREAM_IDLE_MS = 300_000;
+
 /** Creates a ModelClient that streams Chat Completions from an OpenAI-compatible server. */
 export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
   const sdk = new OpenAI({
@@ -59,7 +71,8 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
     organization: options.organization ?? null,
     project: options.project ?? null,
     webhookSecret: null,
-    maxRetries: options.maxRetries ?? 2,
+    // moat retries itself (retry.ts), so that every retry is visible and broken streams count.
+    maxRetries: 0,
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
     ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
     // The SDK would otherwise log to the console (e.g. on malformed chunks); failures reach
@@ -76,14 +89,52 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
   };
 }
 
+/** How one attempt ended: a reply (null when aborted) or a failure to judge for a retry. */
+type Attempt =
+  | { type: "reply"; message: AssistantMessage | null }
+  | { type: "failed"; error: unknown; mapped: ModelError; midStream: boolean };
+
 async function streamReply(
   sdk: OpenAI,
   options: OpenAiClientOptions,
   request: ModelRequest,
-  { signal, onEvent }: ModelStreamOptions,
+  streamOptions: ModelStreamOptions,
 ): Promise<AssistantMessage | null> {
-  if (signal?.aborted) return null;
+  const { signal } = streamOptions;
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const params = toChatParams(request, options);
+  for (let retry = 0;; retry++) {
+    if (signal?.aborted) return null;
+    const attempt = await attemptReply(sdk, options, params, streamOptions);
+    if (attempt.type === "reply") return attempt.message;
+    const { error, mapped } = attempt;
+    if (retry >= maxRetries || !isRetryable(error, mapped)) throw mapped;
+    const waitMs = retryWaitMs(error, retry + 1, { nowMs: Date.now(), random: Math.random() });
+    if (waitMs === undefined) throw mapped;
+    try {
+      streamOptions.onRetry?.({
+        attempt: retry + 1,
+        maxRetries,
+        cause: mapped.kind,
+        message: mapped.message,
+        ...(mapped.status === undefined ? {} : { status: mapped.status }),
+        waitMs,
+        midStream: attempt.midStream,
+      });
+    } catch {
+      // A failing sink must not change whether the request is retried.
+    }
+    if (!(await sleep(waitMs, signal))) return null;
+  }
+}
+
+/** One attempt: the request, then its stream assembled; a stalled stream is cut off. */
+async function attemptReply(
+  sdk: OpenAI,
+  options: OpenAiClientOptions,
+  params: ReturnType<typeof toChatParams>,
+  { signal, onEvent }: ModelStreamOptions,
+): Promise<Attempt> {
   const emit = (event: ModelStreamEvent) => {
     try {
       onEvent?.(event);
@@ -97,23 +148,55 @@ async function streamReply(
     () => (turnHash ??= hashText(JSON.stringify(params.messages))),
     emit,
   );
+  const idleMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_MS;
+  const cut = new AbortController();
+  const requestSignal = signal === undefined ? cut.signal : AbortSignal.any([signal, cut.signal]);
+  let stalled = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      stalled = true;
+      cut.abort();
+    }, idleMs);
+  };
+  const stallError = () =>
+    new ModelError(
+      "incomplete_stream",
+      `The model's reply stream stalled: no data for ${
+        idleMs / 1000
+      } s. The partial reply was discarded.`,
+    );
+  const failed = (error: unknown, midStream: boolean): Attempt => ({
+    type: "failed",
+    error,
+    mapped: toModelError(error, { ...options, midStream }),
+    midStream,
+  });
   let opened = false;
   try {
-    const stream = await sdk.chat.completions.create(
-      params,
-      signal === undefined ? {} : { signal },
-    );
+    const stream = await sdk.chat.completions.create(params, { signal: requestSignal });
     opened = true;
     emit({ type: "message_start" });
+    arm();
     for await (const chunk of stream) {
       if (signal?.aborted) break;
+      arm();
       assembler.add(chunk);
     }
   } catch (error) {
-    if (signal?.aborted) return null;
-    throw toModelError(error, { ...options, midStream: opened });
+    if (signal?.aborted) return { type: "reply", message: null };
+    return failed(stalled ? stallError() : error, opened);
+  } finally {
+    clearTimeout(timer);
   }
   // The SDK ends iteration quietly when its request was aborted.
-  if (signal?.aborted) return null;
-  return assembler.finish();
+  if (signal?.aborted) return { type: "reply", message: null };
+  if (stalled) return failed(stallError(), true);
+  try {
+    return { type: "reply", message: assembler.finish() };
+  } catch (error) {
+    if (error instanceof ModelError) return failed(error, true);
+    throw error;
+  }
 }

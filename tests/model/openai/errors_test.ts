@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import OpenAI from "openai";
 import { toModelError } from "../../../src/model/openai/errors.ts";
 import { createOpenAiClient } from "../../../src/model/openai/mod.ts";
-import { ModelError } from "../../../src/model/types.ts";
+import { ModelError, type ModelRetry } from "../../../src/model/types.ts";
 import {
   fakePromptTokens,
   fault,
@@ -46,29 +46,57 @@ Deno.test("stream() throws rate_limit when 429s outlast the retries", async () =
   assert.equal(error.status, 429);
 });
 
-Deno.test("stream() throws incomplete_stream when the stream disconnects mid-message", async () => {
+Deno.test("stream() retries a stream that breaks off (abruptly or quietly) and tells onRetry", async () => {
   await using server = await startFakeOpenAI();
   server.script(
     fault.disconnect(reply.text("this will be cut off"), { afterChunks: 3 }),
     fault.disconnect(reply.text("this ends quietly"), { afterChunks: 3, clean: true }),
+    reply.text("the whole reply"),
   );
-  const c = client(server);
+  const retries: ModelRetry[] = [];
   const texts: string[] = [];
-  const abrupt = await modelError(
-    c.stream(request(), { onEvent: (e) => e.type === "text_delta" && texts.push(e.delta) }),
+  const message = await client(server, { maxRetries: 2 }).stream(request(), {
+    onEvent: (e) => e.type === "text_delta" && texts.push(e.delta),
+    onRetry: (r) => retries.push(r),
+  });
+  assert.equal(message?.blocks[0]?.type === "text" && message.blocks[0].text, "the whole reply");
+  assert.ok(texts.length > 3, "the broken attempts had streamed part of a reply");
+  assert.deepEqual(
+    retries.map((r) => [r.attempt, r.maxRetries, r.cause, r.midStream]),
+    [[1, 2, "incomplete_stream", true], [2, 2, "incomplete_stream", true]],
   );
-  assert.equal(abrupt.kind, "incomplete_stream");
-  assert.ok(texts.length > 0, "part of the reply had streamed");
-  const clean = await modelError(c.stream(request(), {}));
-  assert.equal(clean.kind, "incomplete_stream");
-  assert.equal(server.chatRequests.length, 2, "a started stream is never retried");
+  assert.ok(retries.every((r) => r.waitMs > 0 && r.message !== ""));
+  assert.equal(server.chatRequests.length, 3);
 });
 
-Deno.test("stream() throws incomplete_stream on a malformed chunk", async () => {
+Deno.test("stream() throws incomplete_stream when a broken stream has no retries left", async () => {
   await using server = await startFakeOpenAI();
-  server.script(fault.malformed(reply.text("a b c"), { afterChunks: 2 }));
-  const error = await modelError(client(server).stream(request(), {}));
-  assert.equal(error.kind, "incomplete_stream");
+  server.script(
+    fault.disconnect(reply.text("this will be cut off"), { afterChunks: 3 }),
+    fault.malformed(reply.text("a b c"), { afterChunks: 2 }),
+  );
+  const c = client(server, { maxRetries: 0 });
+  assert.equal((await modelError(c.stream(request(), {}))).kind, "incomplete_stream");
+  assert.equal((await modelError(c.stream(request(), {}))).kind, "incomplete_stream");
+  assert.equal(server.chatRequests.length, 2);
+});
+
+Deno.test("stream() retries a malformed chunk and a stalled stream", async () => {
+  await using server = await startFakeOpenAI();
+  server.script(
+    fault.malformed(reply.text("a b c"), { afterChunks: 2 }),
+    fault.stall(reply.text("never finished"), { afterChunks: 2 }),
+    reply.text("fine"),
+  );
+  const retries: ModelRetry[] = [];
+  const message = await client(server, { maxRetries: 2, streamIdleTimeoutMs: 200 }).stream(
+    request(),
+    { onRetry: (r) => retries.push(r) },
+  );
+  assert.equal(message?.blocks[0]?.type === "text" && message.blocks[0].text, "fine");
+  assert.equal(retries.length, 2);
+  assert.match(retries[1]?.message ?? "", /stalled: no data for 0\.2 s/);
+  await server.waitForStreamsClosed();
 });
 
 Deno.test("stream() throws auth on 401 naming how to set the key", async () => {

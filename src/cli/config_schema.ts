@@ -1,0 +1,111 @@
+/** The schema of moat's config files: every key, its type and a description. */
+import { type Static, Type } from "@sinclair/typebox";
+import { OUTPUT_FORMATS, SANDBOX_MODES } from "./args.ts";
+import { PricesSchema } from "./usage.ts";
+
+/** Schema of `.moat/config.json` (project) and `$XDG_CONFIG_HOME/moat/config.json` (user). */
+export const ConfigFileSchema = Type.Object({
+  $schema: Type.Optional(Type.String({ description: "Ignored; lets editors find a schema." })),
+  model: Type.Optional(Type.String({ minLength: 1, description: "Model name." })),
+  baseUrl: Type.Optional(
+    Type.String({ minLength: 1, description: "OpenAI-compatible endpoint URL." }),
+  ),
+  apiKeyEnv: Type.Optional(
+    Type.String({
+      pattern: "^[A-Za-z_][A-Za-z0-9_]*$",
+      description: "Name of the environment variable holding the API key.",
+    }),
+  ),
+  maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: "Max model turns per run." })),
+  maxWallTime: Type.Optional(
+    Type.Number({ exclusiveMinimum: 0, description: "Wall-time limit of a run in seconds." }),
+  ),
+  maxToolCalls: Type.Optional(
+    Type.Integer({ minimum: 1, description: "Tool calls a run may make." }),
+  ),
+  maxTokensTotal: Type.Optional(
+    Type.Integer({ minimum: 1, description: "Input plus output tokens a run may use." }),
+  ),
+  maxCost: Type.Optional(
+    Type.Number({ exclusiveMinimum: 0, description: "What a run may cost (needs pricing)." }),
+  ),
+  contextWindow: Type.Optional(
+    Type.Integer({ minimum: 256, description: "The model's context window in tokens." }),
+  ),
+  compaction: Type.Optional(
+    Type.Boolean({
+      description: "Compact the conversation when it outgrows the context window (default true).",
+    }),
+  ),
+  tools: Type.Optional(
+    Type.Array(Type.String({ minLength: 1 }), { description: "Enabled tool names." }),
+  ),
+  bashTimeout: Type.Optional(
+    Type.Number({ exclusiveMinimum: 0, description: "Default bash timeout in seconds." }),
+  ),
+  sandbox: Type.Optional(
+    Type.Union(SANDBOX_MODES.map((m) => Type.Literal(m)), { description: "OS sandbox mode." }),
+  ),
+  output: Type.Optional(
+    Type.Union(OUTPUT_FORMATS.map((m) => Type.Literal(m)), {
+      description: "Print-mode output format.",
+    }),
+  ),
+  systemPrompt: Type.Optional(Type.String({ description: "Replaces the built-in system prompt." })),
+  appendSystemPrompt: Type.Optional(
+    Type.String({ description: "Appended to the system prompt." }),
+  ),
+  contextFiles: Type.Optional(
+    Type.Boolean({ description: "Load AGENTS.md files (default true)." }),
+  ),
+  failOnDeny: Type.Optional(Type.Boolean({ description: "Exit 4 after denied tool calls." })),
+  prompt: Type.Optional(
+    Type.Boolean({ description: "Ask for approval on a TTY (default true); false = deny." }),
+  ),
+  temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2, description: "Sampling." })),
+  maxOutputTokens: Type.Optional(
+    Type.Integer({ minimum: 1, description: "Max output tokens per reply." }),
+  ),
+  headers: Type.Optional(
+    Type.Record(Type.String(), Type.String(), { description: "Extra HTTP headers." }),
+  ),
+  compat: Type.Optional(
+    Type.Object({
+      streamOptions: Type.Optional(
+        Type.Boolean({ description: "Send stream_options.include_usage (default true)." }),
+      ),
+      maxTokensField: Type.Optional(
+        Type.Union([Type.Literal("max_completion_tokens"), Type.Literal("max_tokens")], {
+          description: "Request field for the output-token limit.",
+        }),
+      ),
+      parallelToolCalls: Type.Optional(
+        Type.Boolean({ description: "Send parallel_tool_calls with this value." }),
+      ),
+      vision: Type.Optional(
+        Type.Boolean({ description: "The model accepts images (default true)." }),
+      ),
+    }, {
+      additionalProperties: false,
+      description: "Switches for OpenAI-compatible servers that differ from OpenAI.",
+    }),
+  ),
+  prices: Type.Optional(PricesSchema),
+  pricing: Type.Optional(
+    Type.Record(Type.String({ minLength: 1 }), PricesSchema, {
+      description: "User config only: token prices per model name (they win over prices).",
+    }),
+  ),
+  trustedProjects: Type.Optional(
+    Type.Array(Type.String({ pattern: "^(/|~$|~/)" }), {
+      description: "User config only: real paths (or ~/…) of projects whose sensitive " +
+        "settings (baseUrl, apiKeyEnv, headers, sandbox) apply.",
+    }),
+  ),
+}, { additionalProperties: false });
+
+/** Server compatibility switches from the config files. */
+export type CompatSettings = NonNullable<Static<typeof ConfigFileSchema>["compat"]>;
+
+/** A parsed, valid config file. */
+export type ConfigFile = Static<typeof ConfigFileSchema>;
