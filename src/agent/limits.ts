@@ -61,9 +61,13 @@ export function finalAnswerPrompt(limit: LimitName): UserMessage {
   };
 }
 
-/** The part of the wall time kept for the final answer: 15 % of it, between 2 and 60 s. */
+/**
+ * The part of the wall time kept for the final answer: 15 % of it, between 1 and 60 s, and never
+ * more than half of it.
+ */
 export function finalAnswerReserveMs(maxWallTimeMs: number): number {
-  return Math.min(60_000, Math.max(2_000, Math.floor(maxWallTimeMs * 0.15)));
+  const reserve = Math.min(60_000, Math.max(1_000, Math.floor(maxWallTimeMs * 0.15)));
+  return Math.min(reserve, Math.floor(maxWallTimeMs / 2));
 }
 
 /**
@@ -113,7 +117,8 @@ export async function requestFinalAnswer(
   },
   options: { signal: AbortSignal; timeoutMs: number; clock: Clock; emit: (e: AgentEvent) => void },
 ): Promise<AssistantMessage | undefined> {
-  if (options.signal.aborted || options.timeoutMs < 1_000) return undefined;
+  // Too little time left for any model to answer: the caller summarises the work instead.
+  if (options.signal.aborted || options.timeoutMs < 250) return undefined;
   const controller = new AbortController();
   const timer = Number.isFinite(options.timeoutMs)
     ? options.clock.setTimeout(() => controller.abort(), options.timeoutMs)

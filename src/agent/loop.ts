@@ -212,6 +212,7 @@ export async function runAgentLoop(
         ? {}
         : { maxOutputTokens: options.maxOutputTokens }),
       ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...(options.responseSchema === undefined ? {} : { responseSchema: options.responseSchema }),
     };
     // Compaction, when the request would not fit or the server said it did not (twice at most).
     const fitted = (fit: FitResult): Promise<AgentRunResult> | AgentRunResult | undefined => {

@@ -143,25 +143,36 @@ export async function prepareToolCall(
     }
   }
 
-  try {
-    if (!Value.Check(tool.parameters, args)) {
-      const problems: string[] = [];
-      for (const error of Value.Errors(tool.parameters, args)) {
-        problems.push(`${error.path === "" ? "/" : error.path}: ${error.message}`);
-        if (problems.length >= MAX_VALIDATION_ERRORS) break;
-      }
+  if (tool.validateArguments !== undefined) {
+    const problems = tool.validateArguments(args).slice(0, MAX_VALIDATION_ERRORS);
+    if (problems.length > 0) {
       return notExecuted(
         call,
         `Error: invalid arguments for tool "${call.name}": ${problems.join("; ")}. ` +
           "Fix the arguments and retry.",
       );
     }
-  } catch (e) {
-    // A schema TypeBox cannot check is a tool bug; refuse rather than run unchecked.
-    return notExecuted(
-      call,
-      `Error: could not validate the arguments of tool "${call.name}": ${errorMessage(e)}`,
-    );
+  } else {
+    try {
+      if (!Value.Check(tool.parameters, args)) {
+        const problems: string[] = [];
+        for (const error of Value.Errors(tool.parameters, args)) {
+          problems.push(`${error.path === "" ? "/" : error.path}: ${error.message}`);
+          if (problems.length >= MAX_VALIDATION_ERRORS) break;
+        }
+        return notExecuted(
+          call,
+          `Error: invalid arguments for tool "${call.name}": ${problems.join("; ")}. ` +
+            "Fix the arguments and retry.",
+        );
+      }
+    } catch (e) {
+      // A schema TypeBox cannot check is a tool bug; refuse rather than run unchecked.
+      return notExecuted(
+        call,
+        `Error: could not validate the arguments of tool "${call.name}": ${errorMessage(e)}`,
+      );
+    }
   }
 
   if (ctx.onToolCall !== undefined) {

@@ -60,6 +60,12 @@ export interface Tool<P extends TSchema = TSchema> {
   concurrencySafe?: boolean;
   /** Cap on result characters; tools without one get the generic `maxResultChars` cap. */
   maxResultChars?: number;
+  /**
+   * Checks the arguments instead of TypeBox, for a schema that is arbitrary JSON Schema (the
+   * final answer's, an MCP tool's): the problems found, each "path: message"; empty when valid.
+   * Must not throw.
+   */
+  validateArguments?(args: unknown): string[];
   /** Repairs known model quirks in raw arguments before validation; may throw. */
   prepareArguments?(raw: unknown): unknown;
   /** Real paths / programs / hosts the call will touch (validated arguments); may throw or reject. */

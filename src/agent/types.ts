@@ -68,4 +68,6 @@ export interface AgentOptions {
   context?: ContextState;
   /** Limits besides maxIterations; each ends the run with a final answer without tools. */
   limits?: RunLimits;
+  /** Sent with every request: the server makes the final text JSON valid against it. */
+  responseSchema?: Record<string, unknown>;
 }

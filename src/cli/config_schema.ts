@@ -85,6 +85,12 @@ export const ConfigFileSchema = Type.Object({
       vision: Type.Optional(
         Type.Boolean({ description: "The model accepts images (default true)." }),
       ),
+      structuredOutput: Type.Optional(
+        Type.Boolean({
+          description: "The server supports response_format json_schema (--output-schema uses " +
+            "it instead of a final_answer tool).",
+        }),
+      ),
     }, {
       additionalProperties: false,
       description: "Switches for OpenAI-compatible servers that differ from OpenAI.",

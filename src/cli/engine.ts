@@ -186,6 +186,8 @@ export async function runOnce(
     observe?: (event: AgentEvent) => void;
     /** The model's name (default: the settings' model), for its context window. */
     modelName?: string;
+    /** --output-schema: how the model gives its structured answer. */
+    answer?: AnswerChannel;
   },
 ): Promise<RunOutcome> {
   engine.stats = options.stats;
@@ -197,8 +199,10 @@ export async function runOnce(
   const stopLookup = lookUpContextWindow(context, options.model);
   const agentOptions: Parameters<typeof runAgentLoop>[1] = {
     model: options.model,
-    tools: engine.tools,
-    system: engine.system(),
+    tools: [...engine.tools, ...(options.answer?.tools ?? [])],
+    system: options.answer === undefined
+      ? engine.system()
+      : `${engine.system()}\n\n${options.answer.instructions}`,
     clock: setup.clock,
     signal: options.signal,
     onToolCall: engine.sandbox.onToolCall,
@@ -214,6 +218,14 @@ export async function runOnce(
   };
   if (options.maxTurns !== undefined) agentOptions.maxIterations = options.maxTurns;
   if (context !== undefined) agentOptions.context = context;
+  const answer = options.answer;
+  if (answer?.responseSchema !== undefined) agentOptions.responseSchema = answer.responseSchema;
+  if (answer !== undefined && answer.tools.length > 0) {
+    const names = new Set(answer.tools.map((t) => t.name));
+    // A valid final answer ends the run.
+    agentOptions.afterToolCall = ({ call, result }) =>
+      names.has(call.name) && !result.isError ? { terminate: true } : undefined;
+  }
   agentOptions.limits = runLimits(setup, options.modelName ?? setup.settings.model);
   if (setup.settings.temperature !== undefined) {
     agentOptions.temperature = setup.settings.temperature;
@@ -255,6 +267,14 @@ function runLimits(setup: RunSetup, model: string): RunLimits {
   // A replay's replies are already written: a final request would have no reply to play.
   if (setup.recording !== undefined) limits.finalAnswer = false;
   return limits;
+}
+
+/** How the model gives a structured answer (--output-schema): tools, instructions, format. */
+export interface AnswerChannel {
+  tools: AnyTool[];
+  /** Appended to the system prompt. */
+  instructions: string;
+  responseSchema?: Record<string, unknown>;
 }
 
 /** What runOnce settled with. */

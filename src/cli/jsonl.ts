@@ -173,6 +173,7 @@ export function runEndRecord(summary: RunSummary): Record<string, unknown> {
     exitCode: summary.exitCode,
     truncated: summary.truncated === true,
   };
+  if (summary.structured !== undefined) record.structured = summary.structured;
   if (summary.error !== undefined) record.error = summary.error;
   if (summary.replay !== undefined) record.replay = summary.replay;
   return record;

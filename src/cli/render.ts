@@ -274,6 +274,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
       showNotes();
       switch (summary.stopReason) {
         case "contextExhausted":
+        case "schemaMismatch":
         case "error":
           stderrLine(
             `${c("31", "moat: error:")} ${

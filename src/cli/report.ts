@@ -19,7 +19,9 @@ export type RunStopReason =
   /** The conversation did not fit the context window, even compacted (exit 6). */
   | "contextExhausted"
   /** A limit other than the turn limit (see `limit`; exit 3). */
-  | "limitReached";
+  | "limitReached"
+  /** The final answer did not match --output-schema, even after asking again (exit 7). */
+  | "schemaMismatch";
 
 /** Facts known when a run starts. */
 export interface RunStartInfo {
@@ -66,7 +68,7 @@ export interface ReplaySummary {
 
 /** A model/provider failure, as reported to the user. */
 export interface RunError {
-  kind: ModelErrorKind | "internal" | "context_exhausted";
+  kind: ModelErrorKind | "internal" | "context_exhausted" | "schema_mismatch";
   message: string;
   status?: number;
 }
@@ -94,6 +96,8 @@ export interface RunSummary {
   text: string;
   /** The final answer ended on the model's output-token limit, so it is cut off. */
   truncated?: boolean;
+  /** With --output-schema: the answer, valid against the schema. */
+  structured?: unknown;
   error?: RunError;
   /** Set for a replay (--replay). */
   replay?: ReplaySummary;

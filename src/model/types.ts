@@ -96,6 +96,8 @@ export interface ModelRequest {
   tools: readonly ToolSpec[];
   maxOutputTokens?: number;
   temperature?: number;
+  /** Ask the server to make the final text JSON valid against this JSON Schema (structured output). */
+  responseSchema?: Record<string, unknown>;
 }
 
 /** Streaming events a model client emits while a reply arrives. */

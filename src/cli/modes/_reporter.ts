@@ -7,7 +7,11 @@ import { createTextRenderer, useColor } from "../render.ts";
 import type { Reporter, RunStartInfo } from "../report.ts";
 import type { RunSetup } from "../setup.ts";
 /** The reporter of a run: text (always in interactive mode), JSON or JSONL. */
-export function createReporter(setup: RunSetup, interactive: boolean): Reporter {
+export function createReporter(
+  setup: RunSetup,
+  interactive: boolean,
+  options: { plainText?: boolean } = {},
+): Reporter {
   const { terminal } = setup;
   const output = interactive ? "text" : setup.settings.output;
   switch (output) {
@@ -24,10 +28,11 @@ export function createReporter(setup: RunSetup, interactive: boolean): Reporter 
         writeStderr: (t) => terminal.writeStderr(t),
       });
     case "text": {
-      const options: Parameters<typeof createTextRenderer>[0] = {
+      const text: Parameters<typeof createTextRenderer>[0] = {
         writeStdout: (t) => terminal.writeStdout(t),
         writeStderr: (t) => terminal.writeStderr(t),
-        stdoutIsTty: terminal.isTty("stdout"),
+        // Plain text: the answer is written once at the end, never streamed.
+        stdoutIsTty: options.plainText !== true && terminal.isTty("stdout"),
         stderrIsTty: terminal.isTty("stderr"),
         color: useColor(terminal.isTty("stderr"), setup.env),
         cwd: setup.workspace,
@@ -36,7 +41,7 @@ export function createReporter(setup: RunSetup, interactive: boolean): Reporter 
         columns: () => terminal.columns(),
         clock: setup.clock,
       };
-      return createTextRenderer(options);
+      return createTextRenderer(text);
     }
     default: {
       const never: never = output;

@@ -12,6 +12,7 @@ import {
   runSummary,
   stopReasonOf,
 } from "../engine.ts";
+import { pricesFor } from "../config.ts";
 import { EXIT } from "../exit.ts";
 import { openSession } from "../open_session.ts";
 import { useColor } from "../render.ts";
@@ -35,6 +36,13 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
     (t) => terminal.writeStderr(t),
     (held) => reporter.hold?.(held),
   );
+  if (setup.flags.outputSchema !== undefined) {
+    terminal.writeStderr(
+      "moat: '--output-schema' works in print mode only: give the prompt as an argument (or " +
+        "pipe it) to get a JSON answer\nRun 'moat --help' for usage.\n",
+    );
+    return EXIT.usage;
+  }
   let writerRef: { writer: SessionWriter | null } = { writer: null };
   let engine: Engine | undefined;
   try {
@@ -90,7 +98,9 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
           const stopReason = stopReasonOf(outcome, signal.aborted);
           // Stops the spinner and explains errors and limits; the text was already streamed.
           reporter.end(runSummary(stats, outcome, { stopReason, exitCode: EXIT.ok }));
-          const used = setup.flags.quiet ? null : usageLine(stats.usage, settings.prices);
+          const used = setup.flags.quiet
+            ? null
+            : usageLine(stats.usage, pricesFor(settings, model));
           if (used !== null) terminal.writeStderr(`${dim(used)}\n`);
         },
         model: () => model,

@@ -1,6 +1,7 @@
 /** Print mode for scripts and CI: the prompt from the argument and stdin, honest exit codes. */
+import type { ModelClient, UserMessage } from "../../model/types.ts";
 import type { SessionWriter } from "../../session/store.ts";
-import { DEFAULT_PRINT_MAX_TURNS } from "../config.ts";
+import { DEFAULT_PRINT_MAX_TURNS, pricesFor } from "../config.ts";
 import {
   type Engine,
   modelClientOptions,
@@ -17,6 +18,8 @@ import type { RunSetup } from "../setup.ts";
 import { costOf } from "../usage.ts";
 import { createReporter, startInfo } from "./_reporter.ts";
 import { startReplay } from "./replay.ts";
+import { runForAnswer } from "./_answer.ts";
+import { loadOutputSchema, type OutputSchema, SCHEMA_RETRIES } from "../structured.ts";
 
 /** How long a prompt argument waits for the first byte of a piped stdin before going on without it. */
 export const STDIN_GRACE_MS = 2000;
@@ -83,12 +86,16 @@ const PRINT_EXIT_CODES: Record<RunStopReason, number> = {
   terminated: EXIT.sigterm,
   contextExhausted: EXIT.contextExhausted,
   limitReached: EXIT.maxTurns,
+  schemaMismatch: EXIT.schemaMismatch,
 };
 
 /** Print mode: one prompt (or a replay) run to the end, reported as text, JSON or JSONL. */
 export async function printMode(setup: RunSetup): Promise<number> {
   const { terminal, settings } = setup;
-  const reporter = createReporter(setup, false);
+  // With --output-schema stdout gets only the JSON at the end: nothing streams.
+  const reporter = createReporter(setup, false, {
+    plainText: setup.flags.outputSchema !== undefined,
+  });
   const controller = new AbortController();
   let signalled: CliSignal | undefined;
   let force: () => void = () => {};
@@ -148,6 +155,16 @@ export async function printMode(setup: RunSetup): Promise<number> {
         } no effect in a replay: the model's replies come from the recording`,
       );
     }
+    let schema: OutputSchema | undefined;
+    if (setup.flags.outputSchema !== undefined) {
+      if (setup.recording !== undefined) {
+        warn("'--output-schema' has no effect in a replay: the answers come from the recording");
+      } else {
+        const loaded = await loadOutputSchema(setup, setup.flags.outputSchema);
+        if (!loaded.ok) return setupFailed(loaded.error);
+        schema = loaded.schema;
+      }
+    }
     const session = await openSession(setup, warn);
     if (!session.ok) return setupFailed(session.error);
     writer = session.writer;
@@ -180,20 +197,32 @@ export async function printMode(setup: RunSetup): Promise<number> {
     const replay = setup.recording === undefined
       ? undefined
       : startReplay(setup, opened.engine, { recording: setup.recording, runOptions, warn });
-    const run = replay?.run ?? runOnce(setup, opened.engine, {
-      ...runOptions,
-      model: setup.deps.createModel(modelClientOptions(setup, settings.model)),
-      // Never empty here: readPrintPrompt fails without a prompt.
-      prompt: { role: "user", content: read.prompt ?? "" },
-    });
+    const model = replay === undefined
+      ? setup.deps.createModel(modelClientOptions(setup, settings.model))
+      : undefined;
+    // Never empty here: readPrintPrompt fails without a prompt.
+    const prompt: UserMessage = { role: "user", content: read.prompt ?? "" };
+    const answered = schema === undefined || model === undefined
+      ? undefined
+      : runForAnswer(schema, prompt, {
+        run: (next, answer) =>
+          runOnce(setup, opened.engine, { ...runOptions, model, prompt: next, answer }),
+        lastText: () => stats.lastText,
+      });
+    const run = replay?.run ?? answered?.then((a) => a.outcome) ??
+      runOnce(setup, opened.engine, { ...runOptions, model: model as ModelClient, prompt });
     // The run is forced to end only by a second signal; a settled run's outcome is in `run`.
     const outcome = await Promise.race([run, forced]);
     const settled = outcome === "forced" ? {} : outcome;
-    const stopReason: RunStopReason = signalled === "SIGINT"
+    let stopReason: RunStopReason = signalled === "SIGINT"
       ? "interrupted"
       : signalled === "SIGTERM"
       ? "terminated"
       : stopReasonOf(settled, false);
+    const answer = outcome === "forced" || answered === undefined ? undefined : await answered;
+    if (stopReason === "completed" && answer?.problems !== undefined) {
+      stopReason = "schemaMismatch";
+    }
     // A verdict needs a replay that went through the recording: not one stopped by a signal or
     // a failure (running out of replies is how the recording itself ends).
     const judged = stopReason === "completed" || stopReason === "maxIterations" ||
@@ -210,7 +239,19 @@ export async function printMode(setup: RunSetup): Promise<number> {
       reporter.warning("The model finished without an answer: its final reply was empty");
     }
     const summary = runSummary(stats, settled, { stopReason, exitCode });
-    if (settings.prices !== undefined) summary.cost = costOf(stats.usage, settings.prices);
+    if (answer?.value !== undefined && stopReason === "completed") {
+      // stdout gets only the JSON.
+      summary.structured = answer.value;
+      summary.text = JSON.stringify(answer.value);
+    } else if (answer?.problems !== undefined && schema !== undefined) {
+      summary.error = {
+        kind: "schema_mismatch",
+        message: `The final answer does not match the output schema "${schema.file}" after ` +
+          `asking ${SCHEMA_RETRIES} more times: ${answer.problems.slice(0, 5).join("; ")}`,
+      };
+    }
+    const prices = pricesFor(settings, settings.model);
+    if (prices !== undefined) summary.cost = costOf(stats.usage, prices);
     if (replaySummary !== undefined) summary.replay = replaySummary;
     // Save and clean up before the final report so "run_end" means everything is settled.
     const sandbox = engine.sandbox;

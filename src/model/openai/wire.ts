@@ -55,6 +55,13 @@ export function toChatParams(request: ModelRequest, settings: WireSettings): Wir
     }
   }
   if (request.temperature !== undefined) params.temperature = request.temperature;
+  if (request.responseSchema !== undefined) {
+    // strict mode would reject most hand-written schemas (it wants every property required).
+    params.response_format = {
+      type: "json_schema",
+      json_schema: { name: "answer", schema: request.responseSchema, strict: false },
+    };
+  }
   return params;
 }
 
