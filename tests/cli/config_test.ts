@@ -119,3 +119,69 @@ Deno.test("resolveSettings() merges server compatibility switches field by field
   );
   assert.equal(bad.ok, false);
 });
+
+Deno.test("resolveSettings() takes limits, context window and compaction from flags and config", async () => {
+  await using home = await createTempWorkspace({
+    "cfg/moat/config.json": JSON.stringify({
+      maxWallTime: 600,
+      maxToolCalls: 40,
+      contextWindow: 32_000,
+      pricing: { "m1": { inputPerMTok: 1, outputPerMTok: 2 } },
+    }),
+  });
+  await using ws = await createTempWorkspace({
+    ".moat/config.json": JSON.stringify({
+      maxTokensTotal: 100_000,
+      compaction: false,
+      // Only the user may price models: a project could otherwise switch --max-cost off.
+      pricing: { "m1": { inputPerMTok: 0, outputPerMTok: 0 } },
+    }),
+  });
+  const env = { XDG_CONFIG_HOME: home.path("cfg") };
+  const fs = createDenoCliFs();
+  const a = await resolveSettings(flags(["--max-cost", "1.5", "--max-tool-calls", "7"]), {
+    env,
+    workspace: ws.dir,
+    fs,
+  });
+  assert.ok(a.ok);
+  assert.equal(a.settings.maxWallTime, 600);
+  assert.equal(a.settings.maxToolCalls, 7);
+  assert.equal(a.settings.maxTokensTotal, 100_000);
+  assert.equal(a.settings.maxCost, 1.5);
+  assert.equal(a.settings.contextWindow, 32_000);
+  assert.equal(a.settings.compaction, false);
+  assert.deepEqual(a.settings.pricing, { "m1": { inputPerMTok: 1, outputPerMTok: 2 } });
+  assert.ok(
+    a.settings.warnings.some((w) => /"pricing" in the project config .* no effect/.test(w)),
+  );
+
+  const b = await resolveSettings(flags(["--context-window", "8000"]), {
+    env,
+    workspace: home.dir,
+    fs,
+  });
+  assert.ok(b.ok);
+  assert.equal(b.settings.contextWindow, 8000);
+  assert.equal(b.settings.compaction, true);
+});
+
+Deno.test("parseCliArgs() rejects bad limit, window and schema values with the option's name", () => {
+  for (
+    const [argv, message] of [
+      [["--max-wall-time", "soon"], /'--max-wall-time' expects a positive number of seconds/],
+      [["--max-tool-calls", "0"], /'--max-tool-calls' expects a positive integer/],
+      [["--max-tokens-total", "1e6"], /'--max-tokens-total' expects a positive integer/],
+      [["--max-cost", "free"], /'--max-cost' expects a positive amount/],
+      [
+        ["--context-window", "100"],
+        /'--context-window' expects a number of tokens \(at least 256\)/,
+      ],
+      [["--output-schema", " "], /'--output-schema' must not be empty/],
+    ] as const
+  ) {
+    const parsed = parseCliArgs([...argv, "hi"]);
+    assert.ok(!parsed.ok, argv.join(" "));
+    assert.match(parsed.error, message);
+  }
+});
