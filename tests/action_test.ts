@@ -261,6 +261,41 @@ Deno.test("run.sh runs moat with least privilege and writes outputs and a summar
   assert.ok(!ran.stdout.includes(API_KEY) && !ran.stderr.includes(API_KEY));
 });
 
+Deno.test("run.sh exposes the structured answer of --output-schema from the real moat", async () => {
+  await using server = await startFakeOpenAI();
+  await using t = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  await using ws = await createTempWorkspace({
+    "schema.json": JSON.stringify({
+      type: "object",
+      properties: { verdict: { enum: ["approve", "request-changes"] } },
+      required: ["verdict"],
+    }),
+  });
+  const moat = await install(t, await realMoatShim(t.path("args"), t.path("env")));
+  server.script(
+    reply.toolCalls([{ id: "f1", name: "final_answer", arguments: { verdict: "approve" } }]),
+  );
+  const ran = await bash(
+    RUN,
+    runEnv(t, home.dir, {
+      MOAT_ACTION_BIN: moat,
+      MOAT_ACTION_PROMPT: "review",
+      MOAT_ACTION_API_KEY: API_KEY,
+      MOAT_ACTION_BASE_URL: server.baseURL,
+      MOAT_ACTION_OUTPUT_SCHEMA: "schema.json",
+      MOAT_ACTION_MAX_TURNS: "5",
+      MOAT_ACTION_WORKING_DIRECTORY: ws.dir,
+    }),
+    t.dir,
+  );
+  assert.equal(ran.code, 0, ran.stderr);
+  const outputs = parseOutputs(await Deno.readTextFile(t.path("github-output")));
+  assert.equal(outputs["exit-code"], "0");
+  assert.deepEqual(JSON.parse(outputs.structured ?? ""), { verdict: "approve" });
+  assert.equal(typeof JSON.parse(outputs.usage ?? "").outputTokens, "number");
+});
+
 Deno.test("run.sh fails the step with moat's exit code but still writes outputs; fail-on-error: false exits 0", async () => {
   await using server = await startFakeOpenAI();
   await using t = await createTempWorkspace();
