@@ -8,6 +8,7 @@ import { grep } from "./m5_grep.ts";
 import { parallel } from "./m6_parallel.ts";
 import { timeout } from "./m7_timeout.ts";
 import { compaction } from "./m8_compaction.ts";
+import { firstResult } from "./m9_first_result.ts";
 
 /** The measures `deno task bench` runs, in the issue's order. */
 export const MEASURES: Measure[] = [
@@ -19,4 +20,5 @@ export const MEASURES: Measure[] = [
   parallel,
   timeout,
   compaction,
+  firstResult,
 ];

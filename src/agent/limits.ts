@@ -115,10 +115,18 @@ export async function requestFinalAnswer(
     maxOutputTokens?: number;
     temperature?: number;
   },
-  options: { signal: AbortSignal; timeoutMs: number; clock: Clock; emit: (e: AgentEvent) => void },
+  options: {
+    signal: AbortSignal;
+    timeoutMs: number;
+    clock: Clock;
+    emit: (e: AgentEvent) => void;
+    /** The turn number of the request's `turn_start` (emitted only when it is sent). */
+    turn: number;
+  },
 ): Promise<AssistantMessage | undefined> {
   // Too little time left for any model to answer: the caller summarises the work instead.
   if (options.signal.aborted || options.timeoutMs < 250) return undefined;
+  options.emit({ type: "turn_start", turn: options.turn });
   const controller = new AbortController();
   const timer = Number.isFinite(options.timeoutMs)
     ? options.clock.setTimeout(() => controller.abort(), options.timeoutMs)

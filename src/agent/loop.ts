@@ -157,7 +157,6 @@ export async function runAgentLoop(
       return finish({ stopReason, limit, finalAnswer: false });
     }
     const prompt = finalAnswerPrompt(limit);
-    emit({ type: "turn_start", turn: turns + 1 });
     const reply = await requestFinalAnswer(options.model, {
       system: options.system,
       messages: [...history, prompt],
@@ -165,7 +164,7 @@ export async function runAgentLoop(
         ? {}
         : { maxOutputTokens: options.maxOutputTokens }),
       ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-    }, { signal: userSignal, timeoutMs: wall.remainingMs(), clock, emit });
+    }, { signal: userSignal, timeoutMs: wall.remainingMs(), clock, emit, turn: turns + 1 });
     // Only text is an answer: a call the model made anyway has no tool to run.
     const blocks = reply?.blocks.filter((b) => b.type === "text" && b.text.trim() !== "") ?? [];
     if (reply === undefined || blocks.length === 0) {

@@ -9,10 +9,8 @@ import { VERSION } from "../version.ts";
 import { helpText } from "./args.ts";
 import { EXIT, usageError } from "./exit.ts";
 import type { CliFs, Terminal } from "./io.ts";
-import { interactiveMode } from "./modes/interactive.ts";
-import { printMode } from "./modes/print.ts";
 import { parseCommand } from "./sessions.ts";
-import { type CliDeps, prepareRun } from "./setup.ts";
+import type { CliDeps } from "./setup.ts";
 
 /** What runCli needs from the outside world; everything but env/cwd has a Deno default. */
 export interface CliEnvironment {
@@ -77,6 +75,15 @@ async function runCommand(
     terminal.writeStdout(`moat ${VERSION}\n`);
     return EXIT.ok;
   }
+  // The model SDK and the sandbox load while the settings are read: they take the most time
+  // before the first request.
+  let deps: Promise<CliDeps> | undefined;
+  if (parsed.command === "run") {
+    deps = loadDeps();
+    // Awaited by prepareRun when the run gets that far; a run that stops earlier ignores it.
+    deps.catch(() => {});
+  }
+  const { prepareRun } = await import("./setup.ts");
   const prepared = await prepareRun(parsed, {
     env: environment.env,
     cwd: environment.cwd,
@@ -85,10 +92,11 @@ async function runCommand(
     clock: environment.clock ?? (await import("../sys/clock.ts")).systemClock,
     now: environment.now ?? (() => new Date()),
     paths: environment.paths ?? (await import("../sys/paths.ts")).createDenoPathOps(),
-    loadDeps,
+    loadDeps: () => deps ?? loadDeps(),
   });
   if ("exit" in prepared) return prepared.exit;
+  // Each mode's graph is loaded only when it runs.
   return prepared.interactive
-    ? await interactiveMode(prepared.setup)
-    : await printMode(prepared.setup);
+    ? await (await import("./modes/interactive.ts")).interactiveMode(prepared.setup)
+    : await (await import("./modes/print.ts")).printMode(prepared.setup);
 }

@@ -5,7 +5,7 @@
  * JSON. Not valid after that: exit 7.
  */
 import { resolve } from "node:path";
-import { Ajv, type ErrorObject } from "ajv";
+import type { ErrorObject } from "ajv";
 import type { AnyTool } from "../agent/mod.ts";
 import { readTextOrReason } from "./io.ts";
 import type { RunSetup } from "./setup.ts";
@@ -76,6 +76,8 @@ export async function loadOutputSchema(
       error: `The output schema "${file}" must be a JSON Schema object, e.g. {"type": "object"}`,
     };
   }
+  // Loaded only for --output-schema: it is a large module graph.
+  const { Ajv } = await import("ajv");
   const ajv = new Ajv({ allErrors: true, strict: false });
   let validate;
   try {
@@ -130,7 +132,9 @@ export function finalAnswerTool(schema: OutputSchema, sink: AnswerSink): AnyTool
       if (wrapped && (typeof args !== "object" || args === null || !("answer" in args))) {
         return ["/answer: is required"];
       }
-      return schema.check(inner(args)).map((p) => wrapped ? `/answer${p.replace(/^\/$/, "")}` : p);
+      return schema.check(inner(args)).map((p) =>
+        wrapped ? `/answer${p.replace(/^\/(?=:)/, "")}` : p
+      );
     },
     execute(args) {
       sink.given = true;

@@ -1,0 +1,106 @@
+/**
+ * Measure 9: the first tool result after the model's first reply. The fake server delays that
+ * reply by 300 ms (as every real model takes at least that long), the reply asks to read a file,
+ * and the figure is how long after the reply ended the request carrying the read's result
+ * arrived: tool host start-up must be hidden behind the model's time.
+ */
+import { join } from "node:path";
+import { type RecordedRequest, reply, startFakeOpenAI } from "../../tests/support/fake_openai.ts";
+import { readStartTask } from "../compile.ts";
+import type { Measure } from "./measure.ts";
+import { summarize } from "./stats.ts";
+import type { Row } from "./table.ts";
+
+const MODEL_DELAY_MS = 300;
+
+/** Measure 9. */
+export const firstResult: Measure = {
+  id: 9,
+  name: "first-result",
+  title: "First tool result",
+  async run(env) {
+    const start = await readStartTask(join(env.projectRoot, "deno.json"));
+    const ws = env.path("first-result-ws");
+    const home = env.path("first-result-home");
+    await Deno.mkdir(ws, { recursive: true });
+    await Deno.mkdir(`${home}/config`, { recursive: true });
+    await Deno.writeTextFile(join(ws, "a.txt"), "the first file\n".repeat(20));
+    await using server = await startFakeOpenAI();
+    const childEnv: Record<string, string> = {
+      ...Deno.env.toObject(),
+      OPENAI_API_KEY: "sk-bench",
+      XDG_CONFIG_HOME: `${home}/config`,
+      XDG_STATE_HOME: `${home}/state`,
+      NO_COLOR: "1",
+    };
+    delete childEnv.OPENAI_BASE_URL;
+    const args = [
+      "run",
+      ...start.flags,
+      join(env.projectRoot, start.entry),
+      "--cwd",
+      ws,
+      "--base-url",
+      server.baseURL,
+      "--no-session",
+      "read a.txt",
+    ];
+    const once = async (): Promise<{ ms: number; mode: string }> => {
+      let repliedAt = 0;
+      let resultAt = 0;
+      server.script(
+        (_req: RecordedRequest) => {
+          // The reply's last byte goes out right after the delay (it is a few hundred bytes).
+          repliedAt = performance.now() + MODEL_DELAY_MS;
+          return {
+            ...reply.toolCalls([{ id: "r1", name: "read", arguments: { path: "a.txt" } }]),
+            options: { delayMs: MODEL_DELAY_MS },
+          };
+        },
+        () => {
+          resultAt = performance.now();
+          return reply.text("done");
+        },
+      );
+      const child = env.spawn(env.deno, {
+        args,
+        cwd: env.projectRoot,
+        env: childEnv,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      });
+      const [stdout, stderr, status] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+        child.status,
+      ]);
+      if (!status.success || resultAt === 0) {
+        throw new Error(`moat run failed (code ${status.code}):\n${stderr}${stdout}`);
+      }
+      return {
+        ms: resultAt - repliedAt,
+        mode: /without the OS sandbox/.test(stderr) ? "worker" : "bwrap",
+      };
+    };
+    await once();
+    const samples: number[] = [];
+    let mode = "";
+    for (let i = 0; i < env.options.runs; i++) {
+      const r = await once();
+      samples.push(r.ms);
+      mode = r.mode;
+    }
+    const s = summarize(samples);
+    return [{
+      id: 9,
+      measure: `First tool result after a ${MODEL_DELAY_MS} ms reply (sandbox: ${mode})`,
+      moat: { stat: s, unit: "ms" },
+      target: "≤ 20 ms",
+      met: s.median <= 20,
+      note: `\`moat "read a.txt"\` against the fake server, whose first reply (a read call) is ` +
+        `delayed ${MODEL_DELAY_MS} ms: time from the end of that reply to the arrival of the ` +
+        "request carrying the read's result (the tool host starts while the model thinks).",
+    }] satisfies Row[];
+  },
+};
