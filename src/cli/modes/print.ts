@@ -134,8 +134,6 @@ export async function printMode(setup: RunSetup): Promise<number> {
     );
   let engine: Engine | undefined;
   let writer: SessionWriter | null = null;
-  // The sandbox (probe, host start) opens while stdin, the schema and the session are read.
-  const opening = openEngine(setup, undefined, reporter);
   try {
     // A replay's prompts come from the recording (or the argument); stdin is not read.
     const read = setup.recording !== undefined
@@ -170,7 +168,7 @@ export async function printMode(setup: RunSetup): Promise<number> {
     const session = await openSession(setup, warn);
     if (!session.ok) return setupFailed(session.error);
     writer = session.writer;
-    const opened = await opening;
+    const opened = await openEngine(setup, undefined, reporter);
     if (!opened.ok) return setupFailed(opened.error);
     engine = opened.engine;
     if (signalled !== undefined) return signalledBeforeStart();
@@ -264,9 +262,6 @@ export async function printMode(setup: RunSetup): Promise<number> {
     return exitCode;
   } finally {
     reporter.dispose();
-    // Also when the run ended before it took the engine (a usage error, a signal).
-    const opened = await opening.catch(() => undefined);
-    if (opened?.ok) await opened.engine.sandbox.close();
     await engine?.sandbox.close();
     await writer?.flush();
     for (const off of unsubscribe) off();
