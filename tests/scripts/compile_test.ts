@@ -75,7 +75,7 @@ Deno.test("INCLUDED_MODULES lists exactly the Worker entry modules under src/", 
   assert.doesNotMatch(mod, /worker\.ts"/, "mod.ts names Worker modules only via WORKER_MODULES");
 });
 
-Deno.test("main.ts imports the CLI and the tool host by literal specifiers, which compile embeds", async () => {
+Deno.test("main.ts imports the CLI, the tool host and the version by literal specifiers, which compile embeds", async () => {
   // `deno compile` embeds the dynamic imports its module graph resolves (literal specifiers) and
   // nothing else without an --include: the graph `deno info` reports is the one it builds.
   const out = await new Deno.Command(Deno.execPath(), {
@@ -93,7 +93,7 @@ Deno.test("main.ts imports the CLI and the tool host by literal specifiers, whic
   const main = info.modules.find((m) => m.specifier === `file://${join(root, "main.ts")}`);
   const dynamic = (main?.dependencies ?? []).filter((d) => d.isDynamic)
     .map((d) => d.code?.specifier?.slice(`file://${root}`.length)).sort();
-  assert.deepEqual(dynamic, ["src/cli/main.ts", "src/sandbox/host/main.ts"]);
+  assert.deepEqual(dynamic, ["src/cli/main.ts", "src/sandbox/host/main.ts", "src/version.ts"]);
   const loaded = new Set(info.modules.map((m) => m.specifier));
   for (const entry of dynamic) assert.ok(loaded.has(`file://${root}${entry}`), `${entry} in graph`);
 });
