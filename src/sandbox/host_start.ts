@@ -110,3 +110,35 @@ function failedHost(reason: string): HostConnection {
     close: () => Promise.resolve(),
   };
 }
+
+/**
+ * The command line that runs `command` confined like a tool host of `access`: the same filesystem
+ * view (plus `readOnlyPaths`, e.g. the program itself), its own pid namespace, no network unless
+ * a bare --allow-net, and exactly `env`. Undefined without bubblewrap; an error when a granted,
+ * denied or protected path changed since the start (as for a tool host).
+ */
+export function confinedCommand(
+  setup: HostSetup,
+  access: HostAccess,
+  spec: { command: string[]; env: Record<string, string>; readOnlyPaths: string[]; cwd?: string },
+): { argv: string[] } | { error: string } | undefined {
+  const { bwrap, toolOptions, sys } = setup;
+  if (bwrap === undefined) return undefined;
+  const view = {
+    bwrapPath: bwrap.path,
+    grants: access.grants,
+    cwd: spec.cwd ?? toolOptions.cwd,
+    spillDir: toolOptions.spillDir,
+    readOnlyPaths: [...bwrap.launch.readOnlyPaths, ...spec.readOnlyPaths],
+    ...(toolOptions.env["PATH"] === undefined ? {} : { toolPath: toolOptions.env["PATH"] }),
+    paths: sys.paths,
+    protection: access.protection,
+    denied: setup.denied,
+    deniedPrograms: setup.deniedPrograms,
+  };
+  const problem = hostViewProblem(view);
+  if (problem !== undefined) return { error: problem };
+  return {
+    argv: [bwrap.path, ...buildHostArgs({ ...view, env: spec.env, command: spec.command })],
+  };
+}

@@ -38,7 +38,7 @@ import {
 } from "./bwrap/mod.ts";
 import { ToolHostClient } from "./host/client.ts";
 import { startWorkerHost } from "./host/connection.ts";
-import { createHostStarter } from "./host_start.ts";
+import { confinedCommand, createHostStarter, type HostSetup } from "./host_start.ts";
 import { ToolHosts } from "./hosts.ts";
 import { hostLaunch } from "./launch.ts";
 import type { SandboxSys } from "./ops.ts";
@@ -127,6 +127,19 @@ export interface Sandbox {
   readonly grants: Grants;
   /** Paths kept read-only inside the write grants, computed once at creation; never widened. */
   readonly protection: Protection;
+  /**
+   * The command line that runs a program (an MCP server) confined like the tools: the tools' view
+   * and environment plus `env`, its own pid namespace, network only with a bare --allow-net.
+   * Undefined without bubblewrap; an error when the view cannot be built safely.
+   */
+  confine(spec: {
+    command: string[];
+    env: Record<string, string>;
+    readOnlyPaths: string[];
+    cwd?: string;
+  }): { argv: string[] } | { error: string } | undefined;
+  /** The tools' environment (the allow-list; never the provider key). */
+  toolEnv(): Record<string, string>;
   /** Kills the tool host and every process group in it. Idempotent. */
   close(): Promise<void>;
 }
@@ -205,17 +218,18 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     })
     : undefined;
 
+  const hostSetup: HostSetup = {
+    workerUrl: options.workerUrl ?? workerModuleUrl("tools"),
+    toolOptions,
+    ...(bwrap ? { bwrap } : {}),
+    denied,
+    deniedPrograms,
+    ...(bashNet ? { netProxy: (grants: Grants) => bashNet.hostConfig(grants) } : {}),
+    sys,
+  };
   const hosts: ToolHosts = new ToolHosts(
     { grants: options.grants, protection: scan.protection },
-    createHostStarter({
-      workerUrl: options.workerUrl ?? workerModuleUrl("tools"),
-      toolOptions,
-      ...(bwrap ? { bwrap } : {}),
-      denied,
-      deniedPrograms,
-      ...(bashNet ? { netProxy: (grants: Grants) => bashNet.hostConfig(grants) } : {}),
-      sys,
-    }),
+    createHostStarter(hostSetup),
   );
   hosts.warmUp();
 
@@ -290,6 +304,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     mode: bwrap ? "bwrap" : "worker",
     warnings,
+    confine: (spec) =>
+      confinedCommand(hostSetup, { grants: hosts.grants, protection: hosts.protection }, {
+        ...spec,
+        env: { ...toolOptions.env, ...spec.env },
+      }),
+    toolEnv: () => ({ ...toolOptions.env }),
     get grants() {
       return hosts.grants;
     },
