@@ -49,6 +49,14 @@ export interface CliFlags {
   maxCost?: number;
   /** `--output-schema FILE`: the final answer must be JSON valid against this JSON Schema. */
   outputSchema?: string;
+  /** `--mcp-config FILE`: more MCP servers for this run (repeatable). */
+  mcpConfig: string[];
+  /** `--no-mcp`: start no MCP server. */
+  noMcp: boolean;
+  /** `--allow-mcp[=SERVER|SERVER__TOOL,…]`: MCP tool calls allowed without asking (`true`: all). */
+  allowMcp?: true | string[];
+  /** `--allow-unsandboxed-mcp`: start stdio MCP servers even without bubblewrap. */
+  allowUnsandboxedMcp: boolean;
   /** `--context-window TOKENS`: the model's context window. */
   contextWindow?: number;
   /** `--no-compaction`: never compact; an overflow ends the run with exit 6. */
@@ -89,6 +97,7 @@ export type ParsedArgs =
   | { ok: false; error: string };
 
 export { helpText } from "./help.ts";
+import { allowMcpNames } from "./args_values.ts";
 
 /** Every option parseCliArgs accepts (node:util parseArgs shape); `--help` documents each one. */
 export const CLI_OPTIONS = {
@@ -103,6 +112,10 @@ export const CLI_OPTIONS = {
   "max-tokens-total": { type: "string" },
   "max-cost": { type: "string" },
   "output-schema": { type: "string" },
+  "mcp-config": { type: "string", multiple: true },
+  "no-mcp": { type: "boolean" },
+  "allow-mcp": { type: "string", multiple: true },
+  "allow-unsandboxed-mcp": { type: "boolean" },
   "no-compaction": { type: "boolean" },
   tools: { type: "string" },
   cwd: { type: "string" },
@@ -158,11 +171,16 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   const rest: string[] = [];
   let ended = false;
   let bareResume = false;
+  let bareMcp = false;
   for (const [i, arg] of args.entries()) {
     if (!ended && arg === "--") ended = true;
     const flag = arg.startsWith("--") ? arg.slice(2) : "";
     if (!ended && (PERMISSION_LIST_FLAGS as readonly string[]).includes(flag)) {
       bare.add(flag as PermissionListFlag);
+      continue;
+    }
+    if (!ended && arg === "--allow-mcp") {
+      bareMcp = true;
       continue;
     }
     // `--resume` last or before another flag names no session: pick one.
@@ -210,6 +228,9 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     replayCheck: v["replay-check"] ?? false,
     trustProject: v["trust-project"] ?? false,
     noCompaction: v["no-compaction"] ?? false,
+    mcpConfig: v["mcp-config"] ?? [],
+    noMcp: v["no-mcp"] ?? false,
+    allowUnsandboxedMcp: v["allow-unsandboxed-mcp"] ?? false,
     permissions,
   };
   if (parsed.positionals.length > 0) flags.prompt = parsed.positionals.join(" ");
@@ -236,6 +257,12 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     if (value !== undefined) flags[key] = value;
   }
   if (bareResume && flags.resume === undefined) flags.resume = true;
+  if (bareMcp || v["allow-all"]) flags.allowMcp = true;
+  else if (v["allow-mcp"] !== undefined) {
+    const names = allowMcpNames(v["allow-mcp"]);
+    if (typeof names === "string") return usageError(names);
+    flags.allowMcp = names;
+  }
   if (v["system-prompt"] !== undefined) flags.systemPrompt = v["system-prompt"];
   if (v["append-system-prompt"] !== undefined) {
     flags.appendSystemPrompt = v["append-system-prompt"];

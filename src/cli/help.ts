@@ -41,6 +41,12 @@ Tools and permissions (Deno's own syntax; paths relative to the workspace):
   -A, --allow-all                grant everything (the API key still never reaches a tool)
       --sandbox auto|require|off OS sandbox (bubblewrap): require exits 2 when unavailable
       --no-prompt                never ask for approval; ungranted calls are denied
+      --allow-mcp[=NAMES]        let MCP tools run without asking (SERVER or SERVER__TOOL;
+                                 bare: every MCP tool)
+      --mcp-config FILE          more MCP servers for this run ({"mcpServers": {…}})
+      --no-mcp                   start no MCP server
+      --allow-unsandboxed-mcp    start stdio MCP servers even without bubblewrap (they then
+                                 run with your full privileges)
       --trust-project            apply this project's sensitive settings (see Trust) for
                                  this run; to remember it, add the workspace to
                                  trustedProjects in the user config
