@@ -15,6 +15,7 @@ import {
 import { type CliFs, readTextOrReason } from "./io.ts";
 import { type AskTrust, decideProjectTrust, type ProjectTrustInfo } from "./trust.ts";
 import type { Prices } from "./usage.ts";
+import { type McpServerConfig, parseMcpServers } from "../mcp/config.ts";
 import { type CompatSettings, type ConfigFile, ConfigFileSchema } from "./config_schema.ts";
 
 /** The model used when nothing else names one. */
@@ -25,6 +26,14 @@ export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
 export const DEFAULT_PRINT_MAX_TURNS = 100;
 
 export { type CompatSettings, type ConfigFile, ConfigFileSchema } from "./config_schema.ts";
+
+/** An MCP server and where it was configured ("flag": --mcp-config). */
+export interface ConfiguredMcpServer {
+  server: McpServerConfig;
+  origin: "user" | "project" | "flag";
+  /** The file that configured it. */
+  file: string;
+}
 
 /** The settings a run uses, after precedence. */
 export interface Settings {
@@ -60,6 +69,8 @@ export interface Settings {
   maxTokensTotal?: number;
   /** What a run may cost, in the prices' currency. */
   maxCost?: number;
+  /** MCP servers from the config files (a trusted project's override the user's by name). */
+  mcpServers: ConfiguredMcpServer[];
   /** Config files that were found and applied, most specific last. */
   configFiles: string[];
   /** Whether the project is trusted and which of its settings applied. */
@@ -244,8 +255,18 @@ export async function resolveSettings(
   // Reported in run_start: the project's keys that took part (later layers may override them).
   trust.info.applied = Object.keys(project).filter((k) => k !== "$schema");
   const { trustedProjects: _user, ...userLayer } = user ?? {};
+  const mcp = configuredMcpServers([
+    { value: userLayer.mcpServers, origin: "user", file: userPath ?? "" },
+    { value: project.mcpServers, origin: "project", file: projectPath },
+  ]);
+  if (!mcp.ok) return mcp;
   const layers: ConfigFile[] = [userLayer, project, fromEnv.config, fromFlags];
-  return mergeLayers(layers, { configFiles, project: trust.info, warnings });
+  return mergeLayers(layers, {
+    configFiles,
+    project: trust.info,
+    warnings,
+    mcpServers: mcp.servers,
+  });
 }
 
 /** The settings the flags give (undefined fields were not given). */
@@ -278,7 +299,7 @@ function flagLayer(flags: CliFlags): ConfigFile {
 /** Later layers win, field by field; compatibility switches merge key by key. */
 function mergeLayers(
   layers: ConfigFile[],
-  extra: Pick<Settings, "configFiles" | "project" | "warnings">,
+  extra: Pick<Settings, "configFiles" | "project" | "warnings" | "mcpServers">,
 ): SettingsResult {
   // Later layers win, field by field.
   const merged: ConfigFile = Object.assign({}, ...layers);
@@ -332,4 +353,21 @@ function mergeLayers(
 /** The token prices of `model`: the user config's pricing for it, else `prices`. */
 export function pricesFor(settings: Settings, model: string): Prices | undefined {
   return settings.pricing?.[model] ?? settings.prices;
+}
+
+/** The servers of each config layer, later layers overriding earlier ones by name. */
+export function configuredMcpServers(
+  layers: Array<{ value: unknown; origin: ConfiguredMcpServer["origin"]; file: string }>,
+): { ok: true; servers: ConfiguredMcpServer[] } | { ok: false; error: string } {
+  const byName = new Map<string, ConfiguredMcpServer>();
+  for (const layer of layers) {
+    if (layer.value === undefined) continue;
+    const parsed = parseMcpServers(layer.value, layer.file);
+    if (!parsed.ok) return parsed;
+    for (const server of parsed.servers) {
+      byName.delete(server.name);
+      byName.set(server.name, { server, origin: layer.origin, file: layer.file });
+    }
+  }
+  return { ok: true, servers: [...byName.values()] };
 }

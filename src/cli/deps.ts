@@ -1,8 +1,9 @@
-/** The real effects behind CliDeps: the OpenAI adapter and the sandbox. */
+/** The real effects behind CliDeps: the OpenAI adapter, the sandbox and MCP servers' processes. */
 import { createOpenAiClient } from "../model/openai/mod.ts";
 import { UsageError } from "../policy/grants.ts";
 import { createSandbox, type SandboxOptions } from "../sandbox/mod.ts";
 import { createDenoSandboxSys } from "../sys/sandbox.ts";
+import { createDenoMcpProcessOps } from "../sys/mcp.ts";
 import type { CliFs } from "./io.ts";
 import type { CliDeps, SandboxRequest, SandboxResult } from "./setup.ts";
 
@@ -10,6 +11,7 @@ import type { CliDeps, SandboxRequest, SandboxResult } from "./setup.ts";
 export function createDefaultDeps(fs: CliFs): CliDeps {
   return {
     createModel: (options) => createOpenAiClient(options),
+    createMcpProcessOps: () => createDenoMcpProcessOps(),
     async openSandbox(request: SandboxRequest): Promise<SandboxResult> {
       // bash spills full outputs here; it lives as long as the run and is removed on close.
       const spillDir = await fs.makeTempDir("moat-run-");
@@ -24,6 +26,8 @@ export function createDefaultDeps(fs: CliFs): CliDeps {
             onToolCall: sandbox.onToolCall,
             mode: sandbox.mode,
             warnings: sandbox.warnings,
+            confine: (spec) => sandbox.confine(spec),
+            toolEnv: () => sandbox.toolEnv(),
             get grants() {
               return sandbox.grants;
             },

@@ -5,6 +5,7 @@
 import {
   type AgentEvent,
   type AgentRunResult,
+  type OnToolCall,
   runAgentLoop,
   type RunLimits,
 } from "../agent/mod.ts";
@@ -19,6 +20,7 @@ import type { Reporter, RunError, RunStats, RunStopReason, RunSummary } from "./
 import type { RunSetup, SandboxHandle, SandboxRequest } from "./setup.ts";
 import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
 import { workSummary } from "./outcome_text.ts";
+import { mcpPolicy, type McpRun, startMcp } from "./mcp.ts";
 import { costOf } from "./usage.ts";
 import {
   compactionLine,
@@ -36,6 +38,10 @@ export interface Engine {
   stats?: RunStats;
   /** What is known about each model's context window (compaction). */
   contexts: ContextStates;
+  /** The permission policy of every call: the sandbox's, and MCP calls' own. */
+  onToolCall: OnToolCall;
+  /** The MCP servers of the run, when any started. */
+  mcp?: McpRun;
 }
 
 /** The API key variable and every variable that configures the model never reach a tool. */
@@ -113,7 +119,33 @@ export async function openEngine(
   const opened = await setup.deps.openSandbox(request);
   if (!opened.ok) return opened;
   const sandbox = opened.sandbox;
-  const tools = sandbox.tools;
+  // MCP servers start once the sandbox can confine them; their warnings wait for run_start.
+  const startWarnings: string[] = [];
+  let started = false;
+  const mcpStart = setup.recording === undefined
+    ? await startMcp(setup, sandbox, {
+      warn: (message) => started ? reporter.warning(message) : startWarnings.push(message),
+      secretEnvNames: secretEnvNames(settings),
+    })
+    : { ok: true as const };
+  if (!mcpStart.ok) {
+    await sandbox.close();
+    return mcpStart;
+  }
+  const mcp = mcpStart.mcp;
+  if (mcp !== undefined) {
+    // One close for both: the modes close the sandbox when the run ends.
+    const closeSandbox = sandbox.close.bind(sandbox);
+    sandbox.close = async () => {
+      await mcp.close();
+      await closeSandbox();
+    };
+  }
+  const mcpCalls = mcp === undefined ? undefined : mcpPolicy(mcp, {
+    allow: setup.flags.allowMcp,
+    ...(prompter !== undefined && !settings.noPrompt ? { prompter } : {}),
+    ...(request.onDecision === undefined ? {} : { onDecision: request.onDecision }),
+  });
   const configDir = userConfigDir(setup.env);
   // AGENTS.md only shapes a real model's system prompt; a replay's replies are already written.
   const context = settings.contextFiles && setup.recording === undefined
@@ -123,14 +155,22 @@ export async function openEngine(
     })
     : { files: [], warnings: [] };
   const engine: Engine = {
-    tools,
+    // MCP servers may change their tools (list_changed): each run takes the current list.
+    get tools() {
+      return mcp === undefined ? sandbox.tools : [...sandbox.tools, ...mcp.tools()];
+    },
     sandbox,
+    onToolCall: (call) =>
+      mcpCalls !== undefined && mcp?.serverOf(call.name) !== undefined
+        ? mcpCalls(call)
+        : sandbox.onToolCall(call),
+    ...(mcp === undefined ? {} : { mcp }),
     contexts: new Map(),
     system: () => {
       const options: Parameters<typeof buildSystemPrompt>[0] = {
         date: setup.now(),
         workspace: setup.workspace,
-        tools: tools.map((t) => t.name),
+        tools: engine.tools.map((t) => t.name),
         grants: formatGrants(sandbox.grants),
         contextFiles: context.files,
       };
@@ -140,7 +180,8 @@ export async function openEngine(
     },
   };
   engineRef.engine = engine;
-  return { ok: true, engine, contextWarnings: context.warnings };
+  started = true;
+  return { ok: true, engine, contextWarnings: [...startWarnings, ...context.warnings] };
 }
 
 /** The run error for a failed run: a ModelError names its cause; anything else is a bug. */
@@ -205,7 +246,7 @@ export async function runOnce(
       : `${engine.system()}\n\n${options.answer.instructions}`,
     clock: setup.clock,
     signal: options.signal,
-    onToolCall: engine.sandbox.onToolCall,
+    onToolCall: engine.onToolCall,
     onEvent: (event) => {
       options.stats.observe(event);
       if (event.type === "message_saved") options.writer?.append(event.message);

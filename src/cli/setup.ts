@@ -11,6 +11,7 @@ import { type Grants, parseGrantFlags } from "../policy/grants.ts";
 import { parseRecording, type Recording } from "../replay/recording.ts";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
 import type { Sandbox, SandboxMode, SandboxOptions } from "../sandbox/mod.ts";
+import type { McpProcessOps } from "../mcp/mod.ts";
 import type { CliFlags } from "./args.ts";
 import { resolveSettings, type Settings } from "./config.ts";
 import { EXIT, usageError } from "./exit.ts";
@@ -43,6 +44,8 @@ export type SandboxResult = { ok: true; sandbox: SandboxHandle } | { ok: false; 
 export interface CliDeps {
   createModel(options: OpenAiClientOptions): ModelClient;
   openSandbox(request: SandboxRequest): Promise<SandboxResult>;
+  /** Spawns stdio MCP servers (src/sys/mcp.ts); absent: MCP servers cannot start. */
+  createMcpProcessOps?(): McpProcessOps;
 }
 
 /** The default endpoint when neither a flag, the environment nor config names one. */

@@ -14,7 +14,8 @@ export type Approval = "once" | "always" | "directory" | "deny";
 /** What needs approval. */
 export interface ApprovalRequest {
   toolName: string;
-  location: ToolLocation;
+  /** What the call touches; absent for a call that is approved as a whole (an MCP tool). */
+  location?: ToolLocation;
   /** The exact question to show (from `approvalQuestion`). */
   question: string;
 }
@@ -85,7 +86,8 @@ export function createLinePrompter(io: PrompterIo): Prompter {
   return {
     async ask(request) {
       io.write(request.question + " ");
-      const directory = "path" in request.location && request.location.path !== "/";
+      const directory = request.location !== undefined && "path" in request.location &&
+        request.location.path !== "/";
       for (let attempt = 0; attempt < 3; attempt++) {
         const line = await io.readLine();
         if (line === null) return "deny";

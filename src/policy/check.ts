@@ -45,8 +45,9 @@ export type DecisionOutcome =
 export interface PermissionDecision {
   toolCallId: string;
   toolName: string;
-  access: ToolLocation["access"];
-  /** Real path, program or host. */
+  /** What kind of access; "mcp" for a call of an MCP server's tool. */
+  access: ToolLocation["access"] | "mcp";
+  /** Real path, program or host (the tool's name for "mcp"). */
   target: string;
   outcome: DecisionOutcome;
   /** grants: the grants decided; user: the user answered; no_prompt: nobody could be asked;

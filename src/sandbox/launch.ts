@@ -70,8 +70,9 @@ function lockedPackages(paths: ScanOps, config: string | undefined): string[] {
   if (text === undefined) return [];
   try {
     const npm = (JSON.parse(text) as { npm?: Record<string, unknown> }).npm ?? {};
-    // "name@version" (a scope's "@" comes first): the name is everything before the last "@".
-    return [...new Set(Object.keys(npm).map((key) => key.slice(0, key.lastIndexOf("@"))))]
+    // "name@version", "@scope/name@version", and with peer dependencies
+    // "name@version_peer@version": the name ends at the first "@" after its first character.
+    return [...new Set(Object.keys(npm).map((key) => key.slice(0, key.indexOf("@", 1))))]
       .filter((name) => name !== "" && !name.includes(".."));
   } catch {
     return [];

@@ -10,7 +10,8 @@ function fakeSys(runtime: { exec: string; standalone: boolean }): SandboxSys {
   ]);
   const lock = JSON.stringify({
     version: "5",
-    npm: { "openai@7.59.0": {}, "@sinclair/typebox@0.34.52": {}, "diff@8.0.2": {} },
+    // A key with a peer dependency names the package before its first version "@".
+    npm: { "openai@7.59.0_zod@4.6.7": {}, "@sinclair/typebox@0.34.52": {}, "diff@8.0.2": {} },
   });
   const unused = () => {
     throw new Error("not used by hostLaunch");

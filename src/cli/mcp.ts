@@ -1,0 +1,224 @@
+/**
+ * The MCP servers of a run: which start (a project's only when trusted, an HTTP one of a project
+ * only when --allow-net names its host, a stdio one only under bubblewrap unless
+ * --allow-unsandboxed-mcp), confined like the tools, and whether each call may run.
+ */
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { AnyTool, OnToolCall, PolicyDecision } from "../agent/mod.ts";
+import {
+  createMcpClients,
+  type McpClients,
+  type McpProcessOps,
+  type McpServerConfig,
+  type McpServerStatus,
+  type McpStdioCommand,
+  type McpStdioServer,
+  parseMcpJson,
+} from "../mcp/mod.ts";
+import type { Prompter } from "../policy/approve.ts";
+import type { PermissionDecision } from "../policy/check.ts";
+import { type ConfiguredMcpServer } from "./config.ts";
+import { readTextOrReason } from "./io.ts";
+import type { RunSetup, SandboxHandle } from "./setup.ts";
+import { terminalQuote } from "./terminal_text.ts";
+
+/** The MCP side of a run. */
+export interface McpRun {
+  tools(): AnyTool[];
+  /** The server of an MCP tool (by its moat name), or undefined for other tools. */
+  serverOf(toolName: string): string | undefined;
+  status(): McpServerStatus[];
+  close(): Promise<void>;
+}
+
+/** The servers of the config files plus those of --mcp-config (which win by name). */
+export async function mcpServersOf(
+  setup: Pick<RunSetup, "flags" | "settings" | "fs" | "startCwd">,
+): Promise<{ ok: true; servers: ConfiguredMcpServer[] } | { ok: false; error: string }> {
+  const byName = new Map(setup.settings.mcpServers.map((s) => [s.server.name, s]));
+  for (const given of setup.flags.mcpConfig) {
+    const file = resolve(setup.startCwd, given);
+    const read = await readTextOrReason(setup.fs, file);
+    if ("reason" in read) {
+      return { ok: false, error: `Cannot read the MCP config "${given}": ${read.reason}` };
+    }
+    if (read.text === null) {
+      return { ok: false, error: `The MCP config "${given}" does not exist` };
+    }
+    const parsed = parseMcpJson(read.text, given);
+    if (!parsed.ok) return parsed;
+    for (const server of parsed.servers) {
+      byName.delete(server.name);
+      byName.set(server.name, { server, origin: "flag", file });
+    }
+  }
+  return { ok: true, servers: [...byName.values()] };
+}
+
+/** Where a program is: itself when absolute, else the first PATH directory that has it. */
+async function findProgram(
+  fs: RunSetup["fs"],
+  command: string,
+  path: string | undefined,
+): Promise<string | undefined> {
+  if (command.includes("/")) return (await fs.realPath(command)) ?? undefined;
+  for (const dir of (path ?? "").split(":").filter((d) => isAbsolute(d))) {
+    const found = await fs.realPath(join(dir, command));
+    if (found !== null) return found;
+  }
+  return undefined;
+}
+
+/** The host of an HTTP server's URL, as --allow-net names it. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Starts the servers that may start and lists their tools; undefined when there are none (or
+ * --no-mcp). A server that may not start, or fails, is a warning, never an error.
+ */
+export async function startMcp(
+  setup: RunSetup,
+  sandbox: SandboxHandle,
+  options: { warn: (message: string) => void; secretEnvNames: readonly string[] },
+): Promise<{ ok: true; mcp?: McpRun } | { ok: false; error: string }> {
+  if (setup.flags.noMcp) return { ok: true };
+  const found = await mcpServersOf(setup);
+  if (!found.ok) return found;
+  if (found.servers.length === 0) return { ok: true };
+  const secrets = new Set(options.secretEnvNames);
+  const commands = new Map<string, McpStdioCommand>();
+  const startable: McpServerConfig[] = [];
+  const net = sandbox.grants.net;
+  for (const { server, origin, file } of found.servers) {
+    const name = terminalQuote(server.name);
+    if (server.type === "http") {
+      const host = hostOf(server.url);
+      // The user's own config (or --mcp-config) names the host; a project's needs the grant.
+      if (origin === "project" && net !== true && !net.includes(host)) {
+        options.warn(
+          `MCP server ${name} (${terminalQuote(server.url)}) from the project config was not ` +
+            `contacted: its host is not in --allow-net (add --allow-net=${host} to use it)`,
+        );
+        continue;
+      }
+      startable.push(server);
+      continue;
+    }
+    const env: Record<string, string> = { ...(sandbox.toolEnv?.() ?? {}) };
+    for (const [k, v] of Object.entries(server.env)) if (!secrets.has(k)) env[k] = v;
+    const cwd = server.cwd === undefined ? setup.workspace : resolve(dirname(file), server.cwd);
+    const program = await findProgram(setup.fs, server.command, env["PATH"]);
+    const confined = sandbox.confine?.({
+      command: [server.command, ...server.args],
+      env,
+      readOnlyPaths: program === undefined ? [] : [program],
+      cwd,
+    });
+    if (confined !== undefined && "error" in confined) {
+      options.warn(`MCP server ${name} was not started: ${confined.error}`);
+      continue;
+    }
+    if (confined !== undefined) {
+      const [bwrap, ...args] = confined.argv;
+      // bubblewrap sets the server's environment itself (--clearenv, --setenv).
+      commands.set(server.name, {
+        command: bwrap as string,
+        args,
+        env: { PATH: env["PATH"] ?? "" },
+      });
+    } else if (setup.flags.allowUnsandboxedMcp) {
+      commands.set(server.name, { command: server.command, args: server.args, env, cwd });
+    } else {
+      options.warn(
+        `MCP server ${name} was not started: without the OS sandbox (bubblewrap) it would run ` +
+          "with your full privileges (any file, the network). Install bubblewrap, or give " +
+          "--allow-unsandboxed-mcp to start it anyway",
+      );
+      continue;
+    }
+    startable.push(server);
+  }
+  if (startable.length === 0) return { ok: true };
+  const processOps: McpProcessOps | undefined = setup.deps.createMcpProcessOps?.();
+  if (processOps === undefined) {
+    options.warn("MCP servers cannot be started here: this build has no process support for them");
+    return { ok: true };
+  }
+  const clients: McpClients = createMcpClients(startable, {
+    processOps,
+    stdioCommand: (server: McpStdioServer) => commands.get(server.name) as McpStdioCommand,
+    onWarning: options.warn,
+  });
+  await clients.start();
+  return {
+    ok: true,
+    mcp: {
+      tools: () => clients.tools(),
+      serverOf: (toolName) => clients.status().find((s) => s.tools.includes(toolName))?.name,
+      status: () => clients.status(),
+      close: () => clients.close(),
+    },
+  };
+}
+
+/**
+ * The policy of MCP calls: allowed by --allow-mcp (or -A) naming the server or the tool, else
+ * asked on a terminal ("always" holds for the run), else denied naming the flag.
+ */
+export function mcpPolicy(
+  mcp: McpRun,
+  options: {
+    allow: true | string[] | undefined;
+    prompter?: Prompter;
+    onDecision?: (decision: PermissionDecision) => void;
+  },
+): OnToolCall {
+  const allowed = new Set(options.allow === true ? [] : options.allow ?? []);
+  return async (call): Promise<PolicyDecision | undefined> => {
+    const server = mcp.serverOf(call.name) as string;
+    const decide = (
+      outcome: PermissionDecision["outcome"],
+      by: PermissionDecision["by"],
+      reason?: string,
+    ) =>
+      options.onDecision?.({
+        toolCallId: call.toolCallId,
+        toolName: call.name,
+        access: "mcp",
+        target: call.name,
+        outcome,
+        by,
+        ...(reason === undefined ? {} : { reason }),
+      });
+    if (options.allow === true || allowed.has(server) || allowed.has(call.name)) {
+      decide("granted", "grants");
+      return undefined;
+    }
+    const reason = `calling the MCP tool "${call.name}" (server "${server}") is not granted ` +
+      `(add --allow-mcp=${call.name}, or --allow-mcp=${server} for every tool of the server)`;
+    if (options.prompter === undefined) {
+      decide("denied", "no_prompt", reason);
+      return { block: true, reason, source: "permissions" };
+    }
+    const answer = await options.prompter.ask({
+      toolName: call.name,
+      question: `moat wants to call the MCP tool ${terminalQuote(call.name)} of server ` +
+        `${terminalQuote(server)}. Allow? [y]es once / [a]lways this run / [N]o (Enter)`,
+    });
+    if (answer === "always") allowed.add(call.name);
+    if (answer === "once" || answer === "always") {
+      decide(answer === "once" ? "approved_once" : "approved_always", "user");
+      return undefined;
+    }
+    const declined =
+      `calling the MCP tool "${call.name}" was declined by the user; do not retry it`;
+    decide("denied", "user", declined);
+    return { block: true, reason: declined, source: "user" };
+  };
+}

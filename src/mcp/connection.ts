@@ -1,0 +1,309 @@
+/**
+ * One MCP server's life: connect and list its tools within the startup timeout, follow
+ * `notifications/tools/list_changed`, call tools (cancellation, timeout, progress), restart once
+ * after a crash, and close. Nothing here throws: failures become states, warnings and results.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client";
+// The SDK's "./*" export maps types to "*.d.ts", so "x.js" would type as any: name the types.
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Progress, Tool as McpTool } from "@modelcontextprotocol/sdk/types";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport";
+import type { ToolOutput } from "../agent/tool.ts";
+import type { McpServerConfig, McpStdioServer } from "./config.ts";
+import type { McpProcessOps, McpStdioCommand } from "./ops.ts";
+import { createStdioTransport } from "./stdio_transport.ts";
+import { type McpCall, resultToOutput } from "./tools.ts";
+
+/** Where a server is: connecting, serving, crashed once (restarts on the next call), or out. */
+export type McpServerState = "starting" | "ready" | "crashed" | "failed";
+
+/** What a connection needs from its owner. */
+export interface ConnectionOptions {
+  processOps: McpProcessOps;
+  stdioCommand: (server: McpStdioServer) => McpStdioCommand;
+  fetch?: FetchLike;
+  callTimeoutMs: number;
+  exitGraceMs?: number;
+  clientInfo: { name: string; version: string };
+  onWarning: (message: string) => void;
+  /** The tool list or the state changed (ready, refreshed, restarted, failed). */
+  onChange: () => void;
+}
+
+/** One server's connection. */
+export interface ServerConnection {
+  readonly config: McpServerConfig;
+  state(): McpServerState;
+  error(): string | undefined;
+  /** The server's tools as last listed (kept while it restarts; none once failed). */
+  tools(): McpTool[];
+  /** Connects and lists the tools; resolves when ready or failed, never rejects. */
+  start(): Promise<void>;
+  call: McpCall;
+  /** Closes the transport (a stdio server's process group is killed); never rejects. */
+  close(): Promise<void>;
+}
+
+interface Live {
+  client: Client;
+  transport: Transport & { endReason?(): string | undefined; abandon?(): Promise<void> };
+  adopted: boolean;
+  changedEarly: boolean;
+}
+
+type Opened = { ok: true; live: Live; tools: McpTool[] } | { ok: false; error: string };
+
+/** Creates the connection of one configured server (nothing starts before `start()`). */
+export function createConnection(
+  config: McpServerConfig,
+  options: ConnectionOptions,
+): ServerConnection {
+  const name = config.name;
+  const startupMs = config.startupTimeoutSec * 1000;
+  const lifetime = new AbortController();
+  let state: McpServerState = "starting";
+  let error: string | undefined;
+  let tools: McpTool[] = [];
+  let live: Live | undefined;
+  let crashes = 0;
+  let started: Promise<void> | undefined;
+  let restarting: Promise<void> | undefined;
+
+  function makeTransport(): Live["transport"] {
+    if (config.type === "stdio") {
+      return createStdioTransport(options.processOps, options.stdioCommand(config), {
+        ...(options.exitGraceMs === undefined ? {} : { exitGraceMs: options.exitGraceMs }),
+      });
+    }
+    return new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers: config.headers },
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    });
+  }
+
+  async function open(): Promise<Opened> {
+    const transport = makeTransport();
+    const client = new Client(options.clientInfo, { capabilities: {} });
+    const attempt: Live = { client, transport, adopted: false, changedEarly: false };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (attempt.adopted) void refresh(attempt);
+      else attempt.changedEarly = true;
+    });
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), startupMs);
+    const signal = AbortSignal.any([timeout.signal, lifetime.signal]);
+    try {
+      await client.connect(transport, { signal, timeout: startupMs });
+      const listed = await listAll(client, { signal, timeout: startupMs });
+      return { ok: true, live: attempt, tools: listed };
+    } catch (e) {
+      await (transport.abandon?.() ?? transport.close()).catch(() => {});
+      if (timeout.signal.aborted) {
+        return {
+          ok: false,
+          error: `no answer within ${config.startupTimeoutSec} s (raise "startupTimeoutSec" ` +
+            `if it is only slow)`,
+        };
+      }
+      return { ok: false, error: transport.endReason?.() ?? messageOf(e) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Makes an opened connection the current one. */
+  function adopt(opened: Extract<Opened, { ok: true }>): void {
+    live = opened.live;
+    tools = opened.tools;
+    state = "ready";
+    const current = opened.live;
+    current.adopted = true;
+    current.client.onclose = () => onClosed(current);
+    if (current.changedEarly) void refresh(current);
+  }
+
+  function onClosed(closed: Live): void {
+    if (lifetime.signal.aborted || live !== closed) return;
+    const reason = closed.transport.endReason?.() ?? "the connection closed";
+    crashes++;
+    if (crashes >= 2) {
+      state = "failed";
+      error = `crashed again (${reason}); it stays stopped`;
+      options.onWarning(`MCP server "${name}" ${error}; its tools are unavailable`);
+      live = undefined;
+      tools = [];
+      options.onChange();
+    } else {
+      state = "crashed";
+      error = `crashed (${reason}); it restarts on the next call`;
+      options.onWarning(`MCP server "${name}" ${error}`);
+    }
+  }
+
+  async function refresh(current: Live): Promise<void> {
+    try {
+      const listed = await listAll(current.client, { timeout: startupMs });
+      if (live !== current) return;
+      tools = listed;
+      options.onChange();
+    } catch (e) {
+      if (live !== current || lifetime.signal.aborted) return;
+      options.onWarning(
+        `MCP server "${name}" announced changed tools, but listing them failed: ${
+          messageOf(e)
+        }; the previous list stays`,
+      );
+    }
+  }
+
+  function restart(): Promise<void> {
+    restarting ??= (async () => {
+      state = "starting";
+      const opened = await open();
+      restarting = undefined;
+      if (lifetime.signal.aborted) {
+        if (opened.ok) await opened.live.transport.close();
+        return;
+      }
+      if (opened.ok) {
+        adopt(opened);
+        error = undefined;
+      } else {
+        state = "failed";
+        error = `crashed, and the restart failed: ${opened.error}`;
+        tools = [];
+        options.onWarning(`MCP server "${name}" ${error}`);
+      }
+      options.onChange();
+    })();
+    return restarting;
+  }
+
+  async function call(
+    tool: string,
+    args: unknown,
+    signal: AbortSignal,
+    onUpdate: Parameters<McpCall>[3],
+  ): Promise<ToolOutput> {
+    const fail = (output: string): ToolOutput => ({ isError: true, output });
+    if (started === undefined) return fail(`MCP server "${name}" was never started`);
+    await started;
+    if (state === "crashed") await restart();
+    else if (restarting !== undefined) await restarting;
+    const current = live;
+    if (state === "failed" || current === undefined) {
+      return fail(`MCP server "${name}" is not available: ${error ?? "it was closed"}`);
+    }
+    if (signal.aborted) return fail(`The call to "${tool}" of MCP server "${name}" was cancelled`);
+    try {
+      const result = await current.client.callTool(
+        {
+          name: tool,
+          ...(typeof args === "object" && args !== null
+            ? { arguments: args as Record<string, unknown> }
+            : {}),
+        },
+        undefined,
+        {
+          signal,
+          timeout: options.callTimeoutMs,
+          onprogress: (p: Progress) => onUpdate({ text: progressText(p), details: p }),
+        },
+      );
+      return resultToOutput(result);
+    } catch (e) {
+      if (signal.aborted) {
+        return fail(`The call to "${tool}" of MCP server "${name}" was cancelled`);
+      }
+      if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
+        return fail(
+          `MCP server "${name}" did not answer the call to "${tool}" within ` +
+            `${options.callTimeoutMs / 1000} s; it was cancelled`,
+        );
+      }
+      if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) {
+        const reason = current.transport.endReason?.() ?? "the connection closed";
+        // onClosed ran before this rejection and has moved the state on (TS cannot see it).
+        return fail(
+          `MCP server "${name}" crashed during the call to "${tool}" (${reason}); ` +
+            ((state as McpServerState) === "failed"
+              ? "it crashed before and stays stopped"
+              : "it restarts on the next call"),
+        );
+      }
+      if (e instanceof McpError) {
+        return fail(`MCP server "${name}" refused the call to "${tool}": ${e.message}`);
+      }
+      return fail(`The call to "${tool}" of MCP server "${name}" failed: ${messageOf(e)}`);
+    }
+  }
+
+  return {
+    config,
+    state: () => state,
+    error: () => error,
+    tools: () => tools,
+    start() {
+      started ??= (async () => {
+        const opened = await open();
+        if (lifetime.signal.aborted) {
+          if (opened.ok) await opened.live.transport.close();
+          state = "failed";
+          error = "closed before it was ready";
+          return;
+        }
+        if (opened.ok) adopt(opened);
+        else {
+          state = "failed";
+          error = `failed to start: ${opened.error}`;
+          options.onWarning(`MCP server "${name}" ${error}; its tools are unavailable`);
+        }
+        options.onChange();
+      })();
+      return started;
+    },
+    call,
+    async close() {
+      lifetime.abort();
+      await Promise.allSettled([started, restarting]);
+      const current = live;
+      live = undefined;
+      if (current !== undefined) await current.transport.close().catch(() => {});
+    },
+  };
+}
+
+/** Every tool of the server, page by page (at most 100 pages). */
+async function listAll(
+  client: Client,
+  options: { signal?: AbortSignal; timeout: number },
+): Promise<McpTool[]> {
+  const all: McpTool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const result = await client.listTools(cursor === undefined ? {} : { cursor }, options);
+    all.push(...result.tools);
+    cursor = result.nextCursor;
+    if (cursor === undefined || cursor === "") break;
+  }
+  return all;
+}
+
+function progressText(p: Progress): string {
+  const total = p.total === undefined ? "" : `/${p.total}`;
+  return `Progress ${p.progress}${total}${p.message === undefined ? "" : `: ${p.message}`}`;
+}
+
+function messageOf(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  // fetch's "fetch failed" says why only in its cause (connection refused, DNS, TLS).
+  const cause = e.cause instanceof Error ? e.cause.message : undefined;
+  return cause === undefined || e.message.includes(cause) ? e.message : `${e.message}: ${cause}`;
+}
