@@ -107,7 +107,7 @@ export const ConfigFileSchema = Type.Object({
   trustedProjects: Type.Optional(
     Type.Array(Type.String({ pattern: "^(/|~$|~/)" }), {
       description: "User config only: real paths (or ~/…) of projects whose sensitive " +
-        "settings (baseUrl, apiKeyEnv, headers, sandbox) apply.",
+        "settings (baseUrl, apiKeyEnv, headers, mcpServers, sandbox) apply.",
     }),
   ),
 }, { additionalProperties: false });

@@ -8,6 +8,7 @@ Usage:
   moat [flags] [prompt]          print mode when a prompt is given or stdin is piped
   moat [flags]                   interactive mode on a terminal
   moat sessions [--cwd DIR]      list this workspace's sessions, newest first
+  moat mcp list [flags]          start the configured MCP servers; show their state and tools
 
 Model:
   -m, --model NAME               model name (env MOAT_MODEL)
@@ -90,7 +91,8 @@ Environment and files:
 Trust (docs/security.md):
   A project's .moat/config.json may set model, maxTurns, bashTimeout, compat and the like from
   any clone. Settings that choose where requests and credentials go (baseUrl, apiKeyEnv,
-  headers) or weaken the sandbox (sandbox other than "require") apply only in a trusted
+  headers), start programs (mcpServers) or weaken the sandbox (sandbox other than
+  "require") apply only in a trusted
   project: one whose real path is in trustedProjects of the user config, or with
   --trust-project. On a terminal moat asks once; without one it exits 2 before any request.
   Inside a write grant, .git/hooks, .git/config, the core.hooksPath directory and .moat/ stay

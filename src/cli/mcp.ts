@@ -125,6 +125,12 @@ export async function startMcp(
       continue;
     }
     if (confined !== undefined) {
+      if (net !== true && net.length > 0) {
+        options.warn(
+          `MCP server ${name} runs without the network: a scoped --allow-net reaches only bash ` +
+            "(through moat's proxy); an MCP server gets the network with the bare --allow-net",
+        );
+      }
       const [bwrap, ...args] = confined.argv;
       // bubblewrap sets the server's environment itself (--clearenv, --setenv).
       commands.set(server.name, {

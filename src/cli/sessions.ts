@@ -17,7 +17,10 @@ import type { CliFs } from "./io.ts";
 import { escapeUnsafe } from "./terminal_text.ts";
 
 /** What argv asks for: a run (parseCliArgs), help, the version, or `moat sessions`. */
-export type ParsedCommand = ParsedArgs | { ok: true; command: "sessions"; flags: CliFlags };
+export type ParsedCommand =
+  | ParsedArgs
+  | { ok: true; command: "sessions"; flags: CliFlags }
+  | { ok: true; command: "mcp"; flags: CliFlags };
 
 /** The option names of CliFlags fields, for messages (`noSession` → `--no-session`). */
 function optionName(field: string): string {
@@ -30,6 +33,7 @@ function optionName(field: string): string {
  */
 export function parseCommand(argv: readonly string[]): ParsedCommand {
   const args = argv[0] === "--" ? argv.slice(1) : [...argv];
+  if (args[0] === "mcp") return parseMcpCommand(args.slice(1));
   if (args[0] !== "sessions") return parseCliArgs(args);
   const parsed = parseCliArgs(args.slice(1));
   if (!parsed.ok || parsed.command !== "run") return parsed;
@@ -42,7 +46,8 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
     };
   }
   const given = Object.entries(flags).filter(([field, value]) =>
-    field !== "cwd" && field !== "permissions" && value !== undefined && value !== false
+    field !== "cwd" && field !== "permissions" && value !== undefined && value !== false &&
+    !(Array.isArray(value) && value.length === 0)
   ).map(([field]) => optionName(field));
   if (Object.keys(flags.permissions).length > 0) given.push("permission flags");
   if (given.length > 0) {
@@ -54,6 +59,30 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
     };
   }
   return { ok: true, command: "sessions", flags };
+}
+
+/**
+ * `moat mcp list [flags]`: the configured MCP servers, started as a run would start them (the
+ * same config, trust, grants and sandbox flags), their state and tools.
+ */
+function parseMcpCommand(args: readonly string[]): ParsedCommand {
+  if (args[0] !== "list") {
+    return {
+      ok: false,
+      error: `'moat mcp' has one subcommand, 'list'${
+        args[0] === undefined ? "" : `, not "${args[0]}"`
+      }: run 'moat mcp list'`,
+    };
+  }
+  const parsed = parseCliArgs(args.slice(1));
+  if (!parsed.ok || parsed.command !== "run") return parsed;
+  if (parsed.flags.prompt !== undefined) {
+    return {
+      ok: false,
+      error: `'moat mcp list' takes no prompt, but got "${parsed.flags.prompt}"`,
+    };
+  }
+  return { ok: true, command: "mcp", flags: parsed.flags };
 }
 
 /** The directory holding this workspace's sessions, or undefined without XDG_STATE_HOME or HOME. */

@@ -103,14 +103,16 @@ export interface SetupContext {
 }
 
 /** A run ready to start in its mode, or the exit code of an invocation that ends here. */
-export type Prepared = { setup: RunSetup; interactive: boolean } | { exit: number };
+export type Prepared =
+  | { setup: RunSetup; interactive: boolean; mcpList?: boolean }
+  | { exit: number };
 
 /**
  * Settles a run or `moat sessions`: the workspace, config (asking the trust question), the
  * replay file, the endpoint, the grants and the mode. Usage problems end it with exit 2.
  */
 export async function prepareRun(
-  command: { command: "run" | "sessions"; flags: CliFlags },
+  command: { command: "run" | "sessions" | "mcp"; flags: CliFlags },
   context: SetupContext,
 ): Promise<Prepared> {
   const { flags } = command;
@@ -167,7 +169,10 @@ export async function prepareRun(
 
   const key = env[settings.apiKeyEnv] ?? "";
   // A replay needs no model: its replies come from the recording.
-  if (recording === undefined && key === "" && settings.baseUrl === undefined) {
+  if (
+    command.command === "run" && recording === undefined && key === "" &&
+    settings.baseUrl === undefined
+  ) {
     terminal.writeStderr(noEndpointMessage(settings.apiKeyEnv));
     return { exit: EXIT.usage };
   }
@@ -180,8 +185,8 @@ export async function prepareRun(
   if (!grantsResult.ok) return usage(grantsResult.error.message);
 
   // A replay always runs to completion like print mode, even on a terminal.
-  const interactive = !flags.print && recording === undefined && flags.prompt === undefined &&
-    terminal.isTty("stdin");
+  const interactive = command.command === "run" && !flags.print && recording === undefined &&
+    flags.prompt === undefined && terminal.isTty("stdin");
   // The trust question may have started the line editor: print mode gets the terminal back.
   if (!interactive) lines?.close();
   if (!interactive && flags.resume === true) {
@@ -211,7 +216,7 @@ export async function prepareRun(
     lineSource,
   };
   if (recording !== undefined) setup.recording = recording;
-  return { setup, interactive };
+  return command.command === "mcp" ? { setup, interactive, mcpList: true } : { setup, interactive };
 }
 
 /** Asks on the terminal whether to apply an untrusted project's sensitive settings. */

@@ -166,3 +166,26 @@ Deno.test("a project's MCP servers need trust, and a failing server is a warning
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /broken/);
 });
+
+Deno.test("moat mcp list shows each server's state and tools, without a model", async () => {
+  await using t = await setUp({
+    mcpServers: {
+      ...fixtureConfig().mcpServers,
+      broken: { command: "/nonexistent/server", startupTimeoutSec: 5 },
+    },
+  });
+  const sandbox = (await hasBwrap) ? [] : ["--allow-unsandboxed-mcp"];
+  const list = await runMoat(["mcp", "list", ...sandbox], {
+    cwd: t.ws.dir,
+    env: cliEnv(t.home.dir),
+  });
+  assert.equal(list.code, 0, list.stderr);
+  assert.match(list.stdout, /^"?fixture"?  stdio  ready\n/m);
+  assert.match(list.stdout, /^  "?fixture__echo"?$/m);
+  assert.match(list.stdout, /^"?broken"?  stdio  failed\n  error: /m);
+  assert.equal(t.server.chatRequests.length, 0);
+
+  const bad = await runMoat(["mcp", "show"], { cwd: t.ws.dir, env: cliEnv(t.home.dir) });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /'moat mcp' has one subcommand, 'list', not "show"/);
+});
