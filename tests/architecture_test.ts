@@ -17,6 +17,7 @@ export const ENTRY_POINTS: readonly string[] = [
   "src/sandbox/host/main.ts",
   "src/sandbox/worker/worker.ts",
   "src/sandbox/worker/query_worker.ts",
+  "src/sandbox/worker/grep_worker.ts",
 ];
 
 const RULES = { entryPoints: ENTRY_POINTS, maxLines: 400 };

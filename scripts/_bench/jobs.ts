@@ -15,6 +15,7 @@ import {
 import type { Tool, ToolContext } from "../../src/agent/tool.ts";
 import type { CallRecord, PipelineContext } from "../../src/agent/mod.ts";
 import { resetPeakRss, statusKb } from "./proc.ts";
+import type { GrepWorkerReply, GrepWorkerRequest } from "./grep_worker.ts";
 import { epochMs } from "./watch.ts";
 
 /** A job: JSON params in, JSON-serialisable record out. */
@@ -194,32 +195,64 @@ export const JOBS: Record<string, Job> = {
   },
 
   /**
-   * Measure 5: one grep-tool call over a tree, with limits raised so every match is listed (the
-   * equal-match-set check needs them all); returns `path:line` of each match.
+   * Measure 5: one grep-tool call over a tree, in a Worker started as the tool host starts its
+   * Worker (the default grants' permissions, the file operations of the sandbox `mode`: "bwrap"
+   * opens confined, "off" re-checks every open), with limits raised so every match is listed;
+   * returns `path:line` of each match.
    */
   async grep(params) {
-    const { createGrepTool } = await import("../../src/tools/grep/mod.ts");
-    const { createDenoFsOps } = await import("../../src/sys/fs.ts");
-    const tool = createGrepTool({
-      cwd: str(params, "cwd"),
-      fs: createDenoFsOps(),
-      maxBytes: 1024 ** 3,
-    });
-    const args = {
-      pattern: str(params, "pattern"),
-      literal: params.literal === true,
-      limit: 100_000_000,
+    const { workerPermissions } = await import("../../src/sandbox/mod.ts");
+    const { defaultGrants } = await import("../../src/policy/grants.ts");
+    const { createDenoPathOps } = await import("../../src/sys/paths.ts");
+    const cwd = str(params, "cwd");
+    const mode = str(params, "mode");
+    const grants = defaultGrants(cwd, { paths: createDenoPathOps() });
+    const { createHelperHost, isHelperRequest } = await import("../../src/sandbox/host/helpers.ts");
+    const permissions = workerPermissions(grants, { spillDir: str(params, "spillDir") });
+    const guard = {
+      denyRead: [],
+      denyWrite: [],
+      deniedIds: { read: [], write: [] },
+      recheckOpens: mode === "off",
     };
-    const t = performance.now();
-    const out = await tool.execute(args, new AbortController().signal, NO_CTX);
-    const ms = performance.now() - t;
-    if (out.isError) throw new Error(`grep failed: ${out.output}`);
+    const worker = new Worker(new URL("./grep_worker.ts", import.meta.url), {
+      type: "module",
+      deno: { permissions },
+    });
+    // This thread is the Worker's parent, as the tool host's main thread is: it starts the
+    // helper Workers the same way.
+    const helpers = createHelperHost(permissions, guard);
+    const request: GrepWorkerRequest = {
+      cwd,
+      guard,
+      ...(params.threads === undefined ? {} : { threads: num(params, "threads") }),
+      args: {
+        pattern: str(params, "pattern"),
+        literal: params.literal === true,
+        limit: 100_000_000,
+      },
+    };
+    const reply = await new Promise<GrepWorkerReply>((resolve, reject) => {
+      worker.onmessage = (e) => {
+        if (isHelperRequest(e.data)) helpers.handle(e.data);
+        else resolve(e.data as GrepWorkerReply);
+      };
+      worker.onerror = (e) => {
+        e.preventDefault();
+        reject(new Error(`grep worker failed: ${e.message}`));
+      };
+      worker.postMessage(request);
+    }).finally(() => {
+      worker.terminate();
+      helpers.closeAll();
+    });
+    if (reply.isError) throw new Error(`grep failed: ${reply.output}`);
     const matches: string[] = [];
-    for (const line of out.output.split("\n")) {
+    for (const line of reply.output.split("\n")) {
       const m = line.match(/^(.+?):(\d+): /);
       if (m) matches.push(`${m[1]}:${m[2]}`);
     }
-    return { ms, matches, details: out.details ?? null };
+    return { ms: reply.ms, matches, details: reply.details };
   },
 };
 

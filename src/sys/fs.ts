@@ -35,6 +35,15 @@ export interface DenoFsOptions {
    * the opened file, so a parent directory swapped for a symlink around the open is refused.
    */
   recheckRealPath?: boolean;
+  /**
+   * The tools run in bubblewrap's view, which confines every open: `openWalkedFileSync` skips the
+   * checks that only guard against reaching outside it — no lstat before the open, no identity
+   * check after it — and fetches the handle's info only when asked for (an fstat; under scoped
+   * Deno permissions that costs as much as the open). The walk that produced the path saw a
+   * regular file there; one swapped for a FIFO in between can block the open, as in ripgrep.
+   * Ignored when `recheckRealPath` is set.
+   */
+  confined?: boolean;
 }
 
 // For the post-open re-checks any failure (gone, no access) means the path cannot be confirmed,
@@ -119,6 +128,16 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
     };
   }
 
+  function openWalkedConfined(path: string): SyncFileHandle {
+    let file: Deno.FsFile;
+    try {
+      file = Deno.openSync(path, { read: true });
+    } catch (e) {
+      throw toFsError(e, path);
+    }
+    return syncHandle(file, path, null);
+  }
+
   function openWalkedSync(path: string): SyncFileHandle {
     // No realpath: the walk produced a symlink-free path. lstat first so that a FIFO or device
     // is never opened (opening a FIFO blocks), then check the handle is that same file.
@@ -153,9 +172,24 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
       file.close();
       throw toFsError(e, path);
     }
+    return syncHandle(file, path, info);
+  }
+
+  /** A SyncFileHandle of an open file; `known` is its info when the open already fetched it. */
+  function syncHandle(file: Deno.FsFile, path: string, known: FileInfo | null): SyncFileHandle {
+    let info = known;
     let closed = false;
     return {
-      info,
+      get info(): FileInfo {
+        if (info === null) {
+          try {
+            info = toInfo(file.statSync());
+          } catch (e) {
+            throw toFsError(e, path);
+          }
+        }
+        return info;
+      },
       readSync(into) {
         try {
           return file.readSync(into);
@@ -223,7 +257,10 @@ export function createDenoFsOps(options: DenoFsOptions = {}): FsOps {
       }
     },
     openFile: openVerified,
-    openWalkedFileSync: openWalkedSync,
+    // The re-check wins should both be set: skipping it must never happen by mistake.
+    openWalkedFileSync: options.confined && !options.recheckRealPath
+      ? openWalkedConfined
+      : openWalkedSync,
     async readFile(path, opts = {}) {
       const handle = await openVerified(path);
       try {

@@ -11,6 +11,13 @@ export { createReadTool, type ReadArgs, ReadParams, type ReadToolOptions } from 
 export { createEditTool, type EditArgs, EditParams, type EditToolOptions } from "./edit.ts";
 export { createWriteTool, type WriteArgs, WriteParams, type WriteToolOptions } from "./write.ts";
 export { createGrepTool, type GrepArgs, GrepParams, type GrepToolOptions } from "./grep/mod.ts";
+export {
+  type ScanThread,
+  type ScanThreads,
+  serveScanThread,
+  type ThreadPort,
+  type ThreadRequest,
+} from "./grep/threads.ts";
 export { createFindTool, type FindArgs, FindParams, type FindToolOptions } from "./find.ts";
 export { createLsTool, type LsArgs, LsParams, type LsToolOptions } from "./ls.ts";
 export {

@@ -105,7 +105,7 @@ export async function readHandleFully(
  * yield to the event loop between files. Must be closed.
  */
 export interface SyncFileHandle {
-  /** Metadata of the open handle (not of the path). */
+  /** Metadata of the open handle (not of the path); may be fetched on first use (FsError then). */
   readonly info: FileInfo;
   /** Reads up to `into.length` bytes; returns the count, or null at end of file. */
   readSync(into: Uint8Array): number | null;
@@ -151,7 +151,9 @@ export interface FsOps {
    * walk produced from a real (symlink-free) directory without following symlinks, so the path
    * is not resolved again. The race check stays: the path is lstat'ed first (a regular file, so
    * a FIFO is never opened), and the open handle must be that same file (dev+ino), else
-   * `changed`. Throws `FsError` like `openFile`. Implementations without synchronous I/O omit it.
+   * `changed` — except where an OS sandbox confines every open (src/sys/fs.ts `confined`): there
+   * the walk's listing is the only check. Throws `FsError` like `openFile`. Implementations
+   * without synchronous I/O omit it.
    */
   openWalkedFileSync?(path: string): SyncFileHandle;
   /** Reads a whole regular file through `openFile`; `too_large` over `maxBytes`. */

@@ -2,7 +2,7 @@
 import { createBashTool } from "./bash/mod.ts";
 import { createEditTool } from "./edit.ts";
 import { createFindTool } from "./find.ts";
-import { createGrepTool } from "./grep/mod.ts";
+import { createGrepTool, type ScanThreads } from "./grep/mod.ts";
 import { createLsTool } from "./ls.ts";
 import type { FsOps, ProcessOps, ProcessRegistry } from "./ops.ts";
 import { createReadTool } from "./read.ts";
@@ -16,8 +16,8 @@ export const BUILTIN_TOOL_NAMES = ["read", "bash", "edit", "write", "grep", "fin
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
 /**
- * Options of `createBuiltinTools`. Everything but `fs`, `process` and `processRegistry` is
- * JSON-serialisable, so a sandbox Worker can rebuild the tools from it.
+ * Options of `createBuiltinTools`. Everything but `fs`, `process`, `processRegistry` and
+ * `grepThreads` is JSON-serialisable, so a sandbox Worker can rebuild the tools from it.
  */
 export interface BuiltinToolOptions {
   cwd: string;
@@ -34,6 +34,8 @@ export interface BuiltinToolOptions {
   /** Argv prefix bash runs under (e.g. a nested bwrap). */
   bashCommandPrefix?: string[];
   processRegistry?: ProcessRegistry;
+  /** Helper threads of grep (the tool Worker's entry point starts them); none: one thread. */
+  grepThreads?: ScanThreads;
 }
 
 /** Builds the seven built-in tools sharing one FsOps. */
@@ -61,7 +63,10 @@ export function createBuiltinTools(options: BuiltinToolOptions): AnyTool[] {
     }),
     createEditTool(common),
     createWriteTool(common),
-    createGrepTool(common),
+    createGrepTool({
+      ...common,
+      ...(options.grepThreads === undefined ? {} : { threads: options.grepThreads }),
+    }),
     createFindTool(common),
     createLsTool(common),
   ];

@@ -27,8 +27,8 @@ export interface WalkOptions {
   includeDirs?: boolean;
   signal?: AbortSignal;
   /**
-   * Called after every entry to give the event loop a turn when due (synchronous listings never
-   * wait); by default the walk yields to timers every 50 ms.
+   * Called after every batch of entries (see `walkTreeBatches`) to give the event loop a turn when
+   * due (synchronous listings never wait); by default the walk yields to timers every 50 ms.
    */
   pace?: () => Promise<void>;
   /** Called for directories that could not be listed (e.g. not granted); the walk goes on. */
@@ -41,11 +41,32 @@ const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 /** Time the walk may run without giving the event loop a turn (synchronous listings). */
 const YIELD_EVERY_MS = 50;
 
+type Ignore = ReturnType<typeof ignore>;
+type IgnoreResult = ReturnType<Ignore["test"]>;
+
 interface Level {
   dir: string;
   /** `dir` plus a trailing separator: paths below `dir` start with it. */
   prefix: string;
-  ig: ReturnType<typeof ignore>;
+  ig: Ignore;
+  /**
+   * Every pattern matches by a path's last segment (none has a "/" before its end, "**" or a
+   * backslash): entries are then tested by name, with their directory's result carried down the
+   * walk, instead of the ignore package re-deriving the parents from each whole path (its main
+   * cost). Same answers; anything less plain is tested by whole paths.
+   */
+  byName: boolean;
+}
+
+/** True when every pattern of an ignore file matches by a path's last segment (see Level). */
+function matchesByName(text: string): boolean {
+  return text.split(/\r?\n/).every((line) => {
+    const t = line.trimEnd();
+    if (t === "" || t.startsWith("#")) return true;
+    if (t.includes("\\") || t.includes("**")) return false;
+    const slash = t.indexOf("/");
+    return slash === -1 || slash === t.length - 1;
+  });
 }
 
 function toPosix(p: string): string {
@@ -57,18 +78,21 @@ function withSep(dir: string): string {
 }
 
 async function loadLevel(fs: FsOps, dir: string, names: Set<string>): Promise<Level | null> {
-  let ig: ReturnType<typeof ignore> | null = null;
+  let ig: Ignore | null = null;
+  let byName = true;
   for (const file of IGNORE_FILES) {
     if (!names.has(file)) continue;
     try {
       const bytes = await fs.readFile(join(dir, file), { maxBytes: MAX_IGNORE_FILE_BYTES });
+      const text = new TextDecoder().decode(bytes);
       ig ??= ignore();
-      ig.add(new TextDecoder().decode(bytes));
+      ig.add(text);
+      byName &&= matchesByName(text);
     } catch (e) {
       if (!(e instanceof FsError)) throw e;
     }
   }
-  return ig === null ? null : { dir, prefix: withSep(dir), ig };
+  return ig === null ? null : { dir, prefix: withSep(dir), ig, byName };
 }
 
 /** True when a posix relative path leaves its base ("..", "../x"); a name like "..env" does not. */
@@ -76,16 +100,53 @@ function isOutside(rel: string): boolean {
   return rel === ".." || rel.startsWith("../") || rel.startsWith("/");
 }
 
+/** The ignore package's answer for `path` at `level` by its whole relative path (null: none). */
+function testWhole(level: Level, path: string, isDir: boolean): IgnoreResult | null {
+  // Levels are usually ancestors of the path: slicing is much cheaper than path.relative.
+  const rel = path.startsWith(level.prefix)
+    ? toPosix(path.slice(level.prefix.length))
+    : toPosix(relative(level.dir, path));
+  if (rel === "" || isOutside(rel)) return null;
+  return level.ig.test(isDir ? `${rel}/` : rel);
+}
+
 /** True when the rules of `levels` (outermost first) ignore `path`; deeper rules win. */
 function isIgnored(levels: Level[], path: string, isDir: boolean): boolean {
   let ignored = false;
   for (const level of levels) {
-    // Levels are usually ancestors of the path: slicing is much cheaper than path.relative.
-    const rel = path.startsWith(level.prefix)
-      ? toPosix(path.slice(level.prefix.length))
-      : toPosix(relative(level.dir, path));
-    if (rel === "" || isOutside(rel)) continue;
-    const result = level.ig.test(isDir ? `${rel}/` : rel);
+    const result = testWhole(level, path, isDir);
+    if (result === null) continue;
+    if (result.ignored) ignored = true;
+    else if (result.unignored) ignored = false;
+  }
+  return ignored;
+}
+
+/**
+ * Whether the entry `name` (at `path`) of `frame` is ignored; for a directory, `results` gets its
+ * answer at each level (what its own frame carries, see Frame.chain).
+ */
+function isEntryIgnored(
+  frame: Frame,
+  entry: { name: string; path: string; isDir: boolean },
+  results: Array<IgnoreResult | null> | null,
+): boolean {
+  let ignored = false;
+  const { levels, chain } = frame;
+  for (let i = 0; i < levels.length; i++) {
+    const level = levels[i] as Level;
+    let result: IgnoreResult | null;
+    if (level.byName) {
+      // As the package does: a directory ignored at this level decides for all below it.
+      const parent = chain[i] ?? null;
+      result = parent !== null && parent.ignored
+        ? parent
+        : level.ig.test(entry.isDir ? `${entry.name}/` : entry.name);
+    } else {
+      result = testWhole(level, entry.path, entry.isDir);
+    }
+    if (results !== null) results[i] = result;
+    if (result === null) continue;
     if (result.ignored) ignored = true;
     else if (result.unignored) ignored = false;
   }
@@ -108,12 +169,22 @@ async function listNames(fs: FsOps, dir: string): Promise<DirEntry[]> {
 /** A directory being walked: its sorted entries, the next one to visit, and its ignore rules. */
 interface Frame {
   dir: string;
+  /** `dir` plus a trailing separator: the prefix of its entries' paths. */
+  prefix: string;
   /** `dir` relative to the walk root, "/"-separated ("" for the root). */
   rel: string;
   entries: DirEntry[];
   next: number;
   levels: Level[];
+  /**
+   * The ignore package's answer for `dir` itself at each of `levels` (null at the level of `dir`
+   * itself); the name-tested levels (Level.byName) need it for what lies below.
+   */
+  chain: Array<IgnoreResult | null>;
 }
+
+/** Entries `walkTreeBatches` yields at most at once (bounds the work between two yields). */
+const MAX_BATCH = 1024;
 
 /**
  * Walks `root` (a real directory path) lazily, depth-first in name order; symlinks are yielded,
@@ -124,6 +195,19 @@ export async function* walkTree(
   root: string,
   options: WalkOptions = {},
 ): AsyncGenerator<WalkEntry> {
+  for await (const batch of walkTreeBatches(fs, root, options)) yield* batch;
+}
+
+/**
+ * `walkTree` in batches: consecutive entries of one directory (at most 1024), a batch ending with
+ * the directory the walk enters next. One `pace` call per batch, and none of the per-entry cost
+ * of an async generator: the form for callers that handle many entries (grep).
+ */
+export async function* walkTreeBatches(
+  fs: FsOps,
+  root: string,
+  options: WalkOptions = {},
+): AsyncGenerator<WalkEntry[]> {
   const levels: Level[] = [];
   for (const dir of options.ancestors ?? []) {
     try {
@@ -143,7 +227,12 @@ export async function* walkTree(
     const ignoring = levels.filter((level) => isIgnored([level], root, true));
     levels.splice(0, levels.length, ...levels.filter((level) => !ignoring.includes(level)));
   }
-  const enter = async (dir: string, rel: string, outer: Level[]): Promise<Frame | null> => {
+  const enter = async (
+    dir: string,
+    rel: string,
+    outer: Level[],
+    outerChain: Array<IgnoreResult | null>,
+  ): Promise<Frame | null> => {
     let entries;
     try {
       entries = await listNames(fs, dir);
@@ -156,39 +245,54 @@ export async function* walkTree(
     if (entries.some((e) => IGNORE_FILES.includes(e.name))) {
       level = await loadLevel(fs, dir, new Set(entries.map((e) => e.name)));
     }
-    return { dir, rel, entries, next: 0, levels: level ? [...outer, level] : outer };
+    const levels = level ? [...outer, level] : outer;
+    const chain = level ? [...outerChain, null] : outerChain;
+    return { dir, prefix: withSep(dir), rel, entries, next: 0, levels, chain };
   };
   const signal = options.signal;
   if (signal?.aborted) return;
   const stack: Frame[] = [];
-  const top = await enter(root, "", levels);
+  // The root's own answers at the levels above it, from its whole path.
+  const rootChain = levels.map((level) => testWhole(level, root, true));
+  const top = await enter(root, "", levels, rootChain);
   if (top !== null) stack.push(top);
   let lastYield = performance.now();
   while (stack.length > 0) {
     if (signal?.aborted) return;
     const frame = stack[stack.length - 1] as Frame;
-    const entry = frame.entries[frame.next++];
-    if (entry === undefined) {
-      stack.pop();
-      continue;
+    const batch: WalkEntry[] = [];
+    let child: WalkEntry | null = null;
+    let childChain: Array<IgnoreResult | null> = [];
+    while (frame.next < frame.entries.length && batch.length < MAX_BATCH) {
+      const entry = frame.entries[frame.next++] as DirEntry;
+      if (entry.isDirectory && entry.name === ".git") continue;
+      const path = frame.prefix + entry.name;
+      const results = entry.isDirectory
+        ? new Array<IgnoreResult | null>(frame.levels.length)
+        : null;
+      const tested = { name: entry.name, path, isDir: entry.isDirectory };
+      if (isEntryIgnored(frame, tested, results)) continue;
+      const item: WalkEntry = {
+        path,
+        rel: frame.rel === "" ? entry.name : `${frame.rel}/${entry.name}`,
+        isFile: entry.isFile,
+        isDirectory: entry.isDirectory,
+        isSymlink: entry.isSymlink,
+      };
+      if (entry.isDirectory) {
+        if (options.includeDirs) batch.push(item);
+        child = item;
+        childChain = results as Array<IgnoreResult | null>;
+        break;
+      }
+      batch.push(item);
     }
-    if (entry.isDirectory && entry.name === ".git") continue;
-    const path = withSep(frame.dir) + entry.name;
-    if (isIgnored(frame.levels, path, entry.isDirectory)) continue;
-    const item: WalkEntry = {
-      path,
-      rel: frame.rel === "" ? entry.name : `${frame.rel}/${entry.name}`,
-      isFile: entry.isFile,
-      isDirectory: entry.isDirectory,
-      isSymlink: entry.isSymlink,
-    };
-    if (entry.isDirectory) {
-      if (options.includeDirs) yield item;
+    if (child === null && frame.next >= frame.entries.length) stack.pop();
+    if (batch.length > 0) yield batch;
+    if (child !== null) {
       if (signal?.aborted) return;
-      const child = await enter(path, item.rel, frame.levels);
-      if (child !== null) stack.push(child);
-    } else {
-      yield item;
+      const next = await enter(child.path, child.rel, frame.levels, childChain);
+      if (next !== null) stack.push(next);
     }
     // Synchronous listings never wait: give timers and messages (e.g. an abort) a turn.
     if (options.pace !== undefined) {

@@ -180,9 +180,9 @@ Deno.test("moat mcp list shows each server's state and tools, without a model", 
     env: cliEnv(t.home.dir),
   });
   assert.equal(list.code, 0, list.stderr);
-  assert.match(list.stdout, /^"?fixture"?  stdio  ready\n/m);
-  assert.match(list.stdout, /^  "?fixture__echo"?$/m);
-  assert.match(list.stdout, /^"?broken"?  stdio  failed\n  error: /m);
+  assert.match(list.stdout, /^"?fixture"? {2}stdio {2}ready\n/m);
+  assert.match(list.stdout, /^ {2}"?fixture__echo"?$/m);
+  assert.match(list.stdout, /^"?broken"? {2}stdio {2}failed\n {2}error: /m);
   assert.equal(t.server.chatRequests.length, 0);
 
   const bad = await runMoat(["mcp", "show"], { cwd: t.ws.dir, env: cliEnv(t.home.dir) });

@@ -46,8 +46,9 @@ Deno.test("compileArgs() embeds every sandbox worker module", async () => {
 });
 
 Deno.test("INCLUDED_MODULES lists exactly the Worker entry modules under src/", async () => {
-  // A Worker entry module serves the tool protocol on its global scope; any new one must be
-  // embedded, or the compiled binary fails when it starts that Worker.
+  // A Worker entry module serves the tool protocol on its global scope (or, grep's helper, the
+  // scan protocol on the port its init message brings); any new one must be embedded, or the
+  // compiled binary fails when it starts that Worker.
   const entries: string[] = [];
   const workerStarts: string[] = [];
   const walk = async (dir: string) => {
@@ -56,7 +57,7 @@ Deno.test("INCLUDED_MODULES lists exactly the Worker entry modules under src/", 
       if (e.isDirectory) await walk(rel);
       else if (e.name.endsWith(".ts")) {
         const text = await Deno.readTextFile(join(root, rel));
-        if (/serveToolWorker\(self\b/.test(text)) entries.push(rel);
+        if (/serveToolWorker\(self\b|serveScanThread\(init\.port\b/.test(text)) entries.push(rel);
         if (/new Worker\(/.test(text)) workerStarts.push(rel);
       }
     }
@@ -69,6 +70,7 @@ Deno.test("INCLUDED_MODULES lists exactly the Worker entry modules under src/", 
   // Workers are started only from the sandbox's host code, with a URL from the config.
   assert.deepEqual(workerStarts.sort(), [
     "src/sandbox/host/connection.ts",
+    "src/sandbox/host/helpers.ts",
     "src/sandbox/host/server.ts",
   ]);
   const mod = await Deno.readTextFile(join(root, "src/sandbox/mod.ts"));

@@ -4,6 +4,7 @@
  * gone.
  */
 import type { HostProcessOps } from "../ops.ts";
+import { createHelperHost, isHelperRequest } from "./helpers.ts";
 import {
   type HostConfig,
   type HostToMain,
@@ -103,6 +104,8 @@ export function startWorkerHost(config: HostConfig): HostConnection {
     type: "module",
     deno: { permissions: config.permissions },
   });
+  // grep's helper Workers, started here with the tool Worker's permissions (./helpers.ts).
+  const helpers = createHelperHost(config.permissions, config.toolOptions.guard);
   let settle: (reason: string) => void = () => {};
   let gone = false;
   let shutdownDone: (() => void) | undefined;
@@ -111,6 +114,7 @@ export function startWorkerHost(config: HostConfig): HostConnection {
       if (gone) return;
       gone = true;
       worker.terminate();
+      helpers.closeAll();
       resolve(reason);
     }
   );
@@ -129,6 +133,7 @@ export function startWorkerHost(config: HostConfig): HostConnection {
     },
   };
   worker.onmessage = (e: MessageEvent) => {
+    if (isHelperRequest(e.data)) return helpers.handle(e.data);
     const msg = e.data as HostToMain;
     if (msg.type === "shutdown_done") shutdownDone?.();
     else if (msg.type === "fatal") settle(msg.message);

@@ -28,7 +28,11 @@ export interface WireFsGuard {
   protection?: Protection;
   /** Identities of the denied files at the start ("dev:ino"), by access. */
   deniedIds?: { read: string[]; write: string[] };
-  /** Re-resolve every opened path after the open (set when tools run without bubblewrap). */
+  /**
+   * Re-resolve every opened path after the open (set when tools run without bubblewrap). False:
+   * bubblewrap's view confines every open, so a walk's files (grep) are opened without the checks
+   * that only guard against reaching outside it (worker/tool_fs.ts).
+   */
   recheckOpens: boolean;
 }
 

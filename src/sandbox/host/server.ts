@@ -6,6 +6,7 @@
  */
 import { type NetForwarder, proxyEnvironment, startNetForwarder } from "../net/forward.ts";
 import type { NetOps } from "../ops.ts";
+import { createHelperHost, type HelperHost, isHelperRequest } from "./helpers.ts";
 import { type HostToMain, type MainToHost, readLines, settledWithin } from "./protocol.ts";
 
 /** The host's standard streams (./main.ts passes Deno's). */
@@ -35,6 +36,7 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
     writing = writing.then(() => writer.write(line)).catch(() => {});
   };
   let worker: Worker | undefined;
+  let helpers: HelperHost | undefined;
   let forwarder: NetForwarder | undefined;
   let fatal: ((message: string) => void) | undefined;
   const died = new Promise<string>((resolve) => fatal = resolve);
@@ -77,7 +79,11 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
           fatal?.(`cannot start the tool worker: ${e instanceof Error ? e.message : String(e)}`);
           return;
         }
+        // grep's helper Workers, started here with the tool Worker's permissions (./helpers.ts).
+        const helperHost = createHelperHost(msg.config.permissions, msg.config.toolOptions.guard);
+        helpers = helperHost;
         worker.onmessage = (e: MessageEvent) => {
+          if (isHelperRequest(e.data)) return helperHost.handle(e.data);
           const out = e.data as HostToMain;
           if (out.type === "shutdown_done") shutdownDone?.();
           else if (out.type === "fatal") fatal?.(out.message);
@@ -108,6 +114,7 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
     await settledWithin([done, died], SHUTDOWN_GRACE_MS);
   }
   worker?.terminate();
+  helpers?.closeAll();
   await forwarder?.close();
   await writing;
   await writer.close().catch(() => {});

@@ -6,14 +6,16 @@
  * src/sys/fs.ts: `createDenoFsOps({ recheckRealPath })`.)
  */
 import { findProtection, isWithin, protectedDetail, type Protection } from "../../policy/mod.ts";
+// The tools' interfaces and path helper themselves, not tools/mod.ts: grep's helper Workers load
+// this module too, and need none of the tools.
 import {
   type FileInfo,
   FsError,
   type FsOps,
   readHandleFully,
-  realLocation,
   type SyncFileHandle,
-} from "../../tools/mod.ts";
+} from "../../tools/ops.ts";
+import { realLocation } from "../../tools/paths.ts";
 
 /** What `guardFsOps` enforces on top of the Worker's permissions. */
 export interface FsGuard {

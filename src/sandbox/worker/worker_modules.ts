@@ -9,6 +9,8 @@ export const WORKER_MODULES = {
   tools: "worker.ts",
   /** Answers permission queries against the deny lists. */
   query: "query_worker.ts",
+  /** Scans files for grep alongside the tools Worker, with its permissions. */
+  grep: "grep_worker.ts",
 } as const;
 
 /** One Worker role. */

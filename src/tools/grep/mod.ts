@@ -13,9 +13,13 @@ import {
   realLocation,
 } from "../paths.ts";
 import { byteLength, DEFAULT_MAX_BYTES, formatSize } from "../truncate.ts";
-import { globMatcher, walkTree, workspaceAncestors } from "../walk.ts";
-import { candidateFinder, type Search } from "./pattern.ts";
+import { globMatcher, workspaceAncestors } from "../walk.ts";
+import { compileSearch, type Search, type SearchSpec } from "./pattern.ts";
 import { createFileScanner, type Pace, type ScanOutcome } from "./scan.ts";
+import type { ScanThreads } from "./threads.ts";
+import { scanTree } from "./tree_scan.ts";
+
+export type { ScanThreads } from "./threads.ts";
 
 /** Arguments of grep. */
 export const GrepParams = Type.Object({
@@ -55,6 +59,11 @@ export interface GrepToolOptions extends FsToolOptions {
   maxBytes?: number;
   /** Bytes read from a file at a time (default 1 MiB, at least 8 KiB). */
   chunkBytes?: number;
+  /**
+   * Helper threads that scan a big tree's files alongside (the tool Worker's entry point starts
+   * them with the same file operations and permissions); without them grep uses one thread.
+   */
+  threads?: ScanThreads;
 }
 
 /** Bytes read at a time: small files are read in one call, big ones in chunks of this size. */
@@ -85,14 +94,14 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     }
     let search: Search;
     const context = args.context ?? 0;
+    const spec: SearchSpec = {
+      pattern: args.pattern,
+      literal: args.literal === true,
+      ignoreCase: args.ignoreCase === true,
+      context,
+    };
     try {
-      const source = args.literal ? RegExp.escape(args.pattern) : args.pattern;
-      const ignoreCase = args.ignoreCase === true;
-      search = {
-        line: new RegExp(source, ignoreCase ? "i" : ""),
-        finder: candidateFinder(source, ignoreCase),
-        context,
-      };
+      search = compileSearch(spec);
     } catch (e) {
       return fail(
         `Invalid regular expression "${args.pattern}": ${(e as Error).message}; escape special ` +
@@ -113,9 +122,7 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
       );
     }
     const matcher = args.glob === undefined ? null : globMatcher(args.glob);
-    const controller = new AbortController();
-    const signal = AbortSignal.any([outerSignal, controller.signal]);
-    const pending: Array<Promise<ScanOutcome>> = [];
+    const signal = outerSignal;
     const out: string[] = [];
     let bytes = 0;
     let total = 0;
@@ -131,10 +138,10 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     const scanner = createFileScanner(fs, { chunkBytes, concurrency });
     const scan = (path: string, rel: string): Promise<ScanOutcome> =>
       scanner.scan(path, { rel, search, cap: limit, signal, pace });
-    const width = scanner.width;
 
-    const consume = (result: ScanOutcome): void => {
-      if (result === null || result === "binary" || stop !== null) return;
+    /** Adds a file's rows to the output; true once the limit or the byte budget is reached. */
+    const consume = (result: ScanOutcome): boolean => {
+      if (result === null || result === "binary" || stop !== null) return stop !== null;
       files++;
       const shown = displayPath(options.cwd, join(abs, result.rel));
       if (context > 0 && out.length > 0) out.push("--");
@@ -163,28 +170,24 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
       }
       if (stop === null && total >= limit) stop = "limit";
       if (taken === 0 && out[out.length - 1] === "--") out.pop();
+      return stop !== null;
     };
 
+    let threads = 0;
     if (rootInfo.isDirectory) {
-      const walker = walkTree(fs, root, {
+      threads = await scanTree({
+        fs,
+        root,
         ancestors: await workspaceAncestors(fs, options.cwd, root),
+        glob: matcher,
         signal,
         pace,
+        scanHere: scan,
+        width: scanner.width,
+        threads: options.threads,
+        request: { spec, cap: limit, chunkBytes },
+        consume,
       });
-      for await (const entry of walker) {
-        if (!entry.isFile) continue; // symlinks are not followed, like ripgrep
-        if (matcher && !matcher(entry.rel)) continue;
-        pending.push(scan(entry.path, entry.rel));
-        while (pending.length >= width && stop === null) {
-          consume(await (pending.shift() as Promise<ScanOutcome>));
-        }
-        if (stop !== null) break;
-      }
-      while (pending.length > 0 && stop === null) {
-        consume(await (pending.shift() as Promise<ScanOutcome>));
-      }
-      controller.abort();
-      await Promise.all(pending); // let aborted scans close their handles
     } else {
       const shown = displayPath(options.cwd, abs);
       const result = await scan(root, "");
@@ -215,7 +218,12 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     }
     return {
       output: note === "" ? out.join("\n") : `${out.join("\n")}\n\n${note}`,
-      details: { matches: total, files, truncated: stop !== null },
+      details: {
+        matches: total,
+        files,
+        truncated: stop !== null,
+        ...(threads > 0 ? { threads } : {}),
+      },
     };
   }
 

@@ -90,3 +90,21 @@ export function candidateFinder(source: string, ignoreCase: boolean): RegExp | n
     throw e;
   }
 }
+
+/** A search as plain data (what a helper thread is sent): compiled by `compileSearch`. */
+export interface SearchSpec {
+  pattern: string;
+  literal: boolean;
+  ignoreCase: boolean;
+  context: number;
+}
+
+/** Compiles a search; throws SyntaxError for an invalid regular expression. */
+export function compileSearch(spec: SearchSpec): Search {
+  const source = spec.literal ? RegExp.escape(spec.pattern) : spec.pattern;
+  return {
+    line: new RegExp(source, spec.ignoreCase ? "i" : ""),
+    finder: candidateFinder(source, spec.ignoreCase),
+    context: spec.context,
+  };
+}

@@ -28,12 +28,16 @@ export type ScanOutcome = FileResult | "binary" | null;
 export type Pace = () => Promise<void>;
 
 /** What scanning one file needs besides its path. */
-export interface ScanInput {
+export interface ScanTarget {
   /** The file's path relative to the search root, for the result. */
   rel: string;
   search: Search;
   /** Matches to find at most. */
   cap: number;
+}
+
+/** What scanning one file on the calling thread needs: also when to stop and give way. */
+export interface ScanInput extends ScanTarget {
   signal: AbortSignal;
   pace: Pace;
 }
@@ -70,10 +74,27 @@ function cut(text: string, fullLength: number): string {
   return markCutLine(text.slice(0, GREP_MAX_LINE_CHARS), fullLength);
 }
 
+function newMatcher(input: ScanTarget): LineMatcher {
+  const { search, cap } = input;
+  return new LineMatcher({
+    line: search.line,
+    finder: search.finder,
+    context: search.context,
+    cap,
+    maxChars: SCAN_LINE_CHARS,
+    format: cut,
+  });
+}
+
+function outcome(matcher: LineMatcher, rel: string): ScanOutcome {
+  return matcher.matches === 0 ? null : { rel, rows: matcher.rows, matches: matcher.matches };
+}
+
 /**
  * Feeds a file's chunks to a LineMatcher: the first ones until the binary check has its 8 KB,
  * then the rest until the end, the cap, or an abort. A read that returns less than asked once
- * the size reported at open is reached is taken as the end (saves a read per file).
+ * the size reported at open is reached is taken as the end (saves a read per file); with `size`
+ * 0 (unknown) the end is the read that returns nothing.
  */
 async function scanChunks(
   read: (into: Uint8Array) => number | null | Promise<number | null>,
@@ -98,15 +119,7 @@ async function scanChunks(
       break;
     }
   }
-  const { search, cap } = input;
-  const matcher = new LineMatcher({
-    line: search.line,
-    finder: search.finder,
-    context: search.context,
-    cap,
-    maxChars: SCAN_LINE_CHARS,
-    format: cut,
-  });
+  const matcher = newMatcher(input);
   if (!matcher.pushFirst(buf.subarray(0, filled))) return "binary";
   while (!eof && !matcher.done && !input.signal.aborted) {
     await input.pace();
@@ -117,9 +130,66 @@ async function scanChunks(
     if (size > 0 && n < buf.length && total >= size) break;
   }
   matcher.end();
-  return matcher.matches === 0
-    ? null
-    : { rel: input.rel, rows: matcher.rows, matches: matcher.matches };
+  return outcome(matcher, input.rel);
+}
+
+/**
+ * `scanChunks` without a turn of the event loop, for a thread that only scans (grep's helper
+ * threads): nothing else waits on it, and the call that wants it stopped ends the thread.
+ */
+function scanChunksSync(
+  read: (into: Uint8Array) => number | null,
+  buf: Uint8Array,
+  input: ScanTarget,
+): ScanOutcome {
+  let filled = 0;
+  let eof = false;
+  while (filled < BINARY_SNIFF_BYTES) {
+    const n = read(buf.subarray(filled));
+    if (n === null || n === 0) {
+      eof = true;
+      break;
+    }
+    filled += n;
+  }
+  const matcher = newMatcher(input);
+  if (!matcher.pushFirst(buf.subarray(0, filled))) return "binary";
+  while (!eof && !matcher.done) {
+    const n = read(buf);
+    if (n === null || n === 0) break;
+    matcher.push(buf.subarray(0, n));
+  }
+  matcher.end();
+  return outcome(matcher, input.rel);
+}
+
+/** What `scanWalkedFileSync` needs besides the path: how to open it, and a buffer to read into. */
+export interface WalkedScanInput extends ScanTarget {
+  openSync: (path: string) => SyncFileHandle;
+  buf: Uint8Array;
+}
+
+/**
+ * Scans a walked file synchronously through `FsOps.openWalkedFileSync`, to its end (a helper
+ * thread's loop). Unreadable files count as no match, like everywhere in grep.
+ */
+export function scanWalkedFileSync(path: string, input: WalkedScanInput): ScanOutcome {
+  const { openSync, buf } = input;
+  let handle: SyncFileHandle;
+  try {
+    handle = openSync(path);
+  } catch (e) {
+    if (e instanceof FsError) return null;
+    throw e;
+  }
+  try {
+    return scanChunksSync((into) => handle.readSync(into), buf, input);
+  } catch (e) {
+    if (e instanceof FsError) return null;
+    throw e;
+  } finally {
+    handle.close();
+  }
 }
 
 /** Scans a file through the synchronous fast path (walked, symlink-free paths only). */
@@ -137,7 +207,8 @@ async function scanSync(
     throw e;
   }
   try {
-    return await scanChunks((into) => handle.readSync(into), handle.info.size, buf, input);
+    // The size is not asked for: a confined open learns it only by an extra call.
+    return await scanChunks((into) => handle.readSync(into), 0, buf, input);
   } catch (e) {
     if (e instanceof FsError) return null;
     throw e;
