@@ -1,15 +1,33 @@
 /** moat entry point: argv and environment in, exit code out. The only place that calls Deno.exit. */
+import { LAZY_ENTRY_MODULES } from "./src/entry_modules.ts";
 import { TOOL_HOST_COMMAND } from "./src/sandbox/host/protocol.ts";
+
+// What main.ts uses of each entry module (a type import would join them to the graph again).
+interface CliModule {
+  runCli(
+    argv: string[],
+    environment: { env: Record<string, string>; cwd: string },
+  ): Promise<number>;
+}
+interface ToolHostModule {
+  runToolHost(args: string[]): Promise<number>;
+}
+
+/** Imports one of LAZY_ENTRY_MODULES; the computed specifier keeps it out of the start-up graph. */
+function load<T>(module: string): Promise<T> {
+  return import(new URL(`./${module}`, import.meta.url).href);
+}
 
 if (import.meta.main) {
   // Each process loads only its own module graph: the sandboxed tool host never loads the CLI's
   // (the model SDK, rendering, sessions), and `moat --version` loads nothing but the version.
-  // The specifiers are string literals, so `deno compile` embeds every graph.
   const code = Deno.args.length === 1 && Deno.args[0] === "--version"
     ? await printVersion()
     : Deno.args[0] === TOOL_HOST_COMMAND
-    ? await (await import("./src/sandbox/host/main.ts")).runToolHost(Deno.args.slice(1))
-    : await (await import("./src/cli/main.ts")).runCli(Deno.args, {
+    ? await (await load<ToolHostModule>(LAZY_ENTRY_MODULES.toolHost)).runToolHost(
+      Deno.args.slice(1),
+    )
+    : await (await load<CliModule>(LAZY_ENTRY_MODULES.cli)).runCli(Deno.args, {
       env: Deno.env.toObject(),
       cwd: Deno.cwd(),
     });
@@ -17,7 +35,7 @@ if (import.meta.main) {
 }
 
 async function printVersion(): Promise<number> {
-  const { VERSION } = await import("./src/version.ts");
+  const { VERSION } = await load<{ VERSION: string }>(LAZY_ENTRY_MODULES.version);
   await Deno.stdout.write(new TextEncoder().encode(`moat ${VERSION}\n`));
   return 0;
 }

@@ -10,6 +10,7 @@
 import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { LAZY_ENTRY_MODULES } from "../src/entry_modules.ts";
 import {
   WORKER_MODULES,
   workerModuleUrl,
@@ -27,14 +28,15 @@ export const TARGETS = [
 
 /**
  * Modules loaded dynamically at run time that `deno compile` must embed: every sandbox Worker
- * module (paths relative to the project root), from the one list createSandbox loads them from.
- * main.ts's dynamic imports of the CLI and the tool host need no entry: their specifiers are
- * string literals, which `deno compile` follows by itself.
+ * module, from the one list createSandbox loads them from, and the entry modules main.ts imports
+ * by computed specifiers (src/entry_modules.ts), paths relative to the project root.
  */
-export const INCLUDED_MODULES: readonly string[] = (Object.keys(WORKER_MODULES) as WorkerRole[])
-  .map((role) =>
+export const INCLUDED_MODULES: readonly string[] = [
+  ...Object.values(LAZY_ENTRY_MODULES),
+  ...(Object.keys(WORKER_MODULES) as WorkerRole[]).map((role) =>
     relative(fileURLToPath(new URL("..", import.meta.url)), fileURLToPath(workerModuleUrl(role)))
-  );
+  ),
+];
 
 /** The runtime flags and entry module of a `deno run …` task string. */
 export interface RunTask {

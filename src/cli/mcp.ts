@@ -5,15 +5,13 @@
  */
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { AnyTool, OnToolCall, PolicyDecision } from "../agent/mod.ts";
-import {
-  createMcpClients,
-  type McpClients,
-  type McpProcessOps,
-  type McpServerConfig,
-  type McpServerStatus,
-  type McpStdioCommand,
-  type McpStdioServer,
-  parseMcpJson,
+import type {
+  McpClients,
+  McpProcessOps,
+  McpServerConfig,
+  McpServerStatus,
+  McpStdioCommand,
+  McpStdioServer,
 } from "../mcp/mod.ts";
 import type { Prompter } from "../policy/approve.ts";
 import type { PermissionDecision } from "../policy/check.ts";
@@ -45,6 +43,8 @@ export async function mcpServersOf(
     if (read.text === null) {
       return { ok: false, error: `The MCP config "${given}" does not exist` };
     }
+    // The MCP client (the SDK) loads only when servers are configured.
+    const { parseMcpJson } = await import("../mcp/config.ts");
     const parsed = parseMcpJson(read.text, given);
     if (!parsed.ok) return parsed;
     for (const server of parsed.servers) {
@@ -156,6 +156,7 @@ export async function startMcp(
     options.warn("MCP servers cannot be started here: this build has no process support for them");
     return { ok: true };
   }
+  const { createMcpClients } = await import("../mcp/mod.ts");
   const clients: McpClients = createMcpClients(startable, {
     processOps,
     stdioCommand: (server: McpStdioServer) => commands.get(server.name) as McpStdioCommand,

@@ -1,3 +1,4 @@
+import { LAZY_ENTRY_MODULES } from "../../src/entry_modules.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
@@ -40,12 +41,15 @@ Deno.test("compileArgs() embeds every sandbox worker module", async () => {
   assert.ok(INCLUDED_MODULES.includes("src/sandbox/worker/query_worker.ts"));
   assert.deepEqual(
     INCLUDED_MODULES,
-    Object.values(WORKER_MODULES).map((f) => `src/sandbox/worker/${f}`),
-    "derived from the list createSandbox loads Workers from",
+    [
+      ...Object.values(LAZY_ENTRY_MODULES),
+      ...Object.values(WORKER_MODULES).map((f) => `src/sandbox/worker/${f}`),
+    ],
+    "main.ts's lazy entry modules, and the list createSandbox loads Workers from",
   );
 });
 
-Deno.test("INCLUDED_MODULES lists exactly the Worker entry modules under src/", async () => {
+Deno.test("INCLUDED_MODULES lists exactly main.ts's lazy entries and the Worker entry modules", async () => {
   // A Worker entry module serves the tool protocol on its global scope (or, grep's helper, the
   // scan protocol on the port its init message brings); any new one must be embedded, or the
   // compiled binary fails when it starts that Worker.
@@ -63,7 +67,10 @@ Deno.test("INCLUDED_MODULES lists exactly the Worker entry modules under src/", 
     }
   };
   await walk("src");
-  assert.deepEqual([...entries].sort(), [...INCLUDED_MODULES].sort());
+  assert.deepEqual(
+    [...entries, ...Object.values(LAZY_ENTRY_MODULES)].sort(),
+    [...INCLUDED_MODULES].sort(),
+  );
   for (const module of INCLUDED_MODULES) {
     assert.ok((await Deno.stat(join(root, module))).isFile, `${module} exists`);
   }
@@ -77,9 +84,9 @@ Deno.test("INCLUDED_MODULES lists exactly the Worker entry modules under src/", 
   assert.doesNotMatch(mod, /worker\.ts"/, "mod.ts names Worker modules only via WORKER_MODULES");
 });
 
-Deno.test("main.ts imports the CLI, the tool host and the version by literal specifiers, which compile embeds", async () => {
-  // `deno compile` embeds the dynamic imports its module graph resolves (literal specifiers) and
-  // nothing else without an --include: the graph `deno info` reports is the one it builds.
+Deno.test("main.ts imports its entry modules by computed specifiers: deno run loads none up front", async () => {
+  // A literal dynamic import joins the start-up graph (`moat --version` would load the CLI's
+  // whole graph); computed ones do not, and compile embeds them through INCLUDED_MODULES.
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "--config", denoJson, join(root, "main.ts")],
     stdout: "piped",
@@ -87,17 +94,26 @@ Deno.test("main.ts imports the CLI, the tool host and the version by literal spe
   }).output();
   assert.ok(out.success, new TextDecoder().decode(out.stderr));
   const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-    modules: Array<{
-      specifier: string;
-      dependencies?: Array<{ isDynamic?: boolean; code?: { specifier?: string } }>;
-    }>;
+    modules: Array<{ specifier: string }>;
   };
-  const main = info.modules.find((m) => m.specifier === `file://${join(root, "main.ts")}`);
-  const dynamic = (main?.dependencies ?? []).filter((d) => d.isDynamic)
-    .map((d) => d.code?.specifier?.slice(`file://${root}`.length)).sort();
-  assert.deepEqual(dynamic, ["src/cli/main.ts", "src/sandbox/host/main.ts", "src/version.ts"]);
   const loaded = new Set(info.modules.map((m) => m.specifier));
-  for (const entry of dynamic) assert.ok(loaded.has(`file://${root}${entry}`), `${entry} in graph`);
+  for (const module of Object.values(LAZY_ENTRY_MODULES)) {
+    assert.ok(!loaded.has(`file://${join(root, module)}`), `${module} is not in main.ts's graph`);
+  }
+  // Nor anything only they import: the model SDK and the CLI.
+  const cli = [...loaded].filter((s) => /openai|src\/cli\//.test(s));
+  assert.deepEqual(cli, []);
+  const main = await Deno.readTextFile(join(root, "main.ts"));
+  for (const module of Object.values(LAZY_ENTRY_MODULES)) {
+    assert.ok(
+      main.includes(
+        `LAZY_ENTRY_MODULES.${
+          Object.entries(LAZY_ENTRY_MODULES).find(([, m]) => m === module)?.[0]
+        }`,
+      ),
+      `main.ts loads ${module}`,
+    );
+  }
 });
 
 Deno.test("parseRunTask() rejects tasks that are not a plain deno run", () => {
