@@ -135,6 +135,8 @@ export const startup: Measure = {
         baseline: { stat: b, unit: "ms" },
         baselineLabel: label,
         compare: ratio(v.median, b.median),
+        target: "≤ 1.5× empty",
+        met: v.median <= 1.5 * b.median,
         note:
           `Wall time from spawn to exit of \`deno run ${flags} ${start.entry} --version\` (the start ` +
           `task's flags, read from deno.json) vs \`deno run ${flags} empty.ts\`; Deno's cache warm.`,
@@ -146,6 +148,8 @@ export const startup: Measure = {
         baseline: { stat: b, unit: "ms" },
         baselineLabel: label,
         compare: ratio(f.median, b.median),
+        target: "≤ 3× empty",
+        met: f.median <= 3 * b.median,
         note: 'From spawning `moat --no-session "say ok"` (print mode, default grants and ' +
           "sandbox) to the request arriving at the fake OpenAI server on 127.0.0.1.",
       },
