@@ -6,7 +6,15 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fault, reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { cliEnv, denoDir, jsonLines, PROJECT_ROOT, runMoat, toolResultOf } from "./_cli.ts";
+import {
+  cliEnv,
+  denoDir,
+  jsonLines,
+  PROJECT_ROOT,
+  runMoat,
+  startArgv,
+  toolResultOf,
+} from "./_cli.ts";
 
 const FIXTURE = join(PROJECT_ROOT, "tests", "support", "mcp_fixture_server.ts");
 
@@ -188,4 +196,30 @@ Deno.test("moat mcp list shows each server's state and tools, without a model", 
   const bad = await runMoat(["mcp", "show"], { cwd: t.ws.dir, env: cliEnv(t.home.dir) });
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /'moat mcp' has one subcommand, 'list', not "show"/);
+});
+
+Deno.test("descriptors moat inherits (9<secret) do not reach an MCP server, confined or not", async () => {
+  await using t = await setUp();
+  const sandbox = (await hasBwrap) ? [] : ["--allow-unsandboxed-mcp"];
+  t.server.script(
+    call("f1", "fixture__read_file", { path: "/proc/self/fd/9" }),
+    reply.text("Probed."),
+  );
+  const argv = [Deno.execPath(), ...(await startArgv([...sandbox, "--allow-mcp", "-p", "go"]))];
+  const out = await new Deno.Command("bash", {
+    args: ["-c", 'exec "$@" 9<"$SECRET" </dev/null', "moat", ...argv],
+    cwd: t.ws.dir,
+    env: cliEnv(t.home.dir, {
+      OPENAI_BASE_URL: t.server.baseURL,
+      OPENAI_API_KEY: "k",
+      SECRET: t.outside.path("secret.txt"),
+    }),
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const result = toolResultOf(t.server, "f1");
+  assert.doesNotMatch(result, /outside the grants/);
+  assert.match(result, /read/i);
 });
