@@ -62,7 +62,6 @@ async function compactOnce(
     emit: (event: AgentEvent) => {
       if (event.type === "compaction_end") end = event;
     },
-    hint: () => undefined,
   });
   const started = performance.now();
   await keeper.fit(history, { reason, signal: new AbortController().signal });

@@ -2,7 +2,14 @@
  * What a run reports: the events it emits (for UIs, JSONL output and sessions; a union tagged by
  * `type`) and the result it ends with.
  */
-import type { AssistantMessage, Message, ModelRetry, ToolResult, Usage } from "../model/types.ts";
+import type {
+  AssistantMessage,
+  Message,
+  ModelRetry,
+  ModelStreamOptions,
+  ToolResult,
+  Usage,
+} from "../model/types.ts";
 import type { ToolUpdate } from "./tool.ts";
 
 /** Which limit stopped a run. */
@@ -139,5 +146,18 @@ export function safeEmitter(
     } catch {
       // A broken sink (e.g. a closed pipe in the UI) must never break the run or its history.
     }
+  };
+}
+
+/** Stream callbacks that pass a reply's start, its text and every retry on as agent events. */
+export function forwardStream(
+  emit: (e: AgentEvent) => void,
+): Required<Pick<ModelStreamOptions, "onEvent" | "onRetry">> {
+  return {
+    onEvent(event) {
+      if (event.type === "message_start") emit({ type: "message_start" });
+      else if (event.type === "text_delta") emit({ type: "text_delta", delta: event.delta });
+    },
+    onRetry: (retry) => emit({ type: "model_retry", ...retry }),
   };
 }

@@ -4,7 +4,7 @@
  * without tools, asking it to report what it did, what remains and what it would do next.
  */
 import type { AssistantMessage, Message, ModelClient, Usage, UserMessage } from "../model/types.ts";
-import type { AgentEvent, LimitName } from "./events.ts";
+import { type AgentEvent, forwardStream, type LimitName } from "./events.ts";
 
 export type { LimitName } from "./events.ts";
 
@@ -29,25 +29,24 @@ export interface RunLimits {
   finalAnswer?: boolean;
 }
 
-/** What each limit is called in the final request and in messages. */
+/** Each limit's name in messages and the flag that sets it. */
+export const LIMITS: Record<LimitName, { name: string; flag: string }> = {
+  max_turns: { name: "turn limit", flag: "--max-turns" },
+  max_wall_time: { name: "wall-time limit", flag: "--max-wall-time" },
+  max_tool_calls: { name: "tool-call limit", flag: "--max-tool-calls" },
+  max_tokens_total: { name: "token limit", flag: "--max-tokens-total" },
+  max_cost: { name: "cost limit", flag: "--max-cost" },
+};
+
+/** What each limit is called in the final request and in messages, e.g. "turn limit (--max-turns)". */
 export function limitPhrase(limit: LimitName, value?: number): string {
-  const n = value === undefined ? "" : ` of ${value.toLocaleString("en-US")}`;
-  switch (limit) {
-    case "max_turns":
-      return `turn limit${n} (--max-turns)`;
-    case "max_wall_time":
-      return `wall-time limit${value === undefined ? "" : ` of ${value} s`} (--max-wall-time)`;
-    case "max_tool_calls":
-      return `tool-call limit${n} (--max-tool-calls)`;
-    case "max_tokens_total":
-      return `token limit${n} (--max-tokens-total)`;
-    case "max_cost":
-      return "cost limit (--max-cost)";
-    default: {
-      const never: never = limit;
-      return never;
-    }
-  }
+  const { name, flag } = LIMITS[limit];
+  const amount = value === undefined || limit === "max_cost"
+    ? ""
+    : limit === "max_wall_time"
+    ? ` of ${value} s`
+    : ` of ${value.toLocaleString("en-US")}`;
+  return `${name}${amount} (${flag})`;
 }
 
 /** The user message of the final request. */
@@ -135,13 +134,7 @@ export async function requestFinalAnswer(
   try {
     const reply = await model.stream({ ...request, tools: [] }, {
       signal,
-      onEvent: (event) => {
-        if (event.type === "message_start") options.emit({ type: "message_start" });
-        else if (event.type === "text_delta") {
-          options.emit({ type: "text_delta", delta: event.delta });
-        }
-      },
-      onRetry: (retry) => options.emit({ type: "model_retry", ...retry }),
+      ...forwardStream(options.emit),
     });
     return reply ?? undefined;
   } catch {

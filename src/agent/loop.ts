@@ -10,7 +10,6 @@ import {
   type Message,
   ModelError,
   type ModelRequest,
-  type ModelStreamEvent,
   type ModelStreamOptions,
   type ToolCallBlock,
   type ToolResult,
@@ -25,7 +24,7 @@ import {
   refuseToolCalls,
   toolCallsOf,
 } from "./batch.ts";
-import { type AgentRunResult, safeEmitter } from "./events.ts";
+import { type AgentRunResult, forwardStream, safeEmitter } from "./events.ts";
 import { type ContextKeeper, createContextKeeper, type FitResult } from "./compaction/keeper.ts";
 import { DEFAULT_GRACE_MS } from "./grace.ts";
 import { createHealthMonitor, type HealthSignal } from "./health.ts";
@@ -37,7 +36,7 @@ import {
   requestFinalAnswer,
   watchWallTime,
 } from "./limits.ts";
-import type { AnyTool } from "./tool.ts";
+import { type AnyTool, toolSpecs } from "./tool.ts";
 import type { AgentOptions, AgentRunRequest } from "./types.ts";
 
 /** Result text of every call of a reply that arrived when the turn limit was reached. */
@@ -71,11 +70,7 @@ export async function runAgentLoop(
   options: AgentOptions,
 ): Promise<AgentRunResult> {
   const tools = buildToolMap(options.tools);
-  const specs: ToolSpec[] = options.tools.map((t) => ({
-    name: t.name,
-    description: t.description,
-    parameters: t.parameters,
-  }));
+  const specs: ToolSpec[] = toolSpecs(options.tools);
   const emit = safeEmitter(options.onEvent);
   const clock = options.clock;
   const userSignal = options.signal ?? new AbortController().signal;
@@ -97,16 +92,9 @@ export async function runAgentLoop(
       state: options.context,
       model: options.model,
       system: options.system,
-      tools: specs,
+      tools: options.tools,
       clock,
       emit,
-      hint: (call, result) => {
-        try {
-          return tools.get(call.name)?.prunedHint?.(call.arguments, result);
-        } catch {
-          return undefined;
-        }
-      },
       ...(options.maxOutputTokens === undefined
         ? {}
         : { maxOutputTokens: options.maxOutputTokens }),
@@ -195,14 +183,7 @@ export async function runAgentLoop(
     if (signal.aborted) return await stopAborted();
     emit({ type: "turn_start", turn: turns + 1 });
 
-    const streamOptions: ModelStreamOptions = {
-      signal,
-      onEvent: (event: ModelStreamEvent) => {
-        if (event.type === "message_start") emit({ type: "message_start" });
-        else if (event.type === "text_delta") emit({ type: "text_delta", delta: event.delta });
-      },
-      onRetry: (retry) => emit({ type: "model_retry", ...retry }),
-    };
+    const streamOptions: ModelStreamOptions = { signal, ...forwardStream(emit) };
     const requestBody: ModelRequest = {
       system: options.system,
       messages: history,

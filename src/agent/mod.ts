@@ -14,7 +14,7 @@ export type {
   HealthSignalKind,
   LimitName,
 } from "./events.ts";
-export { finalAnswerPrompt, limitPhrase, type RunLimits } from "./limits.ts";
+export { finalAnswerPrompt, limitPhrase, LIMITS, type RunLimits } from "./limits.ts";
 export type {
   AnyTool,
   Tool,

@@ -3,7 +3,7 @@
  * object of this shape can be handed to `runAgentLoop`.
  */
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { ContentBlock, ToolResult } from "../model/types.ts";
+import type { ContentBlock, ToolCallBlock, ToolResult, ToolSpec } from "../model/types.ts";
 
 /** What kind of effect a tool has; the policy and the scheduler use it. */
 export type ToolKind = "read" | "write" | "execute";
@@ -81,3 +81,21 @@ export interface Tool<P extends TSchema = TSchema> {
 /** A tool of any parameter schema (what registries and the loop hold). */
 // deno-lint-ignore no-explicit-any
 export type AnyTool = Tool<any>;
+
+/** What a model is told about each tool: name, description and parameters. */
+export function toolSpecs(tools: readonly AnyTool[]): ToolSpec[] {
+  return tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+}
+
+/** The tool's prunedHint for a call (undefined without one, or when it throws). */
+export function prunedHintOf(
+  tools: readonly AnyTool[],
+  call: ToolCallBlock,
+  result: ToolResult,
+): string | undefined {
+  try {
+    return tools.find((t) => t.name === call.name)?.prunedHint?.(call.arguments, result);
+  } catch {
+    return undefined;
+  }
+}

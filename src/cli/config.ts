@@ -359,15 +359,24 @@ export function pricesFor(settings: Settings, model: string): Prices | undefined
 export function configuredMcpServers(
   layers: Array<{ value: unknown; origin: ConfiguredMcpServer["origin"]; file: string }>,
 ): { ok: true; servers: ConfiguredMcpServer[] } | { ok: false; error: string } {
-  const byName = new Map<string, ConfiguredMcpServer>();
+  const all: ConfiguredMcpServer[] = [];
   for (const layer of layers) {
     if (layer.value === undefined) continue;
     const parsed = parseMcpServers(layer.value, layer.file);
     if (!parsed.ok) return parsed;
-    for (const server of parsed.servers) {
-      byName.delete(server.name);
-      byName.set(server.name, { server, origin: layer.origin, file: layer.file });
-    }
+    all.push(
+      ...parsed.servers.map((server) => ({ server, origin: layer.origin, file: layer.file })),
+    );
   }
-  return { ok: true, servers: [...byName.values()] };
+  return { ok: true, servers: latestByName(all) };
+}
+
+/** One server per name: the last one given (a later layer wins), in the order they last came. */
+export function latestByName(servers: readonly ConfiguredMcpServer[]): ConfiguredMcpServer[] {
+  const byName = new Map<string, ConfiguredMcpServer>();
+  for (const entry of servers) {
+    byName.delete(entry.server.name);
+    byName.set(entry.server.name, entry);
+  }
+  return [...byName.values()];
 }

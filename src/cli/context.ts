@@ -99,28 +99,21 @@ export async function compactNow(
   const state = contextStateFor(setup, engine.contexts, options.modelName) ??
     createContextState();
   const stopLookup = lookUpContextWindow(state, options.model);
+  let compacted = false;
   const keeper = createContextKeeper({
     state,
     model: options.model,
     system: engine.system(),
-    tools: engine.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      parameters: t.parameters,
-    })),
+    tools: engine.tools,
     clock: setup.clock,
     emit: (event) => {
-      if (event.type === "compaction_end" && event.messages !== undefined) {
-        options.writer?.appendCompaction(compactionLine(event, event.messages));
+      if (event.type === "compaction_end") {
+        compacted = event.outcome === "compacted";
+        if (event.messages !== undefined) {
+          options.writer?.appendCompaction(compactionLine(event, event.messages));
+        }
       }
       options.reporter.event(event);
-    },
-    hint: (call, result) => {
-      try {
-        return engine.tools.find((t) => t.name === call.name)?.prunedHint?.(call.arguments, result);
-      } catch {
-        return undefined;
-      }
     },
     ...(setup.settings.maxOutputTokens === undefined
       ? {}
@@ -129,7 +122,6 @@ export async function compactNow(
       ? {}
       : { temperature: setup.settings.temperature }),
   });
-  const before = options.history.length;
   try {
     const fit = await keeper.fit(options.history, {
       reason: "manual",
@@ -138,9 +130,7 @@ export async function compactNow(
     });
     if (fit.type === "aborted") return "(compaction aborted; the conversation is unchanged)";
     if (fit.type === "exhausted") return `moat: ${fit.message}`;
-    return options.history.length === before && state.anchor !== undefined
-      ? "Nothing to compact: the conversation is already short."
-      : "";
+    return compacted ? "" : "Nothing to compact: the conversation is already short.";
   } catch (e) {
     return `moat: error: the summary request failed, so the conversation is unchanged: ${
       e instanceof Error ? e.message : String(e)

@@ -42,6 +42,8 @@ export interface Engine {
   onToolCall: OnToolCall;
   /** The MCP servers of the run, when any started. */
   mcp?: McpRun;
+  /** Stops the MCP servers and closes the sandbox; must not reject. */
+  close(): Promise<void>;
 }
 
 /** The API key variable and every variable that configures the model never reach a tool. */
@@ -133,14 +135,6 @@ export async function openEngine(
     return mcpStart;
   }
   const mcp = mcpStart.mcp;
-  if (mcp !== undefined) {
-    // One close for both: the modes close the sandbox when the run ends.
-    const closeSandbox = sandbox.close.bind(sandbox);
-    sandbox.close = async () => {
-      await mcp.close();
-      await closeSandbox();
-    };
-  }
   const mcpCalls = mcp === undefined ? undefined : mcpPolicy(mcp, {
     allow: setup.flags.allowMcp,
     ...(prompter !== undefined && !settings.noPrompt ? { prompter } : {}),
@@ -165,6 +159,10 @@ export async function openEngine(
         ? mcpCalls(call)
         : sandbox.onToolCall(call),
     ...(mcp === undefined ? {} : { mcp }),
+    async close() {
+      await mcp?.close();
+      await sandbox.close();
+    },
     contexts: new Map(),
     system: () => {
       const options: Parameters<typeof buildSystemPrompt>[0] = {

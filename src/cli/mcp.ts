@@ -3,7 +3,7 @@
  * only when --allow-net names its host, a stdio one only under bubblewrap unless
  * --allow-unsandboxed-mcp), confined like the tools, and whether each call may run.
  */
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { AnyTool, OnToolCall, PolicyDecision } from "../agent/mod.ts";
 import type {
   McpClients,
@@ -13,9 +13,10 @@ import type {
   McpStdioCommand,
   McpStdioServer,
 } from "../mcp/mod.ts";
+import { parseMcpJson } from "../mcp/config.ts";
 import type { Prompter } from "../policy/approve.ts";
 import type { PermissionDecision } from "../policy/check.ts";
-import { type ConfiguredMcpServer } from "./config.ts";
+import { type ConfiguredMcpServer, latestByName } from "./config.ts";
 import { readTextOrReason } from "./io.ts";
 import type { RunSetup, SandboxHandle } from "./setup.ts";
 import { terminalQuote } from "./terminal_text.ts";
@@ -33,40 +34,20 @@ export interface McpRun {
 export async function mcpServersOf(
   setup: Pick<RunSetup, "flags" | "settings" | "fs" | "startCwd">,
 ): Promise<{ ok: true; servers: ConfiguredMcpServer[] } | { ok: false; error: string }> {
-  const byName = new Map(setup.settings.mcpServers.map((s) => [s.server.name, s]));
-  for (const given of setup.flags.mcpConfig) {
-    const file = resolve(setup.startCwd, given);
+  const given: ConfiguredMcpServer[] = [];
+  for (const name of setup.flags.mcpConfig) {
+    const file = resolve(setup.startCwd, name);
     const read = await readTextOrReason(setup.fs, file);
     if ("reason" in read) {
-      return { ok: false, error: `Cannot read the MCP config "${given}": ${read.reason}` };
+      return { ok: false, error: `Cannot read the MCP config "${name}": ${read.reason}` };
     }
-    if (read.text === null) {
-      return { ok: false, error: `The MCP config "${given}" does not exist` };
-    }
-    // The MCP client (the SDK) loads only when servers are configured.
-    const { parseMcpJson } = await import("../mcp/config.ts");
-    const parsed = parseMcpJson(read.text, given);
+    if (read.text === null) return { ok: false, error: `The MCP config "${name}" does not exist` };
+    const parsed = parseMcpJson(read.text, name);
     if (!parsed.ok) return parsed;
-    for (const server of parsed.servers) {
-      byName.delete(server.name);
-      byName.set(server.name, { server, origin: "flag", file });
-    }
+    given.push(...parsed.servers.map((server) => ({ server, origin: "flag" as const, file })));
   }
-  return { ok: true, servers: [...byName.values()] };
-}
-
-/** Where a program is: itself when absolute, else the first PATH directory that has it. */
-async function findProgram(
-  fs: RunSetup["fs"],
-  command: string,
-  path: string | undefined,
-): Promise<string | undefined> {
-  if (command.includes("/")) return (await fs.realPath(command)) ?? undefined;
-  for (const dir of (path ?? "").split(":").filter((d) => isAbsolute(d))) {
-    const found = await fs.realPath(join(dir, command));
-    if (found !== null) return found;
-  }
-  return undefined;
+  // --mcp-config wins over the config files by name.
+  return { ok: true, servers: latestByName([...setup.settings.mcpServers, ...given]) };
 }
 
 /** The host of an HTTP server's URL, as --allow-net names it. */
@@ -113,13 +94,7 @@ export async function startMcp(
     const env: Record<string, string> = { ...(sandbox.toolEnv?.() ?? {}) };
     for (const [k, v] of Object.entries(server.env)) if (!secrets.has(k)) env[k] = v;
     const cwd = server.cwd === undefined ? setup.workspace : resolve(dirname(file), server.cwd);
-    const program = await findProgram(setup.fs, server.command, env["PATH"]);
-    const confined = sandbox.confine?.({
-      command: [server.command, ...server.args],
-      env,
-      readOnlyPaths: program === undefined ? [] : [program],
-      cwd,
-    });
+    const confined = sandbox.confine?.({ command: [server.command, ...server.args], env, cwd });
     if (confined !== undefined && "error" in confined) {
       options.warn(`MCP server ${name} was not started: ${confined.error}`);
       continue;
@@ -167,7 +142,11 @@ export async function startMcp(
     ok: true,
     mcp: {
       tools: () => clients.tools(),
-      serverOf: (toolName) => clients.status().find((s) => s.tools.includes(toolName))?.name,
+      // Every tool call asks: the built-ins' names have no "__", so they need no lookup.
+      serverOf: (toolName) =>
+        toolName.includes("__")
+          ? clients.status().find((s) => s.tools.includes(toolName))?.name
+          : undefined,
       status: () => clients.status(),
       close: () => clients.close(),
     },

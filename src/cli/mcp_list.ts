@@ -40,6 +40,6 @@ export async function mcpList(setup: RunSetup): Promise<number> {
     }
     return EXIT.ok;
   } finally {
-    await opened.engine.sandbox.close();
+    await opened.engine.close();
   }
 }

@@ -2,7 +2,7 @@
  * How a run's outcome is told: the stderr line of a compaction or a limit, and moat's own summary
  * of the work when a limit stopped the run before the model could report.
  */
-import { type CompactionEndEvent, type LimitName, limitPhrase } from "../agent/mod.ts";
+import { type CompactionEndEvent, type LimitName, limitPhrase, LIMITS } from "../agent/mod.ts";
 import type { RunStats, RunSummary } from "./report.ts";
 import { formatCost } from "./usage.ts";
 
@@ -37,13 +37,11 @@ export function compactionLine(event: CompactionEndEvent): string | null {
 /** The stderr line of a run that a limit stopped. */
 export function limitLine(summary: RunSummary): string {
   const limit = summary.limit ?? "max_turns";
-  const flag = limitPhrase(limit).replace(/^.*\((--[a-z-]+)\)$/, "$1");
+  const { name, flag } = LIMITS[limit];
   const answered = summary.finalAnswer === true
     ? "the answer above is the model's report of what it did and what remains"
     : "the model gave no final report; the summary above is moat's";
-  return `stopped after ${summary.turns} turn(s): the ${
-    limitPhrase(limit).replace(/ \(--[a-z-]+\)$/, "")
-  } was reached (raise it with ${flag}); ${answered}`;
+  return `stopped after ${summary.turns} turn(s): the ${name} was reached (raise it with ${flag}); ${answered}`;
 }
 
 /** What the run did, from its events: for a run a limit stopped before the model could report. */

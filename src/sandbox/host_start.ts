@@ -8,6 +8,7 @@ import {
   bashViewArgs,
   buildHostArgs,
   type DeniedPath,
+  findProgram,
   hostViewProblem,
   nestedBashPrefix,
 } from "./bwrap/mod.ts";
@@ -113,23 +114,26 @@ function failedHost(reason: string): HostConnection {
 
 /**
  * The command line that runs `command` confined like a tool host of `access`: the same filesystem
- * view (plus `readOnlyPaths`, e.g. the program itself), its own pid namespace, no network unless
- * a bare --allow-net, and exactly `env`. Undefined without bubblewrap; an error when a granted,
- * denied or protected path changed since the start (as for a tool host).
+ * view plus the program itself (found on the PATH of `env`, read-only), its own pid namespace, no
+ * network unless a bare --allow-net, and exactly `env`. Undefined without bubblewrap; an error
+ * when a granted, denied or protected path changed since the start (as for a tool host).
  */
 export function confinedCommand(
   setup: HostSetup,
   access: HostAccess,
-  spec: { command: string[]; env: Record<string, string>; readOnlyPaths: string[]; cwd?: string },
+  spec: { command: string[]; env: Record<string, string>; cwd?: string },
 ): { argv: string[] } | { error: string } | undefined {
   const { bwrap, toolOptions, sys } = setup;
   if (bwrap === undefined) return undefined;
+  const found = findProgram(spec.command[0] ?? "", spec.env["PATH"], { paths: sys.paths });
+  const real = found === undefined ? undefined : sys.paths.realPath(found);
+  const program = real?.ok ? [real.path] : [];
   const view = {
     bwrapPath: bwrap.path,
     grants: access.grants,
     cwd: spec.cwd ?? toolOptions.cwd,
     spillDir: toolOptions.spillDir,
-    readOnlyPaths: [...bwrap.launch.readOnlyPaths, ...spec.readOnlyPaths],
+    readOnlyPaths: [...bwrap.launch.readOnlyPaths, ...program],
     ...(toolOptions.env["PATH"] === undefined ? {} : { toolPath: toolOptions.env["PATH"] }),
     paths: sys.paths,
     protection: access.protection,

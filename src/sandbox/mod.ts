@@ -129,13 +129,12 @@ export interface Sandbox {
   readonly protection: Protection;
   /**
    * The command line that runs a program (an MCP server) confined like the tools: the tools' view
-   * and environment plus `env`, its own pid namespace, network only with a bare --allow-net.
+   * (plus the program itself) and environment plus `env`, its own pid namespace, network only with a bare --allow-net.
    * Undefined without bubblewrap; an error when the view cannot be built safely.
    */
   confine(spec: {
     command: string[];
     env: Record<string, string>;
-    readOnlyPaths: string[];
     cwd?: string;
   }): { argv: string[] } | { error: string } | undefined;
   /** The tools' environment (the allow-list; never the provider key). */

@@ -11,14 +11,12 @@ import {
   type Message,
   type ModelClient,
   type ModelError,
-  type ToolCallBlock,
-  type ToolResult,
-  type ToolSpec,
   type Usage,
 } from "../../model/types.ts";
 import type { AgentEvent, CompactionOutcome, CompactionReason } from "../events.ts";
+import { type AnyTool, prunedHintOf, toolSpecs } from "../tool.ts";
 import { type CompactionLevel, compactStep } from "./compact.ts";
-import { estimateFixedTokens, estimateMessagesTokens } from "./estimate.ts";
+import { estimateFixedTokens, estimateMessagesTokens, estimateMessageTokens } from "./estimate.ts";
 
 /** Where the context window came from. */
 export type ContextWindowSource = "flag" | "config" | "builtin" | "server" | "error" | "guess";
@@ -57,12 +55,11 @@ export interface ContextKeeperOptions {
   state: ContextState;
   model: ModelClient;
   system: string;
-  tools: readonly ToolSpec[];
+  /** The run's tools: their definitions count in every request; their hints word the stubs. */
+  tools: readonly AnyTool[];
   /** Durations only (the run's Clock). */
   clock: { now(): number };
   emit: (event: AgentEvent) => void;
-  /** The tool's prunedHint for a call. Must not throw. */
-  hint: (call: ToolCallBlock, result: ToolResult) => string | undefined;
   maxOutputTokens?: number;
   temperature?: number;
 }
@@ -101,7 +98,7 @@ const thousands = (n: number) => n.toLocaleString("en-US");
 /** Creates the keeper of one run. */
 export function createContextKeeper(options: ContextKeeperOptions): ContextKeeper {
   const { state } = options;
-  const fixedRaw = estimateFixedTokens(options.system, options.tools);
+  const fixedRaw = estimateFixedTokens(options.system, toolSpecs(options.tools));
   const rawTokens = (history: readonly Message[]) => fixedRaw + estimateMessagesTokens(history);
   const tokens = (history: readonly Message[]) => {
     const anchor = state.anchor;
@@ -173,7 +170,7 @@ export function createContextKeeper(options: ContextKeeperOptions): ContextKeepe
           }, {
             model: options.model,
             signal: fitOptions.signal,
-            hint: options.hint,
+            hint: (call, result) => prunedHintOf(options.tools, call, result),
             ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
           });
           modelCalls += step.modelCalls;
@@ -239,7 +236,8 @@ export function createContextKeeper(options: ContextKeeperOptions): ContextKeepe
       const prompt = reply.usage.inputTokens;
       if (prompt <= 0) return;
       const messages = history.length - 1;
-      const raw = rawTokens(history.slice(0, messages));
+      // The request was everything before the reply (the estimates are cached per message).
+      const raw = rawTokens(history) - estimateMessageTokens(reply);
       if (raw > 0) state.calibration = Math.max(1, prompt / raw);
       state.anchor = { history, messages, tokens: prompt };
     },

@@ -144,7 +144,7 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
     });
   } finally {
     reporter.dispose();
-    await engine?.sandbox.close();
+    await engine?.close();
     await writerRef.writer?.flush();
   }
 }

@@ -254,15 +254,15 @@ export async function printMode(setup: RunSetup): Promise<number> {
     if (prices !== undefined) summary.cost = costOf(stats.usage, prices);
     if (replaySummary !== undefined) summary.replay = replaySummary;
     // Save and clean up before the final report so "run_end" means everything is settled.
-    const sandbox = engine.sandbox;
+    const finished = engine;
     engine = undefined;
-    await sandbox.close();
+    await finished.close();
     await writer?.flush();
     reporter.end(summary);
     return exitCode;
   } finally {
     reporter.dispose();
-    await engine?.sandbox.close();
+    await engine?.close();
     await writer?.flush();
     for (const off of unsubscribe) off();
   }

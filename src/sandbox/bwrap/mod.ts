@@ -4,7 +4,7 @@
  * masked, programs a scoped `--allow-run` does not grant hidden — and of each bash call's nested
  * pid namespace.
  */
-export { type BwrapProbe, probeBwrap, type ProbeOptions } from "./probe.ts";
+export { type BwrapProbe, findProgram, probeBwrap, type ProbeOptions } from "./probe.ts";
 export {
   bashViewArgs,
   buildHostArgs,

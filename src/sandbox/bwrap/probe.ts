@@ -105,7 +105,7 @@ async function runQuietly(
 }
 
 /** Absolute path of `name` on `pathVar` (colon-separated), or undefined. */
-function findProgram(
+export function findProgram(
   name: string,
   pathVar: string | undefined,
   options: { paths: PathOps },

@@ -40,7 +40,6 @@ function setup(state: ContextState, model = new ScriptedModelClient()) {
     tools: [],
     clock,
     emit: log.onEvent,
-    hint: () => undefined,
   });
   return { keeper, log, clock, model };
 }
