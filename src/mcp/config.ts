@@ -6,9 +6,10 @@ import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 
 /** What a server name may look like: it becomes the prefix of its tools' names. */
-export const MCP_SERVER_NAME_PATTERN = "^[A-Za-z0-9_-]{1,40}$";
+const MCP_SERVER_NAME_PATTERN = "^[A-Za-z0-9_-]{1,40}$";
+const SERVER_NAME = new RegExp(MCP_SERVER_NAME_PATTERN);
 /** Seconds a server has to answer `initialize` and `tools/list` unless configured. */
-export const DEFAULT_STARTUP_TIMEOUT_SEC = 10;
+const DEFAULT_STARTUP_TIMEOUT_SEC = 10;
 
 const ToolFilterSchema = Type.Object({
   include: Type.Optional(
@@ -34,7 +35,7 @@ const commonFields = {
 };
 
 /** One server run as a program that speaks MCP over stdin/stdout. */
-export const McpStdioServerSchema = Type.Object({
+const McpStdioServerSchema = Type.Object({
   type: Type.Optional(
     Type.Literal("stdio", { description: "Transport; inferred from `command`." }),
   ),
@@ -57,7 +58,7 @@ export const McpStdioServerSchema = Type.Object({
 }, { additionalProperties: false, description: "A server spawned as a program over stdio." });
 
 /** One server reached over streamable HTTP. */
-export const McpHttpServerSchema = Type.Object({
+const McpHttpServerSchema = Type.Object({
   type: Type.Optional(Type.Literal("http", { description: "Transport; inferred from `url`." })),
   url: Type.String({
     pattern: "^https?://",
@@ -126,7 +127,7 @@ export function parseMcpServers(value: unknown, source: string): McpServersParse
   if (!isRecord(value)) return fail(`"mcpServers" must be an object of servers by name`);
   const servers: McpServerConfig[] = [];
   for (const [name, entry] of Object.entries(value)) {
-    if (!new RegExp(MCP_SERVER_NAME_PATTERN).test(name)) {
+    if (!SERVER_NAME.test(name)) {
       return fail(
         `server name "${name}" is invalid: use 1 to 40 letters, digits, "_" or "-" ` +
           `(it prefixes the server's tool names)`,

@@ -193,6 +193,7 @@ export function createConnection(
     onUpdate: Parameters<McpCall>[3],
   ): Promise<ToolOutput> {
     const fail = (output: string): ToolOutput => ({ isError: true, output });
+    const cancelled = `The call to "${tool}" of MCP server "${name}" was cancelled`;
     if (started === undefined) return fail(`MCP server "${name}" was never started`);
     await started;
     if (state === "crashed") await restart();
@@ -201,7 +202,7 @@ export function createConnection(
     if (state === "failed" || current === undefined) {
       return fail(`MCP server "${name}" is not available: ${error ?? "it was closed"}`);
     }
-    if (signal.aborted) return fail(`The call to "${tool}" of MCP server "${name}" was cancelled`);
+    if (signal.aborted) return fail(cancelled);
     try {
       const result = await current.client.callTool(
         {
@@ -219,9 +220,7 @@ export function createConnection(
       );
       return resultToOutput(result);
     } catch (e) {
-      if (signal.aborted) {
-        return fail(`The call to "${tool}" of MCP server "${name}" was cancelled`);
-      }
+      if (signal.aborted) return fail(cancelled);
       if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
         return fail(
           `MCP server "${name}" did not answer the call to "${tool}" within ` +

@@ -17,9 +17,9 @@ export type { McpServerState } from "./connection.ts";
 export { mcpToolName, resultToOutput, TOOL_NAME_PATTERN } from "./tools.ts";
 
 /** PATH given to a stdio server by `defaultStdioCommand` when the caller names none. */
-export const DEFAULT_MCP_PATH = "/usr/bin:/bin";
+const DEFAULT_MCP_PATH = "/usr/bin:/bin";
 /** Seconds a tool call may take unless `callTimeoutSec` says otherwise. */
-export const DEFAULT_CALL_TIMEOUT_SEC = 600;
+const DEFAULT_CALL_TIMEOUT_SEC = 600;
 
 /** Options of `createMcpClients`. */
 export interface McpClientOptions {
@@ -68,7 +68,7 @@ export interface McpClients {
 }
 
 /** The default program line: the configured one, with PATH and the server's `env` only. */
-export function defaultStdioCommand(server: McpStdioServer, path: string): McpStdioCommand {
+function defaultStdioCommand(server: McpStdioServer, path: string): McpStdioCommand {
   return {
     command: server.command,
     args: [...server.args],

@@ -71,6 +71,13 @@ export function toMoatTool(server: string, tool: McpTool, name: string, call: Mc
   };
 }
 
+const AJV_OPTIONS = {
+  allErrors: true,
+  strict: false,
+  validateFormats: false,
+  logger: false,
+} as const;
+
 /** A compiled validator, or the message every call is refused with. */
 function compile(
   schema: Record<string, unknown>,
@@ -78,18 +85,13 @@ function compile(
   tool: string,
 ): ValidateFunction | string {
   const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
-  const options = {
-    allErrors: true,
-    strict: false,
-    validateFormats: false,
-    logger: false as const,
-  };
   try {
-    if (dialect.includes("2020-12")) return new Ajv2020(options).compile(schema);
-    if (dialect.includes("2019-09")) return new Ajv2019(options).compile(schema);
+    // One Ajv per tool: schemas of different tools may reuse an `$id`, which one instance refuses.
+    if (dialect.includes("2020-12")) return new Ajv2020(AJV_OPTIONS).compile(schema);
+    if (dialect.includes("2019-09")) return new Ajv2019(AJV_OPTIONS).compile(schema);
     // draft-07 is the default; other dialects are read as draft-07 rather than refused.
     const { $schema: _, ...rest } = schema;
-    return new Ajv(options).compile(rest);
+    return new Ajv(AJV_OPTIONS).compile(rest);
   } catch (e) {
     return `MCP tool "${tool}" of server "${server}" cannot be called: its input schema is not ` +
       `valid JSON Schema: ${e instanceof Error ? e.message : String(e)}. Use another tool.`;

@@ -61,84 +61,66 @@ const N = String.raw`(\d{1,3}(?:,\d{3})+|\d+)`;
 
 type Field = keyof OverflowInfo;
 
+/** A case-blind wording: regex `source` with the word `N` for each number, and the fields they hold. */
+function wording(source: string, ...fields: Field[]): { pattern: RegExp; fields: Field[] } {
+  return { pattern: new RegExp(source.replace(/\bN\b/g, N), "i"), fields };
+}
+
 // Each wording with the fields its groups hold, in group order. The first pattern that yields a
 // field wins it; none of them guesses a field from a number that means something else (e.g. the
 // "you requested N tokens" total, which includes the completion).
 const WORDINGS: ReadonlyArray<{ pattern: RegExp; fields: readonly Field[] }> = [
   // OpenAI, DeepSeek, OpenRouter, vLLM.
-  { pattern: new RegExp(`maximum context length is ${N} tokens`, "i"), fields: ["window"] },
-  { pattern: new RegExp(`your messages resulted in ${N} tokens`, "i"), fields: ["promptTokens"] },
-  {
-    pattern: new RegExp(`\\(${N} in (?:the messages|your prompt)`, "i"),
-    fields: ["promptTokens"],
-  },
-  {
-    pattern: new RegExp(`you requested ${N} tokens in the messages`, "i"),
-    fields: ["promptTokens"],
-  },
-  { pattern: new RegExp(`your request has ${N} input tokens`, "i"), fields: ["promptTokens"] },
+  wording(String.raw`maximum context length is N tokens`, "window"),
+  wording(String.raw`your messages resulted in N tokens`, "promptTokens"),
+  wording(String.raw`\(N in (?:the messages|your prompt)`, "promptTokens"),
+  wording(String.raw`you requested N tokens in the messages`, "promptTokens"),
+  wording(String.raw`your request has N input tokens`, "promptTokens"),
   // vLLM.
-  {
-    pattern: new RegExp(
-      `prompt \\(length ${N}\\) is longer than the maximum model length of ${N}`,
-      "i",
-    ),
-    fields: ["promptTokens", "window"],
-  },
-  {
-    pattern: new RegExp(`prompt \\(${N} tokens\\) is too long and exceeds limit of ${N}`, "i"),
-    fields: ["promptTokens", "window"],
-  },
+  wording(
+    String.raw`prompt \(length N\) is longer than the maximum model length of N`,
+    "promptTokens",
+    "window",
+  ),
+  wording(
+    String.raw`prompt \(N tokens\) is too long and exceeds limit of N`,
+    "promptTokens",
+    "window",
+  ),
   // llama.cpp.
-  {
-    pattern: new RegExp(
-      `request \\(${N} tokens\\) exceeds the available context size \\(${N} tokens\\)`,
-      "i",
-    ),
-    fields: ["promptTokens", "window"],
-  },
+  wording(
+    String.raw`request \(N tokens\) exceeds the available context size \(N tokens\)`,
+    "promptTokens",
+    "window",
+  ),
   // Ollama.
-  {
-    pattern: new RegExp(`exceeded max context length by ${N} tokens?`, "i"),
-    fields: ["excessTokens"],
-  },
+  wording(String.raw`exceeded max context length by N tokens?`, "excessTokens"),
   // LM Studio.
-  {
-    pattern: new RegExp(
-      `keep the first ${N} tokens[^]*?loaded with context length of only ${N} tokens`,
-      "i",
-    ),
-    fields: ["promptTokens", "window"],
-  },
+  wording(
+    String.raw`keep the first N tokens[^]*?loaded with context length of only N tokens`,
+    "promptTokens",
+    "window",
+  ),
   // Anthropic-compatible servers.
-  {
-    pattern: new RegExp(`prompt is too long: ${N} tokens > ${N} maximum`, "i"),
-    fields: ["promptTokens", "window"],
-  },
+  wording(String.raw`prompt is too long: N tokens > N maximum`, "promptTokens", "window"),
   // Mistral.
-  {
-    pattern: new RegExp(
-      `prompt contains ${N} tokens[^]*?too large for model with ${N} maximum context length`,
-      "i",
-    ),
-    fields: ["promptTokens", "window"],
-  },
+  wording(
+    String.raw`prompt contains N tokens[^]*?too large for model with N maximum context length`,
+    "promptTokens",
+    "window",
+  ),
   // Gemini's OpenAI-compatible endpoint.
-  {
-    pattern: new RegExp(
-      `input token count \\(${N}\\) exceeds the maximum number of tokens allowed \\(${N}\\)`,
-      "i",
-    ),
-    fields: ["promptTokens", "window"],
-  },
+  wording(
+    String.raw`input token count \(N\) exceeds the maximum number of tokens allowed \(N\)`,
+    "promptTokens",
+    "window",
+  ),
   // Hugging Face TGI.
-  {
-    pattern: new RegExp(
-      `\`inputs\` tokens \\+ \`max_new_tokens\` must be <= ${N}\\. Given: ${N} \`inputs\` tokens`,
-      "i",
-    ),
-    fields: ["window", "promptTokens"],
-  },
+  wording(
+    "`inputs` tokens \\+ `max_new_tokens` must be <= N\\. Given: N `inputs` tokens",
+    "window",
+    "promptTokens",
+  ),
 ];
 
 /** The smallest window taken as real; a smaller number in an error is a misread. */
@@ -149,7 +131,8 @@ function trusted(field: Field, value: unknown): value is number {
   return field === "window" ? value >= MIN_WINDOW : value > 0;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a plain JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

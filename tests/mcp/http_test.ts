@@ -2,6 +2,9 @@
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Server } from "@modelcontextprotocol/sdk/server";
 import { createMcpClients, type McpHttpServer } from "../../src/mcp/mod.ts";
 import { createFixtureServer } from "../support/mcp_fixture_server.ts";
 import { recordingProcessOps, toolContext } from "./_helpers.ts";
@@ -90,5 +93,35 @@ Deno.test("an HTTP MCP server that is not there fails to start with the reason",
     assert.equal(warnings.length, 1);
   } finally {
     await mcp.close();
+  }
+});
+
+Deno.test("MCP tools whose names clash after sanitising are both offered, the later one hashed", async () => {
+  const server = new Server({ name: "clash", version: "1" }, { capabilities: { tools: {} } });
+  const tools = ["a.b", "a_b"].map((name) => ({ name, inputSchema: { type: "object" as const } }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => crypto.randomUUID(),
+  });
+  await server.connect(transport);
+  const http = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (request) => transport.handleRequest(request),
+  );
+  const mcp = createMcpClients(
+    [httpServer(`http://127.0.0.1:${http.addr.port}/mcp`)],
+    { processOps: recordingProcessOps() },
+  );
+  try {
+    await mcp.start();
+    const names = mcp.status()[0]?.tools ?? [];
+    assert.equal(names.length, 2);
+    assert.equal(names[0], "web__a_b");
+    assert.match(names[1] ?? "", /^web__a_b_[0-9a-f]{8}$/);
+    assert.deepEqual(mcp.tools().map((t) => t.name), names);
+  } finally {
+    await mcp.close();
+    await server.close();
+    await http.shutdown();
   }
 });

@@ -58,9 +58,9 @@ export interface OpenAiClientOptions {
 }
 
 /** Retries of a failed attempt unless the options say otherwise. */
-export const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_MAX_RETRIES = 2;
 /** How long a stream may send nothing before it counts as stalled. */
-export const DEFAULT_STREAM_IDLE_MS = 300_000;
+const DEFAULT_STREAM_IDLE_MS = 300_000;
 
 /** Creates a ModelClient that streams Chat Completions from an OpenAI-compatible server. */
 export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {

@@ -3,14 +3,10 @@
  * `/v1/models` entry, and for llama.cpp (whose entry may lack it) the server's `/props`.
  */
 import type OpenAI from "openai";
-import { windowFromLlamaProps, windowFromModelInfo } from "../context_window.ts";
+import { isRecord, windowFromLlamaProps, windowFromModelInfo } from "../context_window.ts";
 
 /** Metadata calls are quick or useless: one attempt, and a short wait for the headers. */
 const METADATA_TIMEOUT_MS = 5_000;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The entry of `model`, or the only entry when the server lists exactly one. */
 function entryFor(entries: readonly unknown[], model: string): unknown {

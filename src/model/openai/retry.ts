@@ -23,8 +23,9 @@ function header(error: unknown, name: string): string | undefined {
 
 /** What the server asked for in retry-after-ms / retry-after, in ms, when it asked. */
 export function retryAfterMs(error: unknown, nowMs: number): number | undefined {
-  const ms = Number(header(error, "retry-after-ms"));
-  if (header(error, "retry-after-ms") !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
+  const afterMs = header(error, "retry-after-ms");
+  const ms = Number(afterMs);
+  if (afterMs !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
   const after = header(error, "retry-after");
   if (after === undefined) return undefined;
   const seconds = Number(after);
