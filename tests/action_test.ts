@@ -123,6 +123,19 @@ function runEnv(t: TempWorkspace, home: string, inputs: Record<string, string>) 
   });
 }
 
+/** Runs run.sh in `cwd` (default: `t`) with `inputs` as the step's environment. */
+function runStep(
+  t: TempWorkspace,
+  home: TempWorkspace,
+  inputs: Record<string, string>,
+  cwd = t.dir,
+): Promise<Ran> {
+  return bash(RUN, runEnv(t, home.dir, inputs), cwd);
+}
+
+/** The flags run.sh always passes first. */
+const FIXED_ARGS = ["--print", "--no-prompt", "--output", "json", "--no-session"];
+
 async function readArgs(path: string): Promise<string[]> {
   return (await Deno.readTextFile(path)).split("\0").slice(0, -1);
 }
@@ -197,26 +210,18 @@ Deno.test("run.sh runs moat with least privilege and writes outputs and a summar
   );
   // Shell syntax in the prompt must arrive as text, never run.
   const prompt = `summarise $(touch pwned) \`touch pwned2\` "quoted" 'single' -- --allow-all`;
-  const ran = await bash(
-    RUN,
-    runEnv(t, home.dir, {
-      MOAT_ACTION_BIN: moat,
-      MOAT_ACTION_PROMPT: prompt,
-      MOAT_ACTION_API_KEY: API_KEY,
-      MOAT_ACTION_MODEL: "fake-model",
-      MOAT_ACTION_BASE_URL: server.baseURL,
-      MOAT_ACTION_WORKING_DIRECTORY: ws.dir,
-    }),
-    t.dir,
-  );
+  const ran = await runStep(t, home, {
+    MOAT_ACTION_BIN: moat,
+    MOAT_ACTION_PROMPT: prompt,
+    MOAT_ACTION_API_KEY: API_KEY,
+    MOAT_ACTION_MODEL: "fake-model",
+    MOAT_ACTION_BASE_URL: server.baseURL,
+    MOAT_ACTION_WORKING_DIRECTORY: ws.dir,
+  });
   assert.equal(ran.code, 0, ran.stderr);
 
   assert.deepEqual(await readArgs(t.path("args")), [
-    "--print",
-    "--no-prompt",
-    "--output",
-    "json",
-    "--no-session",
+    ...FIXED_ARGS,
     "--model=fake-model",
     `--base-url=${server.baseURL}`,
     "--allow-read=.",
@@ -276,19 +281,15 @@ Deno.test("run.sh exposes the structured answer of --output-schema from the real
   server.script(
     reply.toolCalls([{ id: "f1", name: "final_answer", arguments: { verdict: "approve" } }]),
   );
-  const ran = await bash(
-    RUN,
-    runEnv(t, home.dir, {
-      MOAT_ACTION_BIN: moat,
-      MOAT_ACTION_PROMPT: "review",
-      MOAT_ACTION_API_KEY: API_KEY,
-      MOAT_ACTION_BASE_URL: server.baseURL,
-      MOAT_ACTION_OUTPUT_SCHEMA: "schema.json",
-      MOAT_ACTION_MAX_TURNS: "5",
-      MOAT_ACTION_WORKING_DIRECTORY: ws.dir,
-    }),
-    t.dir,
-  );
+  const ran = await runStep(t, home, {
+    MOAT_ACTION_BIN: moat,
+    MOAT_ACTION_PROMPT: "review",
+    MOAT_ACTION_API_KEY: API_KEY,
+    MOAT_ACTION_BASE_URL: server.baseURL,
+    MOAT_ACTION_OUTPUT_SCHEMA: "schema.json",
+    MOAT_ACTION_MAX_TURNS: "5",
+    MOAT_ACTION_WORKING_DIRECTORY: ws.dir,
+  });
   assert.equal(ran.code, 0, ran.stderr);
   const outputs = parseOutputs(await Deno.readTextFile(t.path("github-output")));
   assert.equal(outputs["exit-code"], "0");
@@ -306,18 +307,14 @@ Deno.test("run.sh fails the step with moat's exit code but still writes outputs;
     await Deno.writeTextFile(t.path("github-output"), "");
     await Deno.writeTextFile(t.path("step-summary"), "");
     server.script(fault.unauthorized());
-    const ran = await bash(
-      RUN,
-      runEnv(t, home.dir, {
-        MOAT_ACTION_BIN: moat,
-        MOAT_ACTION_PROMPT: "hello",
-        MOAT_ACTION_API_KEY: API_KEY,
-        MOAT_ACTION_BASE_URL: server.baseURL,
-        MOAT_ACTION_WORKING_DIRECTORY: ws.dir,
-        MOAT_ACTION_FAIL_ON_ERROR: failOnError,
-      }),
-      t.dir,
-    );
+    const ran = await runStep(t, home, {
+      MOAT_ACTION_BIN: moat,
+      MOAT_ACTION_PROMPT: "hello",
+      MOAT_ACTION_API_KEY: API_KEY,
+      MOAT_ACTION_BASE_URL: server.baseURL,
+      MOAT_ACTION_WORKING_DIRECTORY: ws.dir,
+      MOAT_ACTION_FAIL_ON_ERROR: failOnError,
+    });
     assert.equal(ran.code, failOnError === "true" ? 1 : 0, ran.stderr);
     assert.match(
       ran.stdout,
@@ -376,14 +373,10 @@ Deno.test("run.sh maps every input to its flag, in order, with the prompt last a
     MOAT_ACTION_EXTRA_ARGS: "--verbose  --fail-on-deny\n--context-window 8000",
     MOAT_ACTION_WORKING_DIRECTORY: ws.dir,
   };
-  const ran = await bash(RUN, runEnv(t, home.dir, inputs), t.dir);
+  const ran = await runStep(t, home, inputs);
   assert.equal(ran.code, 3, ran.stderr);
   assert.deepEqual(await readArgs(t.path("args")), [
-    "--print",
-    "--no-prompt",
-    "--output",
-    "json",
-    "--no-session",
+    ...FIXED_ARGS,
     "--model=gpt-x",
     "--allow-read=src,tests,docs",
     "--allow-write=out",
@@ -422,23 +415,15 @@ Deno.test("run.sh maps every input to its flag, in order, with the prompt last a
 
   // Without output-schema, "structured" stays empty; an empty allow-read passes no flag.
   await Deno.writeTextFile(t.path("github-output"), "");
-  const plain = await bash(
-    RUN,
-    runEnv(t, home.dir, {
-      MOAT_ACTION_BIN: moat,
-      MOAT_ACTION_PROMPT: "hi",
-      MOAT_ACTION_ALLOW_READ: "",
-      MOAT_ACTION_FAIL_ON_ERROR: "False",
-    }),
-    ws.dir,
-  );
+  const plain = await runStep(t, home, {
+    MOAT_ACTION_BIN: moat,
+    MOAT_ACTION_PROMPT: "hi",
+    MOAT_ACTION_ALLOW_READ: "",
+    MOAT_ACTION_FAIL_ON_ERROR: "False",
+  }, ws.dir);
   assert.equal(plain.code, 0, plain.stderr);
   assert.deepEqual(await readArgs(t.path("args")), [
-    "--print",
-    "--no-prompt",
-    "--output",
-    "json",
-    "--no-session",
+    ...FIXED_ARGS,
     "--deny-write=.",
     "--",
     "hi",
@@ -446,11 +431,7 @@ Deno.test("run.sh maps every input to its flag, in order, with the prompt last a
   assert.equal(parseOutputs(await Deno.readTextFile(t.path("github-output"))).structured, "");
 
   // No prompt: a configuration error before moat runs.
-  const none = await bash(
-    RUN,
-    runEnv(t, home.dir, { MOAT_ACTION_BIN: moat, MOAT_ACTION_PROMPT: " \n" }),
-    ws.dir,
-  );
+  const none = await runStep(t, home, { MOAT_ACTION_BIN: moat, MOAT_ACTION_PROMPT: " \n" }, ws.dir);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /the input prompt is required/);
 });

@@ -21,7 +21,7 @@ import {
 } from "../../src/model/types.ts";
 import { assertHistoryAcceptable } from "../support/history_check.ts";
 import { createManualClock } from "../support/manual_clock.ts";
-import { scripted, ScriptedModelClient } from "../support/scripted_model.ts";
+import { scripted, ScriptedModelClient, type ScriptedStep } from "../support/scripted_model.ts";
 import { controlledTool, eventLog, flush, until, user } from "./_helpers.ts";
 
 /** A tool that records which calls ran and answers at once. */
@@ -302,22 +302,36 @@ function waitingTool(): { tool: AnyTool; signals: AbortSignal[] } {
   return { tool, signals };
 }
 
-Deno.test("runAgentLoop() stops the work at the wall-time limit minus the reserve and asks for a final answer", async () => {
+/**
+ * Starts a run under a wall-time limit whose first reply calls `tool` once (call id `callId`) and
+ * whose next reply is `then`; resolves once the tool is running.
+ */
+async function startTimedCall(
+  tool: AnyTool,
+  callId: string,
+  then: ScriptedStep,
+  extra: Partial<AgentOptions> & { limits: RunLimits },
+) {
   const clock = createManualClock();
-  const { tool, signals } = waitingTool();
   const model = new ScriptedModelClient([
-    scripted.toolCalls([{ id: "w", name: "wait", args: {} }]),
-    scripted.text("The wait was cut off."),
+    scripted.toolCalls([{ id: callId, name: tool.name, args: {} }]),
+    then,
   ]);
   const history: Message[] = [];
   const log = eventLog();
-  const pending = run(model, history, {
-    tools: [tool],
-    clock,
-    limits: { maxWallTimeMs: 10_000 },
-    onEvent: log.onEvent,
-  });
+  const pending = run(model, history, { tools: [tool], clock, onEvent: log.onEvent, ...extra });
   await until(() => log.of("tool_running").length === 1, "the tool running");
+  return { clock, model, history, log, pending };
+}
+
+Deno.test("runAgentLoop() stops the work at the wall-time limit minus the reserve and asks for a final answer", async () => {
+  const { tool, signals } = waitingTool();
+  const { clock, model, history, pending } = await startTimedCall(
+    tool,
+    "w",
+    scripted.text("The wait was cut off."),
+    { limits: { maxWallTimeMs: 10_000 } },
+  );
   clock.tick(8_499);
   assert.equal(signals[0]?.aborted, false, "1.5 s are kept for the final answer");
   clock.tick(1);
@@ -335,21 +349,12 @@ Deno.test("runAgentLoop() stops the work at the wall-time limit minus the reserv
 });
 
 Deno.test("runAgentLoop() gives the final request only the time left until the wall-time limit", async () => {
-  const clock = createManualClock();
-  const { tool } = waitingTool();
-  const model = new ScriptedModelClient([
-    scripted.toolCalls([{ id: "w", name: "wait", args: {} }]),
+  const { clock, model, history, log, pending } = await startTimedCall(
+    waitingTool().tool,
+    "w",
     scripted.hang(["Partial "]),
-  ]);
-  const history: Message[] = [];
-  const log = eventLog();
-  const pending = run(model, history, {
-    tools: [tool],
-    clock,
-    limits: { maxWallTimeMs: 10_000 },
-    onEvent: log.onEvent,
-  });
-  await until(() => log.of("tool_running").length === 1, "the tool running");
+    { limits: { maxWallTimeMs: 10_000 } },
+  );
   clock.tick(8_500);
   await until(() => model.requests.length === 2, "the final request");
   clock.tick(1_499);
@@ -390,7 +395,6 @@ Deno.test("runAgentLoop() stops a model request at the wall-time limit and still
 });
 
 Deno.test("runAgentLoop() skips the final request when less than 250 ms of wall time are left", async () => {
-  const clock = createManualClock();
   const release = Promise.withResolvers<void>();
   const stubborn = controlledTool("slow", {
     // Ignores the abort until the test releases it.
@@ -399,19 +403,12 @@ Deno.test("runAgentLoop() skips the final request when less than 250 ms of wall 
       return { output: "finished late" };
     },
   });
-  const model = new ScriptedModelClient([
-    scripted.toolCalls([{ id: "s", name: "slow", args: {} }]),
+  const { clock, model, history, log, pending } = await startTimedCall(
+    stubborn,
+    "s",
     scripted.text("never requested"),
-  ]);
-  const history: Message[] = [];
-  const log = eventLog();
-  const pending = run(model, history, {
-    tools: [stubborn],
-    clock,
-    limits: { maxWallTimeMs: 1_000 },
-    onEvent: log.onEvent,
-  });
-  await until(() => log.of("tool_running").length === 1, "the tool running");
+    { limits: { maxWallTimeMs: 1_000 } },
+  );
   clock.tick(500);
   clock.tick(300);
   release.resolve();
@@ -428,23 +425,13 @@ Deno.test("runAgentLoop() skips the final request when less than 250 ms of wall 
 });
 
 Deno.test("runAgentLoop() reports a user abort under a wall-time limit as aborted, not as the limit", async () => {
-  const clock = createManualClock();
   const controller = new AbortController();
-  const { tool } = waitingTool();
-  const model = new ScriptedModelClient([
-    scripted.toolCalls([{ id: "w", name: "wait", args: {} }]),
+  const { clock, model, history, pending } = await startTimedCall(
+    waitingTool().tool,
+    "w",
     scripted.text("never requested"),
-  ]);
-  const history: Message[] = [];
-  const log = eventLog();
-  const pending = run(model, history, {
-    tools: [tool],
-    clock,
-    signal: controller.signal,
-    limits: { maxWallTimeMs: 10_000 },
-    onEvent: log.onEvent,
-  });
-  await until(() => log.of("tool_running").length === 1, "the tool running");
+    { signal: controller.signal, limits: { maxWallTimeMs: 10_000 } },
+  );
   controller.abort();
   const result = await pending;
   assert.equal(result.stopReason, "aborted");

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { runCli } from "../../src/cli/main.ts";
+import { type CliEnvironment, runCli } from "../../src/cli/main.ts";
 import { MAX_STDIN_BYTES } from "../../src/cli/modes/print.ts";
 import { type CliDeps, noEndpointMessage } from "../../src/cli/setup.ts";
 import type { AssistantMessage, ModelClient, ModelRequest } from "../../src/model/types.ts";
 import { emptyUsage, ModelError } from "../../src/model/types.ts";
 import type { OpenAiClientOptions } from "../../src/model/openai/mod.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
-import { createTempWorkspace } from "../support/workspace.ts";
-import { createFakeCliDeps, createFakeTerminal } from "./_fakes.ts";
+import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
+import { createFakeCliDeps, createFakeTerminal, type FakeTerminal } from "./_fakes.ts";
 
 function textReply(text: string): AssistantMessage {
   return {
@@ -22,16 +22,36 @@ function fakeDeps(model: ModelClient, over: Partial<CliDeps> = {}) {
   return createFakeCliDeps({ model, over });
 }
 
+/** `runCli` in `ws` with HOME there and a key set; `over` replaces options (an env whole). */
+function runIn(
+  ws: TempWorkspace,
+  argv: string[],
+  terminal: FakeTerminal,
+  deps: CliDeps,
+  over: Partial<CliEnvironment> = {},
+) {
+  return runCli(argv, {
+    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
+    cwd: ws.dir,
+    terminal,
+    deps,
+    ...over,
+  });
+}
+
+/** Options for a run that keeps its sessions under `ws`/state on the real file system. */
+function persisted(ws: TempWorkspace): Partial<CliEnvironment> {
+  return {
+    env: { HOME: ws.dir, XDG_STATE_HOME: ws.path("state"), OPENAI_API_KEY: "k" },
+    fs: createDenoCliFs(),
+  };
+}
+
 Deno.test("runCli() rejects a bad flag with exit 2 before creating a model or a sandbox", async () => {
   await using ws = await createTempWorkspace();
   const terminal = createFakeTerminal();
   const { deps, calls } = fakeDeps({ stream: () => Promise.resolve(textReply("x")) });
-  const code = await runCli(["--max-turns", "many", "hi"], {
-    env: { OPENAI_API_KEY: "k", HOME: ws.dir },
-    cwd: ws.dir,
-    terminal,
-    deps,
-  });
+  const code = await runIn(ws, ["--max-turns", "many", "hi"], terminal, deps);
   assert.equal(code, 2);
   assert.match(terminal.stderr, /--max-turns/);
   assert.equal(calls.models + calls.sandboxes.length, 0);
@@ -41,7 +61,7 @@ Deno.test("runCli() without key or base URL prints the endpoint paragraph and ex
   await using ws = await createTempWorkspace();
   const terminal = createFakeTerminal();
   const { deps } = fakeDeps({ stream: () => Promise.resolve(textReply("x")) });
-  const code = await runCli(["hi"], { env: { HOME: ws.dir }, cwd: ws.dir, terminal, deps });
+  const code = await runIn(ws, ["hi"], terminal, deps, { env: { HOME: ws.dir } });
   assert.equal(code, 2);
   assert.equal(terminal.stderr, noEndpointMessage("OPENAI_API_KEY"));
 });
@@ -50,11 +70,8 @@ Deno.test("runCli() accepts a base URL without a key (local servers) and answers
   await using ws = await createTempWorkspace();
   const terminal = createFakeTerminal();
   const { deps, calls } = fakeDeps({ stream: () => Promise.resolve(textReply("Local answer.")) });
-  const code = await runCli(["--no-session", "hi"], {
+  const code = await runIn(ws, ["--no-session", "hi"], terminal, deps, {
     env: { HOME: ws.dir, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
-    cwd: ws.dir,
-    terminal,
-    deps,
   });
   assert.equal(code, 0, terminal.stderr);
   assert.equal(terminal.stdout, "Local answer.\n");
@@ -75,12 +92,7 @@ Deno.test("runCli() exits 2 with the cause when the sandbox cannot be opened", a
         error: "--sandbox=require, but the OS sandbox cannot be used: bwrap not found",
       }),
   });
-  const code = await runCli(["--sandbox=require", "--no-session", "hi"], {
-    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal,
-    deps,
-  });
+  const code = await runIn(ws, ["--sandbox=require", "--no-session", "hi"], terminal, deps);
   assert.equal(code, 2);
   assert.match(terminal.stderr, /bwrap not found/);
 });
@@ -98,13 +110,7 @@ Deno.test("runCli() turns SIGINT during a run into exit 130 after closing the sa
       }),
   };
   const { deps, calls } = fakeDeps(model);
-  const run = runCli(["hi"], {
-    env: { HOME: ws.dir, XDG_STATE_HOME: ws.path("state"), OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal,
-    deps,
-    fs: createDenoCliFs(),
-  });
+  const run = runIn(ws, ["hi"], terminal, deps, persisted(ws));
   await streaming;
   terminal.raise("SIGINT");
   assert.equal(await run, 130);
@@ -130,11 +136,8 @@ Deno.test("runCli() passes the config's compatibility switches to the model clie
       return { stream: () => Promise.resolve(textReply("ok")) };
     },
   });
-  const code = await runCli(["--no-session", "hi"], {
+  const code = await runIn(ws, ["--no-session", "hi"], terminal, deps, {
     env: { HOME: ws.dir, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
-    cwd: ws.dir,
-    terminal,
-    deps,
   });
   assert.equal(code, 0, terminal.stderr);
   assert.equal(seen[0]?.streamOptions, false);
@@ -147,11 +150,8 @@ Deno.test("runCli() exits 143 at once on SIGTERM while waiting for piped stdin, 
   await using ws = await createTempWorkspace();
   const terminal = createFakeTerminal({ stdin: "never" });
   const { deps, calls } = fakeDeps({ stream: () => Promise.resolve(textReply("x")) });
-  const run = runCli([], {
+  const run = runIn(ws, [], terminal, deps, {
     env: { HOME: ws.dir, XDG_STATE_HOME: ws.path("state"), OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal,
-    deps,
   });
   // Let runCli reach the stdin read.
   await new Promise((resolve) => setTimeout(resolve, 50));
@@ -172,12 +172,7 @@ Deno.test("runCli() warns when piped stdin sent nothing in time and runs the pro
       return Promise.resolve(textReply("Done."));
     },
   });
-  const code = await runCli(["--no-session", "summarise"], {
-    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal,
-    deps,
-  });
+  const code = await runIn(ws, ["--no-session", "summarise"], terminal, deps);
   assert.equal(code, 0, terminal.stderr);
   assert.equal(terminal.stdout, "Done.\n");
   assert.match(terminal.stderr, /warning: Nothing arrived on stdin within 2 s.*< \/dev\/null/);
@@ -191,11 +186,7 @@ Deno.test("runCli() --output jsonl starts with run_start even when the session h
   });
   const terminal = createFakeTerminal();
   const { deps } = fakeDeps({ stream: () => Promise.resolve(textReply("ok")) });
-  const code = await runCli(["-o", "jsonl", "--session", "s.jsonl", "hi"], {
-    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal,
-    deps,
+  const code = await runIn(ws, ["-o", "jsonl", "--session", "s.jsonl", "hi"], terminal, deps, {
     fs: createDenoCliFs(),
   });
   assert.equal(code, 0, terminal.stderr);
@@ -212,11 +203,7 @@ Deno.test("runCli() --session naming a directory exits 2 with a clear message", 
   await using ws = await createTempWorkspace({ "sessions/keep": "" });
   const terminal = createFakeTerminal();
   const { deps, calls } = fakeDeps({ stream: () => Promise.resolve(textReply("x")) });
-  const code = await runCli(["--session", "sessions", "hi"], {
-    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal,
-    deps,
+  const code = await runIn(ws, ["--session", "sessions", "hi"], terminal, deps, {
     fs: createDenoCliFs(),
   });
   assert.equal(code, 2);
@@ -231,12 +218,7 @@ Deno.test("runCli() reports a bug in a run as an internal error with a final JSO
   const { deps, calls } = fakeDeps({
     stream: () => Promise.reject(new TypeError("cannot read properties of undefined")),
   });
-  const code = await runCli(["--no-session", "-o", "json", "hi"], {
-    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal,
-    deps,
-  });
+  const code = await runIn(ws, ["--no-session", "-o", "json", "hi"], terminal, deps);
   assert.equal(code, 1);
   const result = JSON.parse(terminal.stdout);
   assert.equal(result.exitCode, 1);
@@ -250,12 +232,7 @@ Deno.test("runCli() warns when the model's final answer is empty", async () => {
   await using ws = await createTempWorkspace();
   const terminal = createFakeTerminal();
   const { deps } = fakeDeps({ stream: () => Promise.resolve(textReply("")) });
-  const code = await runCli(["--no-session", "hi"], {
-    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal,
-    deps,
-  });
+  const code = await runIn(ws, ["--no-session", "hi"], terminal, deps);
   assert.equal(code, 0);
   assert.equal(terminal.stdout, "");
   assert.match(terminal.stderr, /warning: The model finished without an answer/);
@@ -275,11 +252,8 @@ Deno.test("runCli() /model in interactive mode keeps the config's compatibility 
   });
   terminal.typeLine("/model other-model");
   terminal.endInput();
-  const code = await runCli(["--no-session"], {
+  const code = await runIn(ws, ["--no-session"], terminal, deps, {
     env: { HOME: ws.dir, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
-    cwd: ws.dir,
-    terminal,
-    deps,
   });
   assert.equal(code, 0, terminal.stderr);
   assert.equal(seen.length, 2);
@@ -294,13 +268,7 @@ Deno.test("runCli() --continue without an earlier session starts a new one and s
   await using ws = await createTempWorkspace();
   const terminal = createFakeTerminal();
   const { deps } = fakeDeps({ stream: () => Promise.resolve(textReply("Fresh.")) });
-  const code = await runCli(["-c", "hi"], {
-    env: { HOME: ws.dir, XDG_STATE_HOME: ws.path("state"), OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal,
-    deps,
-    fs: createDenoCliFs(),
-  });
+  const code = await runIn(ws, ["-c", "hi"], terminal, deps, persisted(ws));
   assert.equal(code, 0, terminal.stderr);
   assert.equal(terminal.stdout, "Fresh.\n");
   assert.match(
@@ -323,12 +291,7 @@ Deno.test("runCli() cuts a piped prompt over MAX_STDIN_BYTES, says so to the mod
       return Promise.resolve(textReply("Done."));
     },
   });
-  const code = await runCli(["--no-session"], {
-    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal,
-    deps,
-  });
+  const code = await runIn(ws, ["--no-session"], terminal, deps);
   assert.equal(code, 0, terminal.stderr);
   assert.match(terminal.stderr, /warning: stdin is larger than 4 MiB/);
   const prompt = prompts[0] ?? "";
@@ -344,17 +307,11 @@ Deno.test("runCli() says when the final answer was cut by the output limit (text
   const cut: AssistantMessage = { ...textReply("The answer is"), stopReason: "maxTokens" };
   const text = createFakeTerminal();
   const { deps } = fakeDeps({ stream: () => Promise.resolve(cut) });
-  const env = { HOME: ws.dir, OPENAI_API_KEY: "k" };
-  assert.equal(await runCli(["hi"], { env, cwd: ws.dir, terminal: text, deps }), 0);
+  assert.equal(await runIn(ws, ["hi"], text, deps), 0);
   assert.equal(text.stdout, "The answer is\n");
   assert.match(text.stderr, /the answer was truncated: .*output-token limit.*moat -c "continue"/);
   const json = createFakeTerminal();
-  const code = await runCli(["--no-session", "--output", "json", "hi"], {
-    env,
-    cwd: ws.dir,
-    terminal: json,
-    deps,
-  });
+  const code = await runIn(ws, ["--no-session", "--output", "json", "hi"], json, deps);
   assert.equal(code, 0);
   assert.equal(JSON.parse(json.stdout).truncated, true);
 });
@@ -370,23 +327,13 @@ Deno.test("runCli() tells what to do when the conversation overflows the model's
         }),
       ),
   });
-  const code = await runCli(["--no-session", "hi"], {
-    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal,
-    deps,
-  });
+  const code = await runIn(ws, ["--no-session", "hi"], terminal, deps);
   assert.equal(code, 6, "context exhausted: nothing can be compacted away");
   assert.match(terminal.stderr, /too long for the model\. The conversation does not fit/);
   assert.match(terminal.stderr, /Shorten the last message, start a fresh conversation/);
 
   const off = createFakeTerminal();
-  const noCompaction = await runCli(["--no-session", "--no-compaction", "hi"], {
-    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal: off,
-    deps,
-  });
+  const noCompaction = await runIn(ws, ["--no-session", "--no-compaction", "hi"], off, deps);
   assert.equal(noCompaction, 6);
   assert.match(
     off.stderr,
@@ -396,7 +343,6 @@ Deno.test("runCli() tells what to do when the conversation overflows the model's
 
 Deno.test("runCli() /clear starts a session file at once, so -c resumes the cleared conversation", async () => {
   await using ws = await createTempWorkspace();
-  const env = { HOME: ws.dir, XDG_STATE_HOME: ws.path("state"), OPENAI_API_KEY: "k" };
   const requests: number[] = [];
   const model = {
     stream: (request: { messages: readonly unknown[] }) => {
@@ -406,13 +352,7 @@ Deno.test("runCli() /clear starts a session file at once, so -c resumes the clea
   };
   const first = createFakeTerminal({ tty: { stdin: true, stdout: true, stderr: true } });
   first.typeLine("remember this");
-  const running = runCli([], {
-    env,
-    cwd: ws.dir,
-    terminal: first,
-    deps: fakeDeps(model).deps,
-    fs: createDenoCliFs(),
-  });
+  const running = runIn(ws, [], first, fakeDeps(model).deps, persisted(ws));
   // Let the first question be answered before clearing, then leave at once.
   while (requests.length === 0) await new Promise((r) => setTimeout(r, 5));
   first.typeLine("/clear");
@@ -420,13 +360,13 @@ Deno.test("runCli() /clear starts a session file at once, so -c resumes the clea
   assert.equal(await running, 0, first.stderr);
 
   const second = createFakeTerminal();
-  const code = await runCli(["-c", "fresh question"], {
-    env,
-    cwd: ws.dir,
-    terminal: second,
-    deps: fakeDeps(model).deps,
-    fs: createDenoCliFs(),
-  });
+  const code = await runIn(
+    ws,
+    ["-c", "fresh question"],
+    second,
+    fakeDeps(model).deps,
+    persisted(ws),
+  );
   assert.equal(code, 0, second.stderr);
   // The resumed conversation is the empty one /clear began: only the new question is sent.
   assert.equal(requests.at(-1), 1);
@@ -447,12 +387,7 @@ Deno.test("runCli() print mode stops after 100 model turns by default, exit 3", 
       });
     },
   });
-  const code = await runCli(["--no-session", "-o", "json", "loop"], {
-    env: { HOME: ws.dir, OPENAI_API_KEY: "k" },
-    cwd: ws.dir,
-    terminal,
-    deps,
-  });
+  const code = await runIn(ws, ["--no-session", "-o", "json", "loop"], terminal, deps);
   assert.equal(code, 3, terminal.stderr);
   // 100 turns, then the request for a final answer without tools.
   assert.equal(requests, 101);
@@ -472,7 +407,6 @@ Deno.test("runCli() print mode stops after 100 model turns by default, exit 3", 
 
 Deno.test("runCli() /compact summarises the conversation, records it, and -c continues from it", async () => {
   await using ws = await createTempWorkspace();
-  const env = { HOME: ws.dir, XDG_STATE_HOME: ws.path("state"), OPENAI_API_KEY: "k" };
   const requests: Array<{ tools: number; users: string[]; system: string }> = [];
   const model = {
     stream: (request: ModelRequest) => {
@@ -489,13 +423,7 @@ Deno.test("runCli() /compact summarises the conversation, records it, and -c con
   };
   const first = createFakeTerminal({ tty: { stdin: true, stdout: true, stderr: true } });
   first.typeLine("remember the number 7");
-  const running = runCli([], {
-    env,
-    cwd: ws.dir,
-    terminal: first,
-    deps: fakeDeps(model).deps,
-    fs: createDenoCliFs(),
-  });
+  const running = runIn(ws, [], first, fakeDeps(model).deps, persisted(ws));
   // Bounded waits: a broken /compact fails the test instead of hanging it.
   const until = async (n: number) => {
     for (let i = 0; i < 2000 && requests.length < n; i++) {
@@ -517,13 +445,13 @@ Deno.test("runCli() /compact summarises the conversation, records it, and -c con
   assert.match(first.stderr, /moat: compacted the conversation .*summarised the older part/);
 
   const second = createFakeTerminal();
-  const code = await runCli(["-c", "which numbers?"], {
-    env,
-    cwd: ws.dir,
-    terminal: second,
-    deps: fakeDeps(model).deps,
-    fs: createDenoCliFs(),
-  });
+  const code = await runIn(
+    ws,
+    ["-c", "which numbers?"],
+    second,
+    fakeDeps(model).deps,
+    persisted(ws),
+  );
   assert.equal(code, 0, second.stderr);
   const resumed = requests.at(-1);
   // The user's messages stay verbatim, the summary stands for the rest.

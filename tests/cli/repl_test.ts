@@ -32,6 +32,36 @@ function host(log: string[]): ReplHost {
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 
+/**
+ * Starts a REPL whose runs wait for `release()` and then record the queued lines they get;
+ * `over` adds to or replaces the host's members.
+ */
+function replWithHeldRun(over: Partial<ReplHost> = {}) {
+  const terminal = createFakeTerminal({ tty: { stdin: true } });
+  const delivered: string[][] = [];
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => release = resolve);
+  let running = false;
+  const source = createLineSource(terminal.readLines());
+  const done = runRepl({
+    terminal,
+    source,
+    banner: "",
+    color: false,
+    pasteWindowMs: 1,
+    host: {
+      ...host([]),
+      async runPrompt(_text, _signal, getQueued) {
+        running = true;
+        await released;
+        delivered.push(getQueued());
+      },
+      ...over,
+    },
+  });
+  return { terminal, source, done, delivered, release, running: () => running };
+}
+
 Deno.test("runRepl() runs prompts, handles slash commands and exits 0 at end of input", async () => {
   const terminal = createFakeTerminal({ tty: { stdin: true, stdout: true } });
   const log: string[] = [];
@@ -180,35 +210,16 @@ Deno.test("createReplPrompter() shows a question with control characters and loo
 });
 
 Deno.test("runRepl() shows a line typed during a run as queued, and again when the model gets it", async () => {
-  const terminal = createFakeTerminal({ tty: { stdin: true } });
   const notes: string[] = [];
-  const delivered: string[][] = [];
-  let typed!: () => void;
-  const typedDuringRun = new Promise<void>((resolve) => typed = resolve);
-  let running = false;
-  const source = createLineSource(terminal.readLines());
-  const done = runRepl({
-    terminal,
-    source,
-    banner: "",
-    color: false,
-    pasteWindowMs: 1,
-    host: {
-      ...host([]),
-      async runPrompt(_text, _signal, getQueued) {
-        running = true;
-        await typedDuringRun;
-        delivered.push(getQueued());
-      },
-      note: (text) => notes.push(text),
-    },
+  const { terminal, done, delivered, release, running } = replWithHeldRun({
+    note: (text) => notes.push(text),
   });
   terminal.typeLine("first");
-  while (!running) await tick();
+  while (!running()) await tick();
   terminal.typeLine("more please");
   while (notes.length === 0) await tick();
   assert.deepEqual(notes, ["queued: more please"]);
-  typed();
+  release();
   while (delivered.length === 0) await tick();
   assert.deepEqual(delivered, [["more please"]]);
   assert.deepEqual(notes, ["queued: more please", "› more please"]);
@@ -217,33 +228,13 @@ Deno.test("runRepl() shows a line typed during a run as queued, and again when t
 });
 
 Deno.test("runRepl() keeps a command typed during a run from the model and runs it at the prompt", async () => {
-  const terminal = createFakeTerminal({ tty: { stdin: true } });
-  const delivered: string[][] = [];
-  let typed!: () => void;
-  const typedDuringRun = new Promise<void>((resolve) => typed = resolve);
-  let running = false;
-  const source = createLineSource(terminal.readLines());
-  const done = runRepl({
-    terminal,
-    source,
-    banner: "",
-    color: false,
-    pasteWindowMs: 1,
-    host: {
-      ...host([]),
-      async runPrompt(_text, _signal, getQueued) {
-        running = true;
-        await typedDuringRun;
-        delivered.push(getQueued());
-      },
-    },
-  });
+  const { terminal, source, done, delivered, release, running } = replWithHeldRun();
   terminal.typeLine("first");
-  while (!running) await tick();
+  while (!running()) await tick();
   terminal.typeLine("note this");
   terminal.typeLine("/model m9");
   while (source.buffered < 2) await tick();
-  typed();
+  release();
   while (!terminal.stdout.includes("Model: m9")) await tick();
   assert.deepEqual(delivered, [["note this"]]);
   // The command typed ahead is shown on the prompt's line before it runs.

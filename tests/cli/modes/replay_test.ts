@@ -96,9 +96,19 @@ async function run(
   return { code, terminal, calls };
 }
 
+/** `run` replaying tour.jsonl with `flags` after it. */
+function replayTour(ws: TempWorkspace, flags: string[], options: Parameters<typeof run>[2] = {}) {
+  return run(ws, ["--replay", "tour.jsonl", ...flags], options);
+}
+
+/** The parsed lines of the session file `name` in `ws` (the header first). */
+async function sessionLines(ws: TempWorkspace, name: string) {
+  return (await Deno.readTextFile(ws.path(name))).trimEnd().split("\n").map((l) => JSON.parse(l));
+}
+
 Deno.test("runCli() --replay runs the tools for real with no API key and never creates a model", async () => {
   await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
-  const { code, terminal, calls } = await run(ws, ["--replay", "tour.jsonl", "--no-session"]);
+  const { code, terminal, calls } = await replayTour(ws, ["--no-session"]);
   assert.equal(code, 0, terminal.stderr);
   assert.equal(terminal.stdout, "A README and a src directory.\n");
   assert.equal(calls.models, 0);
@@ -148,16 +158,9 @@ Deno.test("runCli() --replay of a missing file exits 2 and says it does not exis
 
 Deno.test("runCli() --replay with a prompt replaces the first user message in the saved session", async () => {
   await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
-  const { code, terminal } = await run(ws, [
-    "--replay",
-    "tour.jsonl",
-    "--session",
-    "out.jsonl",
-    "Show me the files",
-  ]);
+  const { code, terminal } = await replayTour(ws, ["--session", "out.jsonl", "Show me the files"]);
   assert.equal(code, 0, terminal.stderr);
-  const lines = (await Deno.readTextFile(ws.path("out.jsonl"))).trimEnd().split("\n")
-    .map((l) => JSON.parse(l));
+  const lines = await sessionLines(ws, "out.jsonl");
   assert.equal(lines[0].type, "session");
   assert.equal(lines[0].model, "recorded-model");
   assert.equal(lines[0].replayOf, ws.path("tour.jsonl"));
@@ -181,7 +184,7 @@ Deno.test("runCli() --replay on a terminal stdin runs in print mode and never re
     reads++;
     throw new Error("interactive mode must not start");
   };
-  const { code } = await run(ws, ["--replay", "tour.jsonl", "--no-session"], { terminal });
+  const { code } = await replayTour(ws, ["--no-session"], { terminal });
   assert.equal(code, 0, terminal.stderr);
   assert.equal(terminal.stdout, "A README and a src directory.\n");
   assert.equal(reads, 0);
@@ -190,7 +193,7 @@ Deno.test("runCli() --replay on a terminal stdin runs in print mode and never re
 Deno.test("runCli() --replay with a piped stdin that never ends does not wait for it", async () => {
   await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
   const terminal = createFakeTerminal({ stdin: "never" });
-  const { code } = await run(ws, ["--replay", "tour.jsonl", "--no-session"], { terminal });
+  const { code } = await replayTour(ws, ["--no-session"], { terminal });
   assert.equal(code, 0, terminal.stderr);
   assert.equal(terminal.stdout, "A README and a src directory.\n");
 });
@@ -215,12 +218,7 @@ Deno.test("runCli() --replay into an existing non-empty --session file exits 2 b
     "old.jsonl": recordingText([user("hi"), answer("hello")]),
   });
   const before = await Deno.readTextFile(ws.path("old.jsonl"));
-  const { code, terminal, calls } = await run(ws, [
-    "--replay",
-    "tour.jsonl",
-    "--session",
-    "old.jsonl",
-  ]);
+  const { code, terminal, calls } = await replayTour(ws, ["--session", "old.jsonl"]);
   assert.equal(code, 2);
   assert.match(terminal.stderr, /"[^"]*old\.jsonl" already holds a conversation.*--no-session/);
   assert.equal(calls.sandboxes.length, 0);
@@ -229,13 +227,7 @@ Deno.test("runCli() --replay into an existing non-empty --session file exits 2 b
 
 Deno.test("runCli() --replay --output json reports the replay and the recorded model", async () => {
   await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
-  const { code, terminal } = await run(ws, [
-    "--replay",
-    "tour.jsonl",
-    "--no-session",
-    "--output",
-    "json",
-  ]);
+  const { code, terminal } = await replayTour(ws, ["--no-session", "--output", "json"]);
   assert.equal(code, 0, terminal.stderr);
   const result = JSON.parse(terminal.stdout);
   assert.equal(result.type, "result");
@@ -249,9 +241,7 @@ Deno.test("runCli() --replay --output json reports the replay and the recorded m
 
 Deno.test("runCli() --replay --output jsonl puts the replay in run_start and run_end", async () => {
   await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
-  const { code, terminal } = await run(ws, [
-    "--replay",
-    "tour.jsonl",
+  const { code, terminal } = await replayTour(ws, [
     "--replay-check",
     "--no-session",
     "-o",
@@ -280,12 +270,7 @@ Deno.test("runCli() --replay --output jsonl puts the replay in run_start and run
 
 Deno.test("runCli() --replay-check exits 0 and says so when the live results match after normalising paths", async () => {
   await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
-  const { code, terminal } = await run(ws, [
-    "--replay",
-    "tour.jsonl",
-    "--replay-check",
-    "--no-session",
-  ]);
+  const { code, terminal } = await replayTour(ws, ["--replay-check", "--no-session"]);
   assert.equal(code, 0, terminal.stderr);
   assert.match(
     terminal.stderr,
@@ -296,7 +281,7 @@ Deno.test("runCli() --replay-check exits 0 and says so when the live results mat
 
 Deno.test("runCli() --replay-check exits 5 and shows the first difference when a tool result changed", async () => {
   await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
-  const { code, terminal } = await run(ws, ["--replay", "tour.jsonl", "--replay-check"], {
+  const { code, terminal } = await replayTour(ws, ["--replay-check"], {
     listing: () => `${ws.dir}/README.md\n${ws.dir}/lib/`,
   });
   assert.equal(code, 5, terminal.stderr);
@@ -313,7 +298,7 @@ Deno.test("runCli() --replay-check exits 5 and shows the first difference when a
 
 Deno.test("runCli() --replay without --replay-check exits 0 even when a tool result changed", async () => {
   await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
-  const { code, terminal } = await run(ws, ["--replay", "tour.jsonl", "--no-session"], {
+  const { code, terminal } = await replayTour(ws, ["--no-session"], {
     listing: () => "something else entirely",
   });
   assert.equal(code, 0, terminal.stderr);
@@ -350,8 +335,7 @@ Deno.test("runCli() --replay goes on after an interrupted exchange and saves eve
     terminal.stderr,
     /replay check passed: 0 tool result\(s\) match the recording; 1 result\(s\) were not compared/,
   );
-  const messages = (await Deno.readTextFile(ws.path("out.jsonl"))).trimEnd().split("\n").slice(1)
-    .map((l) => JSON.parse(l).message);
+  const messages = (await sessionLines(ws, "out.jsonl")).slice(1).map((l) => l.message);
   assert.deepEqual(
     messages.map((m) => m.role === "user" ? `user:${m.content}` : m.role),
     ["user:replaced", "assistant", "toolResult", "user:second", "user:third", "assistant"],
@@ -363,10 +347,9 @@ Deno.test("runCli() --replay into an existing empty --session file writes the re
     "tour.jsonl": recordingText(TOUR),
     "new.jsonl": "",
   });
-  const { code, terminal } = await run(ws, ["--replay", "tour.jsonl", "--session", "new.jsonl"]);
+  const { code, terminal } = await replayTour(ws, ["--session", "new.jsonl"]);
   assert.equal(code, 0, terminal.stderr);
-  const lines = (await Deno.readTextFile(ws.path("new.jsonl"))).trimEnd().split("\n")
-    .map((l) => JSON.parse(l));
+  const lines = await sessionLines(ws, "new.jsonl");
   assert.equal(lines[0].type, "session");
   assert.equal(lines[0].replayOf, ws.path("tour.jsonl"));
   assert.equal(lines[0].model, "recorded-model");
@@ -412,12 +395,10 @@ Deno.test("runCli() --replay-check of a recording that runs out still gives its 
 
 Deno.test("runCli() --replay warns that model flags have no effect, in the right number", async () => {
   await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
-  const one = await run(ws, ["--replay", "tour.jsonl", "--no-session", "-m", "gpt-x"]);
+  const one = await replayTour(ws, ["--no-session", "-m", "gpt-x"]);
   assert.equal(one.code, 0, one.terminal.stderr);
   assert.match(one.terminal.stderr, /warning: '--model' has no effect in a replay/);
-  const two = await run(ws, [
-    "--replay",
-    "tour.jsonl",
+  const two = await replayTour(ws, [
     "--no-session",
     "-m",
     "gpt-x",
@@ -528,7 +509,7 @@ Deno.test("runCli() --replay does not read AGENTS.md files (no model reads the s
   await using ws = await createTempWorkspace({ "tour.jsonl": recordingText(TOUR) });
   // A context file that cannot be read would be reported as skipped if it were loaded.
   await Deno.mkdir(ws.path("AGENTS.md"));
-  const { code, terminal } = await run(ws, ["--replay", "tour.jsonl", "--no-session"]);
+  const { code, terminal } = await replayTour(ws, ["--no-session"]);
   assert.equal(code, 0, terminal.stderr);
   assert.doesNotMatch(terminal.stderr, /context file/i);
 });
