@@ -198,16 +198,17 @@ Deno.test("moat mcp list shows each server's state and tools, without a model", 
   assert.match(bad.stderr, /'moat mcp' has one subcommand, 'list', not "show"/);
 });
 
-Deno.test("descriptors moat inherits (9<secret) do not reach an MCP server, confined or not", async () => {
+Deno.test("descriptors moat inherits (200<secret) do not reach an MCP server, confined or not", async () => {
   await using t = await setUp();
   const sandbox = (await hasBwrap) ? [] : ["--allow-unsandboxed-mcp"];
   t.server.script(
-    call("f1", "fixture__read_file", { path: "/proc/self/fd/9" }),
+    // A high number: the server's runtime opens low descriptors of its own (a pipe there blocks).
+    call("f1", "fixture__read_file", { path: "/proc/self/fd/200" }),
     reply.text("Probed."),
   );
   const argv = [Deno.execPath(), ...(await startArgv([...sandbox, "--allow-mcp", "-p", "go"]))];
   const out = await new Deno.Command("bash", {
-    args: ["-c", 'exec "$@" 9<"$SECRET" </dev/null', "moat", ...argv],
+    args: ["-c", 'exec "$@" 200<"$SECRET" </dev/null', "moat", ...argv],
     cwd: t.ws.dir,
     env: cliEnv(t.home.dir, {
       OPENAI_BASE_URL: t.server.baseURL,
