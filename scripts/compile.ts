@@ -40,6 +40,8 @@ export const INCLUDED_MODULES: readonly string[] = [
 
 /** The runtime flags and entry module of a `deno run …` task string. */
 export interface RunTask {
+  /** Variables the task sets for the run (`NAME=value` words before `deno run`). */
+  env: Record<string, string>;
   flags: string[];
   entry: string;
 }
@@ -53,11 +55,20 @@ export function splitWords(command: string): string[] {
 }
 
 /**
- * Parses a `deno run [flags] entry [args]` task into its flags and entry. Flags must be written
- * `--name` or `--name=value` (a separate value word would be taken for the entry).
+ * Parses a `[NAME=value …] deno run [flags] entry` task into its variables, flags and entry.
+ * Flags must be written `--name` or `--name=value` (a separate value word would be taken for the
+ * entry). A variable's value is kept as written (`"$INIT_CWD"`): the task's shell expands it.
  */
 export function parseRunTask(task: string): RunTask {
-  const words = splitWords(task);
+  const all = splitWords(task);
+  const env: Record<string, string> = {};
+  let first = 0;
+  for (; first < all.length; first++) {
+    const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(all[first] as string);
+    if (assignment === null) break;
+    env[assignment[1] as string] = assignment[2] as string;
+  }
+  const words = all.slice(first);
   if (words[0] !== "deno" || words[1] !== "run") {
     throw new Error(`The start task must be "deno run [flags] main.ts", got "${task}"`);
   }
@@ -71,7 +82,7 @@ export function parseRunTask(task: string): RunTask {
   if (i + 1 < words.length) {
     throw new Error(`The start task must not pass script arguments, got "${task}"`);
   }
-  return { flags, entry };
+  return { env, flags, entry };
 }
 
 /** Output path of the binary for one target (deno compile adds ".exe" for Windows). */

@@ -3,6 +3,8 @@
  * hands a run to print or interactive mode once src/cli/setup.ts has settled it (exit codes in
  * src/cli/exit.ts).
  */
+import { isAbsolute } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Clock } from "../agent/mod.ts";
 import type { PathOps } from "../policy/ops.ts";
 import { VERSION } from "../version.ts";
@@ -24,6 +26,32 @@ export interface CliEnvironment {
   deps?: Partial<CliDeps>;
 }
 
+/**
+ * The variable the `start` task in deno.json sets to INIT_CWD, the directory `deno task` was run
+ * from (the task itself runs in moat's checkout).
+ */
+export const TASK_CWD_VARIABLE = "MOAT_TASK_CWD";
+
+/** moat's checkout: where `deno task` runs the start task. */
+const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * The directory moat was started from, and the environment without the task's variable (so no
+ * program moat starts inherits it). Under `deno task start` that is the directory the user ran
+ * the task from; only when the process runs in moat's checkout, as deno task runs it, so a
+ * variable left in the environment cannot move a run started anywhere else (or with
+ * `deno task --cwd DIR`).
+ */
+export async function startDirectory(
+  environment: { env: Record<string, string>; cwd: string },
+  fs: Pick<CliFs, "realPath">,
+): Promise<{ env: Record<string, string>; cwd: string }> {
+  const { [TASK_CWD_VARIABLE]: taskCwd, ...env } = environment.env;
+  if (taskCwd === undefined || !isAbsolute(taskCwd)) return { env, cwd: environment.cwd };
+  const [here, root] = await Promise.all([fs.realPath(environment.cwd), fs.realPath(PROJECT_ROOT)]);
+  return { env, cwd: here !== null && here === root ? taskCwd : environment.cwd };
+}
+
 /** Runs the moat command; returns the process exit code. Must not throw. */
 export async function runCli(argv: string[], environment: CliEnvironment): Promise<number> {
   const terminal = environment.terminal ??
@@ -33,7 +61,8 @@ export async function runCli(argv: string[], environment: CliEnvironment): Promi
     // Loaded only for a run: --help, --version and usage errors need no model or sandbox code.
     const loadDeps = async () =>
       ({ ...await defaultDeps(environment.deps, fs), ...environment.deps }) as CliDeps;
-    return await runCommand(argv, { ...environment, fs }, terminal, loadDeps);
+    const start = await startDirectory(environment, fs);
+    return await runCommand(argv, { ...environment, ...start, fs }, terminal, loadDeps);
   } catch (e) {
     // A bug, not bad input: say so plainly, without a stack trace unless asked for.
     terminal.writeStderr(

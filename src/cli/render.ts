@@ -40,6 +40,12 @@ export function useColor(isTty: boolean, env: Record<string, string>): boolean {
 
 const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
+/** The first stderr line of every text-mode run: where the tools work, which model, which sandbox. */
+export function workspaceLine(info: Pick<RunStartInfo, "cwd" | "model" | "sandbox">): string {
+  const sandbox = info.sandbox === "bwrap" ? "sandbox bwrap" : "no OS sandbox";
+  return `moat: workspace ${info.cwd} (model ${info.model}, ${sandbox})`;
+}
+
 /** Creates the text-mode reporter. */
 export function createTextRenderer(options: TextRendererOptions): Reporter {
   const c = (code: string, text: string) => options.color ? `\x1b[${code}m${text}\x1b[0m` : text;
@@ -109,6 +115,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
   return {
     start(info: RunStartInfo) {
       sessionPath = info.session;
+      stderrLine(c("2", escapeUnsafe(workspaceLine(info))));
       if (info.replay !== undefined) {
         const r = info.replay;
         stderrLine(
@@ -123,13 +130,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
         );
       }
       if (options.verbose) {
-        stderrLine(
-          c(
-            "2",
-            `moat ${info.moatVersion} · ${info.model} · ${info.cwd} · sandbox: ${info.sandbox}`,
-          ),
-        );
-        stderrLine(c("2", `grants: ${info.grantsSummary}`));
+        stderrLine(c("2", `moat ${info.moatVersion} · grants: ${info.grantsSummary}`));
         if (info.session !== null) stderrLine(c("2", `session: ${info.session}`));
       }
     },

@@ -195,9 +195,10 @@ Deno.test("createTextRenderer() says the session was saved on interrupt only whe
     r.end(summary({ stopReason: "terminated", exitCode: 143 }));
     assert.equal(
       out.stderr,
-      session === null
-        ? "moat: terminated\n"
-        : "moat: terminated; the session was saved (/s/1.jsonl)\n",
+      "moat: workspace /w (model m, no OS sandbox)\n" +
+        (session === null
+          ? "moat: terminated\n"
+          : "moat: terminated; the session was saved (/s/1.jsonl)\n"),
     );
   }
 });
@@ -253,18 +254,34 @@ Deno.test("createTextRenderer() announces a replay on stderr with the recording,
   r.start(replayStart(false));
   assert.equal(
     out.stderr,
-    "Replaying examples/tour.jsonl: 3 recorded model replies (gpt-x); the tools run for real under your grants\n",
+    "moat: workspace /w (model recorded-model, no OS sandbox)\n" +
+      "Replaying examples/tour.jsonl: 3 recorded model replies (gpt-x); the tools run for real under your grants\n",
   );
   assert.equal(out.stdout, "");
   const checked = renderer();
   checked.r.start(replayStart(true, 1));
   assert.match(
     checked.out.stderr,
-    /^Replaying examples\/tour\.jsonl: 1 recorded model reply \(gpt-x\);.* and their results are compared with the recording\n$/,
+    /^moat: workspace \/w .*\nReplaying examples\/tour\.jsonl: 1 recorded model reply \(gpt-x\);.* and their results are compared with the recording\n$/,
   );
   const plain = renderer();
   plain.r.start(replayInfo);
-  assert.equal(plain.out.stderr, "", "no banner without a replay");
+  assert.doesNotMatch(plain.out.stderr, /Replaying/, "no banner without a replay");
+});
+
+Deno.test("createTextRenderer() names the workspace, the model and the sandbox in its first stderr line", () => {
+  for (const verbose of [false, true]) {
+    const { r, out } = renderer({ verbose });
+    r.start({ ...replayInfo, cwd: "/home/me/app\x1b[2J", model: "gpt-4.1", sandbox: "bwrap" });
+    r.warning("later");
+    const lines = out.stderr.split("\n");
+    assert.equal(lines[0], "moat: workspace /home/me/app\\u001b[2J (model gpt-4.1, sandbox bwrap)");
+    assert.equal(lines.filter((l) => l.includes("/home/me/app")).length, 1, out.stderr);
+    assert.equal(out.stdout, "");
+  }
+  const off = renderer();
+  off.r.start({ ...replayInfo, sandbox: "worker" });
+  assert.equal(off.out.stderr, "moat: workspace /w (model recorded-model, no OS sandbox)\n");
 });
 
 Deno.test("createTextRenderer() ends a checked replay with the check's verdict on stderr", () => {

@@ -118,9 +118,17 @@ Deno.test("main.ts imports its entry modules by computed specifiers: deno run lo
 
 Deno.test("parseRunTask() rejects tasks that are not a plain deno run", () => {
   assert.deepEqual(parseRunTask("deno run -A --unstable-worker-options main.ts"), {
+    env: {},
     flags: ["-A", "--unstable-worker-options"],
     entry: "main.ts",
   });
+  // Variables set before `deno run` are the task's, kept as written for its shell to expand.
+  assert.deepEqual(parseRunTask('A=1 B="$INIT_CWD" deno run -A main.ts'), {
+    env: { A: "1", B: '"$INIT_CWD"' },
+    flags: ["-A"],
+    entry: "main.ts",
+  });
+  assert.throws(() => parseRunTask("A=1 node main.ts"), /deno run/);
   assert.throws(() => parseRunTask("deno test main.ts"), /deno run/);
   assert.throws(() => parseRunTask("deno run -A"), /no entry/);
   assert.throws(() => parseRunTask("deno run -A main.ts extra"), /script arguments/);

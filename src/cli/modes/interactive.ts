@@ -70,7 +70,8 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
     }
     let model = settings.model;
     let client = setup.deps.createModel(modelClientOptions(setup, model));
-    const banner = `moat ${VERSION} · ${model} · ${setup.workspace}\n` +
+    // The workspace and the model are in the first stderr line (the reporter's start).
+    const banner = `moat ${VERSION}\n` +
       resumeBanner(history, writerRef.writer?.path) +
       `Type a request; /help lists commands; Ctrl-D exits.\n`;
     return await runRepl({
