@@ -17,6 +17,25 @@ import { readTextOrReason } from "./io.ts";
 import { resolveResume } from "./sessions.ts";
 import type { RunSetup } from "./setup.ts";
 
+/**
+ * Checks that `--resume ID|PATH` names a session, before anything else is read: its value may be
+ * a prompt given in the session's place, and print mode would otherwise wait for one on stdin.
+ */
+export async function checkResume(
+  setup: RunSetup,
+): Promise<{ ok: true } | { ok: false; error: string }> {
+  const { resume } = setup.flags;
+  if (typeof resume !== "string" || setup.flags.noSession) return { ok: true };
+  const found = await resolveResume(resume, {
+    fs: setup.fs,
+    env: setup.env,
+    workspace: setup.workspace,
+    startCwd: setup.startCwd,
+    warn: () => {},
+  });
+  return found.ok ? { ok: true } : found;
+}
+
 /** Opens (or creates) the session of this run; null when sessions are off. */
 export async function openSession(
   setup: RunSetup,

@@ -252,10 +252,13 @@ export async function resolveResume(
     };
   }
   if (await fs.exists(asPath)) return { ok: true, path: asPath };
+  // `moat --resume "fix the bug"` gives the prompt where the session belongs: the value is never
+  // taken for a prompt (it could resume a session nobody chose), but the error shows both ways.
   return {
     ok: false,
-    error:
-      `No session "${resume}": it is neither an id of this workspace's sessions nor a file; ${LIST_HINT}`,
+    error: `No session "${resume}": it is neither an id of this workspace's sessions nor a ` +
+      `file. --resume takes the session, then the prompt (moat --resume ID "prompt"); to ` +
+      `continue the newest session, use -c (moat -c ${JSON.stringify(resume)}); ${LIST_HINT}`,
   };
 }
 

@@ -74,3 +74,36 @@ Deno.test({
     assert.doesNotMatch(texts.find((t) => t.includes("colour blue")) ?? "", /what did I ask/);
   },
 });
+
+Deno.test("moat --resume with a prompt in the session's place exits 2 naming both ways to write it, before any request", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  server.script(reply.text("Noted."), reply.text("Went on."));
+  const first = await runMoat(["remember 7"], { cwd: ws.dir, env });
+  assert.equal(first.code, 0, first.stderr);
+
+  // With stdin empty (as in CI) or holding text: the value is the problem, not the prompt.
+  for (const stdin of [undefined, "more text\n"]) {
+    const result = await runMoat(["--resume", "fix the bug"], {
+      cwd: ws.dir,
+      env,
+      ...(stdin === undefined ? {} : { stdin }),
+    });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /No session "fix the bug": it is neither an id/);
+    assert.match(result.stderr, /moat --resume ID "prompt"/);
+    assert.match(result.stderr, /moat -c "fix the bug"/);
+    assert.doesNotMatch(result.stderr, /stdin/);
+  }
+  assert.equal(server.chatRequests.length, 1);
+
+  // Both ways the error shows work.
+  const [file] = await sessionFiles(join(home.dir, "state"));
+  const id = (file ?? "").replace(/^.*\//, "").replace(/\.jsonl$/, "");
+  const resumed = await runMoat(["--resume", id, "go on"], { cwd: ws.dir, env });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal(resumed.stdout, "Went on.\n");
+  assert.equal(server.chatRequests[1]?.body?.messages.length, 4, "the resumed history was sent");
+});

@@ -12,7 +12,7 @@ import {
 } from "../engine.ts";
 import { EXIT } from "../exit.ts";
 import type { CliSignal } from "../io.ts";
-import { openSession } from "../open_session.ts";
+import { checkResume, openSession } from "../open_session.ts";
 import { createRunStats, type RunStopReason } from "../report.ts";
 import type { RunSetup } from "../setup.ts";
 import { costOf } from "../usage.ts";
@@ -135,6 +135,8 @@ export async function printMode(setup: RunSetup): Promise<number> {
   let engine: Engine | undefined;
   let writer: SessionWriter | null = null;
   try {
+    const resume = await checkResume(setup);
+    if (!resume.ok) return setupFailed(resume.error);
     // A replay's prompts come from the recording (or the argument); stdin is not read.
     const read = setup.recording !== undefined
       ? { prompt: setup.flags.prompt }
