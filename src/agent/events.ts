@@ -47,7 +47,7 @@ export interface CompactionEndEvent {
   outcome: CompactionOutcome;
   /** What removed the most: stubs for old tool results, or a model-written summary. */
   method?: "prune" | "summary";
-  /** Summary requests made (they count as turns and their usage as the run's). */
+  /** Summary requests made (requests, not turns; their usage counts as the run's). */
   modelCalls: number;
   usage: Usage;
   tokensBefore: number;
@@ -66,7 +66,10 @@ export interface CompactionEndEvent {
 /** The outcome of `runAgentLoop`. */
 export interface AgentRunResult {
   stopReason: AgentStopReason;
-  /** Assistant replies received in this run. */
+  /**
+   * Turns of this run: model requests with tools that got a reply (what `maxIterations`
+   * counts). Compaction summaries and the report request at a limit are not turns.
+   */
   turns: number;
   /** The final reply ended on the output token limit. */
   truncated?: boolean;
@@ -84,16 +87,18 @@ export interface AgentRunResult {
 
 /** Everything `runAgentLoop` reports through `onEvent`. */
 export type AgentEvent =
-  /** A model request is about to be sent (1-based). */
+  /** A turn's model request (with tools) is about to be sent (1-based). */
   | { type: "turn_start"; turn: number }
+  /** A limit stopped the run: the request for the model's report, without tools, is sent. */
+  | { type: "report_start"; limit: LimitName }
   /** The model started a reply. */
   | { type: "message_start" }
   /** A model request failed and is tried again; what its attempt streamed is discarded. */
   | ({ type: "model_retry" } & ModelRetry)
   /** Streamed reply text. */
   | { type: "text_delta"; delta: string }
-  /** The complete reply, with usage. */
-  | { type: "message_end"; message: AssistantMessage }
+  /** The complete reply, with usage; `report` marks the reply to the report request. */
+  | { type: "message_end"; message: AssistantMessage; report?: true }
   /** A message was pushed to history (in history order). */
   | { type: "message_saved"; message: Message }
   /** A call was registered (it may still wait for its turn). */

@@ -60,6 +60,13 @@ export function finalAnswerPrompt(limit: LimitName): UserMessage {
   };
 }
 
+/** The limit whose report request `message` is (moat's own prompt above), or undefined. */
+export function limitOfReportPrompt(message: UserMessage): LimitName | undefined {
+  return (Object.keys(LIMITS) as LimitName[]).find((limit) =>
+    message.content === finalAnswerPrompt(limit).content
+  );
+}
+
 /**
  * The part of the wall time kept for the final answer: 15 % of it, between 1 and 60 s, and never
  * more than half of it.
@@ -119,13 +126,13 @@ export async function requestFinalAnswer(
     timeoutMs: number;
     clock: Clock;
     emit: (e: AgentEvent) => void;
-    /** The turn number of the request's `turn_start` (emitted only when it is sent). */
-    turn: number;
+    /** The limit named by the request's `report_start` (emitted only when it is sent). */
+    limit: LimitName;
   },
 ): Promise<AssistantMessage | undefined> {
   // Too little time left for any model to answer: the caller summarises the work instead.
   if (options.signal.aborted || options.timeoutMs < 250) return undefined;
-  options.emit({ type: "turn_start", turn: options.turn });
+  options.emit({ type: "report_start", limit: options.limit });
   const controller = new AbortController();
   const timer = Number.isFinite(options.timeoutMs)
     ? options.clock.setTimeout(() => controller.abort(), options.timeoutMs)

@@ -39,8 +39,6 @@ import {
 import { type AnyTool, toolSpecs } from "./tool.ts";
 import type { AgentOptions, AgentRunRequest } from "./types.ts";
 
-/** Result text of every call of a reply that arrived when the turn limit was reached. */
-const MAX_TURNS_TEXT = "(not executed: reached max turns)";
 /** Result text of every call of a reply that ended on the output token limit. */
 const TRUNCATED_CALL_TEXT =
   "Error: not executed: your reply hit the output token limit, so the arguments of this call " +
@@ -82,9 +80,9 @@ export async function runAgentLoop(
   const health = createHealthMonitor(options.health ?? {}, clock);
   const { history } = request;
 
-  // Assistant replies (what --max-turns counts) and summary requests of compactions.
+  // Turns: model requests with tools that got a reply (what --max-turns counts). Summary
+  // requests of compactions and the report request at a limit are requests, not turns.
   let turns = 0;
-  let summaryCalls = 0;
   let usage = emptyUsage();
   const keeper: ContextKeeper | undefined = options.context === undefined
     ? undefined
@@ -134,7 +132,7 @@ export async function runAgentLoop(
   };
   const finish = (result: Omit<AgentRunResult, "turns" | "usage">): AgentRunResult => {
     wall.dispose();
-    const full: AgentRunResult = { ...result, turns: turns + summaryCalls, usage };
+    const full: AgentRunResult = { ...result, turns, usage };
     emit({ type: "agent_end", result: full });
     return full;
   };
@@ -152,7 +150,7 @@ export async function runAgentLoop(
         ? {}
         : { maxOutputTokens: options.maxOutputTokens }),
       ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-    }, { signal: userSignal, timeoutMs: wall.remainingMs(), clock, emit, turn: turns + 1 });
+    }, { signal: userSignal, timeoutMs: wall.remainingMs(), clock, emit, limit });
     // Only text is an answer: a call the model made anyway has no tool to run.
     const blocks = reply?.blocks.filter((b) => b.type === "text" && b.text.trim() !== "") ?? [];
     if (reply === undefined || blocks.length === 0) {
@@ -164,9 +162,8 @@ export async function runAgentLoop(
       stopReason: reply.stopReason === "toolUse" ? "stop" : reply.stopReason,
     };
     save(prompt);
-    emit({ type: "message_end", message: answer });
+    emit({ type: "message_end", message: answer, report: true });
     save(answer);
-    summaryCalls++;
     usage = addUsage(usage, reply.usage);
     return finish({ stopReason, limit, finalAnswer: true });
   };
@@ -181,6 +178,8 @@ export async function runAgentLoop(
 
   while (true) {
     if (signal.aborted) return await stopAborted();
+    // --max-turns N: N turns whose calls run, then the report instead of turn N + 1.
+    if (turns >= maxIterations) return await stopAtLimit("max_turns");
     emit({ type: "turn_start", turn: turns + 1 });
 
     const streamOptions: ModelStreamOptions = { signal, ...forwardStream(emit) };
@@ -196,7 +195,6 @@ export async function runAgentLoop(
     };
     // Compaction, when the request would not fit or the server said it did not (twice at most).
     const fitted = (fit: FitResult): Promise<AgentRunResult> | AgentRunResult | undefined => {
-      summaryCalls += fit.modelCalls;
       usage = addUsage(usage, fit.usage);
       if (fit.type === "aborted") return stopAborted();
       if (fit.type === "exhausted") {
@@ -262,10 +260,6 @@ export async function runAgentLoop(
       );
     }
 
-    if (turns >= maxIterations) {
-      refuse(message, { text: MAX_TURNS_TEXT, reason: "max_turns" });
-      return await stopAtLimit("max_turns");
-    }
     const spent: LimitName | undefined =
       limits.maxTokensTotal !== undefined && usage.totalTokens >= limits.maxTokensTotal
         ? "max_tokens_total"

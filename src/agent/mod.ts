@@ -14,7 +14,13 @@ export type {
   HealthSignalKind,
   LimitName,
 } from "./events.ts";
-export { finalAnswerPrompt, limitPhrase, LIMITS, type RunLimits } from "./limits.ts";
+export {
+  finalAnswerPrompt,
+  limitOfReportPrompt,
+  limitPhrase,
+  LIMITS,
+  type RunLimits,
+} from "./limits.ts";
 export type {
   AnyTool,
   Tool,

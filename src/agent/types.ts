@@ -42,7 +42,10 @@ export interface AgentOptions {
   tools: AnyTool[];
   system: string;
   signal?: AbortSignal;
-  /** Maximum assistant turns (default unlimited). */
+  /**
+   * Maximum turns (default unlimited): model requests with tools, whose calls run; at the limit
+   * the run ends with the report request instead of another turn.
+   */
   maxIterations?: number;
   maxOutputTokens?: number;
   temperature?: number;

@@ -227,6 +227,11 @@ export async function runOnce(
     modelName?: string;
     /** --output-schema: how the model gives its structured answer. */
     answer?: AnswerChannel;
+    /**
+     * Whether a limit ends the run with a request for the model's report (default: yes, but in
+     * a replay only where the recording holds the report).
+     */
+    finalAnswer?: boolean;
   },
 ): Promise<RunOutcome> {
   engine.stats = options.stats;
@@ -266,6 +271,7 @@ export async function runOnce(
       names.has(call.name) && !result.isError ? { terminate: true } : undefined;
   }
   agentOptions.limits = runLimits(setup, options.modelName ?? setup.settings.model);
+  if (options.finalAnswer !== undefined) agentOptions.limits.finalAnswer = options.finalAnswer;
   if (setup.settings.temperature !== undefined) {
     agentOptions.temperature = setup.settings.temperature;
   }

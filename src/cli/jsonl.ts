@@ -41,6 +41,8 @@ export function eventRecord(
   switch (event.type) {
     case "turn_start":
       return { type: "turn_start", turn: event.turn };
+    case "report_start":
+      return { type: "report_start", limit: event.limit };
     case "message_start":
       return includeDeltas ? { type: "message_start" } : null;
     case "model_retry":

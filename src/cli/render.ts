@@ -137,6 +137,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
     event(event: AgentEvent) {
       switch (event.type) {
         case "turn_start":
+        case "report_start":
           setSpinner("thinking…");
           return;
         case "text_delta": {
@@ -265,12 +266,18 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
     },
     end(summary: RunSummary) {
       setSpinner(null);
-      if (summary.stopReason === "completed" && !streaming && summary.text !== "") {
-        const text = escapeControls(summary.text);
-        options.writeStdout(text.endsWith("\n") ? text : `${text}\n`);
-      } else if (streaming && !atLineStart) {
+      // A limit's answer is an answer too; only the model's report has been streamed already.
+      const limited = summary.stopReason === "maxIterations" ||
+        summary.stopReason === "limitReached";
+      const answered = summary.stopReason === "completed" || limited;
+      const shown = streaming && (!limited || summary.finalAnswer === true);
+      if (streaming && !atLineStart) {
         options.writeStdout("\n");
         atLineStart = true;
+      }
+      if (answered && !shown && summary.text !== "") {
+        const text = escapeControls(summary.text);
+        options.writeStdout(text.endsWith("\n") ? text : `${text}\n`);
       }
       showNotes();
       switch (summary.stopReason) {

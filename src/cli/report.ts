@@ -80,6 +80,7 @@ export interface RunSummary {
   limit?: LimitName;
   /** With a limit: the model's final answer was given (else `text` summarises the events). */
   finalAnswer?: boolean;
+  /** Model requests with tools that got a reply (what --max-turns counts; not the report). */
   turns: number;
   usage: Usage;
   /** Model requests sent, retries included. */
@@ -128,6 +129,7 @@ export interface RunStats {
   toolCalls: number;
   failed: number;
   denied: number;
+  /** Turns, as in RunSummary. */
   turns: number;
   usage: Usage;
   /** Model requests sent (replies, summary requests, failed and retried attempts). */
@@ -177,18 +179,20 @@ export function createRunStats(): RunStats {
           stats.requests++;
           return;
         case "turn_start":
-          // Every turn sends one request (its retries and compactions are counted apart).
+        case "report_start":
+          // Every turn sends one request, and so does the report at a limit (retries and
+          // compactions are counted apart).
           stats.requests++;
           return;
         case "message_end":
-          stats.turns++;
+          // The report at a limit is a reply, not a turn (what --max-turns counts).
+          if (event.report !== true) stats.turns++;
           stats.usage = addUsage(stats.usage, event.message.usage);
           stats.lastText = assistantText(event.message.blocks);
           return;
         case "compaction_end":
-          // A summary request is a model turn whose tokens count like any other; after an
-          // overflow error, the refused request was one more.
-          stats.turns += event.modelCalls;
+          // A summary request is a request (not a turn) whose tokens count like any other; after
+          // an overflow error, the refused request was one more.
           stats.requests += event.modelCalls + (event.reason === "overflow" ? 1 : 0);
           stats.usage = addUsage(stats.usage, event.usage);
           return;

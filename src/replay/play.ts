@@ -11,8 +11,8 @@ import type {
   UserMessage,
 } from "../model/types.ts";
 import { createReplayClient } from "./client.ts";
-import type { NotExecutedDetails } from "../agent/mod.ts";
-import type { RecordedReply, Recording } from "./recording.ts";
+import { limitOfReportPrompt, type NotExecutedDetails } from "../agent/mod.ts";
+import type { RecordedExchange, RecordedReply, Recording } from "./recording.ts";
 import { type NormalizeContext, replacePaths } from "./normalize.ts";
 
 /** What one exchange gives the CLI to run. */
@@ -26,10 +26,15 @@ export interface ReplayExchange {
   /** This is the recording's last exchange (its answer is the run's final answer). */
   last: boolean;
   /**
-   * The recorded run stopped at its turn limit after this many replies (its last calls were
-   * refused, not run): the live run should stop there too.
+   * The recorded run stopped at its turn limit after this many turns (replies whose calls ran):
+   * the live run should stop there too.
    */
   turnLimit?: number;
+  /**
+   * With turnLimit: the recorded run's report at the limit is this exchange's last reply, played
+   * by the request without tools that the limit ends the run with.
+   */
+  report?: boolean;
 }
 
 /** How one exchange's run ended. */
@@ -59,13 +64,42 @@ export interface ReplayOptions<O> {
   classify(outcome: O, exchange: ReplayExchange): ExchangeEnd;
 }
 
-/** The recorded results were all refusals at the turn limit. */
+/** The recorded results were all refusals at the turn limit (as an older moat recorded it). */
 function refusedAtTurnLimit(reply: RecordedReply | undefined): boolean {
   const results = reply?.results?.message.results ?? [];
   return results.length > 0 && results.every((r) => {
     const details = r.details as Partial<NotExecutedDetails> | undefined;
     return details?.notExecuted === "max_turns";
   });
+}
+
+/** The run's report at its turn limit: moat's own prompt, then the model's reply without calls. */
+function isTurnLimitReport(exchange: RecordedExchange | undefined): boolean {
+  const [prompt, ...others] = exchange?.users ?? [];
+  const [reply, ...more] = exchange?.replies ?? [];
+  return prompt !== undefined && others.length === 0 && reply !== undefined &&
+    more.length === 0 && limitOfReportPrompt(prompt.message) === "max_turns" &&
+    !reply.message.blocks.some((b) => b.type === "toolCall");
+}
+
+/** How a recorded exchange ended at the turn limit, if it did. */
+function turnLimitOf(exchange: RecordedExchange, next: RecordedExchange | undefined): {
+  /** The replies that were turns (an older moat's refused reply left out). */
+  turns: readonly RecordedReply[];
+  /** The reply whose calls an older moat refused at the limit: not played, not compared. */
+  refused?: RecordedReply;
+  /** The next exchange, when it is the run's report at the limit. */
+  report?: RecordedExchange;
+} | undefined {
+  const last = exchange.replies.at(-1);
+  if (last === undefined || !last.message.blocks.some((b) => b.type === "toolCall")) {
+    return undefined;
+  }
+  const report = isTurnLimitReport(next) ? next : undefined;
+  if (refusedAtTurnLimit(last)) {
+    return { turns: exchange.replies.slice(0, -1), refused: last, ...(report ? { report } : {}) };
+  }
+  return report === undefined ? undefined : { turns: exchange.replies, report };
 }
 
 /**
@@ -89,17 +123,21 @@ export async function replayRecording<O>(
       users[0] = { role: "user", content: options.prompt };
     }
     const prompt = users.pop() as UserMessage;
-    const lastReply = exchange.replies.at(-1);
-    const endsWithCalls = lastReply !== undefined &&
-      lastReply.message.blocks.some((b) => b.type === "toolCall");
-    const atTurnLimit = endsWithCalls && refusedAtTurnLimit(lastReply);
+    const limited = turnLimitOf(exchange, exchanges[i + 1]);
+    // The run's report at the limit is played by the live run's own request for it.
+    if (limited?.report !== undefined) i++;
+    const replies = limited === undefined
+      ? exchange.replies
+      : [...limited.turns, ...(limited.report?.replies ?? [])];
+    const lastReply = replies.at(-1);
     // The recorded run wanted another reply after these results and never got one.
-    const cutShort = endsWithCalls && !atTurnLimit;
+    const cutShort = limited === undefined && lastReply !== undefined &&
+      lastReply.message.blocks.some((b) => b.type === "toolCall");
     const relocate = options.relocate;
     const onReply = options.onReply;
-    const model = createReplayClient(exchange.replies, {
+    const model = createReplayClient(replies, {
       source: recording.path,
-      endLine: exchange.endLine,
+      endLine: (limited?.report ?? exchange).endLine,
       ...(onReply === undefined
         ? {}
         : { onReply: (reply) => onReply(reply, { compare: !(cutShort && reply === lastReply) }) }),
@@ -110,13 +148,14 @@ export async function replayRecording<O>(
       prompt,
       model,
       last: i === exchanges.length - 1,
-      ...(atTurnLimit ? { turnLimit: exchange.replies.length } : {}),
+      ...(limited === undefined ? {} : { turnLimit: limited.turns.length }),
+      ...(limited?.report === undefined ? {} : { report: true }),
     };
     outcome = await options.run(current);
     const end = options.classify(outcome, current);
     const next = exchanges[i + 1];
     if (end === "stopped" || (end === "exhausted" && next === undefined)) {
-      reportUnplayed(exchange.replies.slice(model.played));
+      reportUnplayed(replies.slice(model.played));
       for (const later of exchanges.slice(i + 1)) reportUnplayed(later.replies);
       return outcome;
     }
@@ -129,14 +168,14 @@ export async function replayRecording<O>(
       );
       continue;
     }
-    const unplayed = exchange.replies[model.played];
+    const unplayed = replies[model.played];
     if (unplayed !== undefined) {
       options.warn(
         `The run finished before the recorded reply on line ${unplayed.line}; ` +
-          `${exchange.replies.length - model.played} recorded reply(ies) were not played`,
+          `${replies.length - model.played} recorded reply(ies) were not played`,
       );
       // Only this exchange's: the next ones still run.
-      reportUnplayed(exchange.replies.slice(model.played));
+      reportUnplayed(replies.slice(model.played));
     }
   }
   return outcome as O;

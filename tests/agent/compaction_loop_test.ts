@@ -198,7 +198,7 @@ for (const style of STYLES) {
   });
 }
 
-Deno.test("runAgentLoop() summarises when pruning is not enough, counting the summary requests as turns", async () => {
+Deno.test("runAgentLoop() summarises when pruning is not enough; summary requests are requests, not turns", async () => {
   await using server = await startFakeOpenAI({ contextWindow: 4000 });
   // Results under 600 characters are never pruned: only a summary frees room.
   scriptAgent(server, 30);
@@ -222,9 +222,9 @@ Deno.test("runAgentLoop() summarises when pruning is not enough, counting the su
     assert.equal(request.body?.messages[0]?.content, SUMMARY_INSTRUCTIONS);
     assert.match(userTexts(request)[0] ?? "", /^Summarise this conversation/);
   }
-  // Summary requests count as turns, and their usage as the run's.
-  assert.equal(result.turns, 31 + summaries.length);
-  assert.equal(result.turns, server.chatRequests.length);
+  // Summary requests are not turns (what --max-turns counts), but their usage is the run's.
+  assert.equal(result.turns, 31);
+  assert.equal(result.turns, server.chatRequests.length - summaries.length);
   const prompted = server.chatRequests.reduce(
     (n, r) => n + fakePromptTokens(r.body as FakeChatBody),
     0,
@@ -269,7 +269,8 @@ Deno.test("runAgentLoop() aborted during a summary request stops with aborted an
 
   assert.equal(result.stopReason, "aborted");
   assert.equal(server.chatRequests.filter(isSummaryRequest).length, 1);
-  assert.equal(result.turns, server.chatRequests.length);
+  // Every request but the (aborted) summary request was a turn.
+  assert.equal(result.turns, server.chatRequests.length - 1);
   assert.equal(log.of("compaction_end").at(-1)?.outcome, "aborted");
   assert.ok(!history.some(isSummaryMessage));
   assert.equal(history.at(-1)?.role, "toolResult");
@@ -334,8 +335,9 @@ Deno.test("runAgentLoop() gives up after two compactions the server still finds 
     "The model server still reported the conversation too long after compacting it twice: " +
       "the input length exceeds the context length",
   );
-  // Only the summary requests of the compactions were answered.
-  assert.equal(result.turns, model.requests.length - 3);
+  // Only the summary request of a compaction was answered: no turn was.
+  assert.equal(result.turns, 0);
+  assert.equal(model.requests.filter((r) => r.tools.length === 0).length, 1);
   assertHistoryAcceptable(history);
   assert.equal(history.at(-1)?.role, "user");
 });

@@ -1,6 +1,7 @@
 /**
- * Run limits: turns, tool calls, total tokens, a caller's check (cost) and wall time. Each refuses
- * the pending calls, asks once more without tools for a final answer, and keeps history valid.
+ * Run limits: turns, tool calls, total tokens, a caller's check (cost) and wall time. Each ends the
+ * run (refusing calls beyond the limit), asks once more without tools for a final answer, and
+ * keeps history valid.
  */
 import assert from "node:assert/strict";
 import { runAgentLoop } from "../../src/agent/mod.ts";
@@ -79,45 +80,74 @@ Deno.test("finalAnswerPrompt() names the limit and its flag and says tools are g
   assert.equal(limitPhrase("max_wall_time", 30), "wall-time limit of 30 s (--max-wall-time)");
 });
 
-Deno.test("runAgentLoop() at the turn limit refuses the calls and saves a final answer asked without tools", async () => {
+Deno.test("runAgentLoop() with maxIterations N runs N turns' calls, then saves a report asked without tools", async () => {
   const { tool, ran } = recordingTool();
-  const model = new ScriptedModelClient([acts("a", "b"), scripted.text("Did nothing yet.")]);
+  const model = new ScriptedModelClient([
+    acts("a", "b"),
+    acts("c"),
+    scripted.text("Ran a, b and c."),
+  ]);
   const history: Message[] = [];
   const log = eventLog();
   const result = await run(model, history, {
     tools: [tool],
-    maxIterations: 1,
+    maxIterations: 2,
     onEvent: log.onEvent,
   });
 
   assert.equal(result.stopReason, "maxIterations");
   assert.equal(result.limit, "max_turns");
   assert.equal(result.finalAnswer, true);
-  assert.equal(result.turns, 2, "the final answer is a reply too");
-  assert.equal(result.usage.totalTokens, 220);
-  assert.deepEqual(ran, []);
-  assert.deepEqual(resultsOf(history[2]).map((r) => [r.toolCallId, r.isError, r.details]), [
-    ["a", true, { notExecuted: "max_turns" }],
-    ["b", true, { notExecuted: "max_turns" }],
-  ]);
-  const final = model.requests[1];
+  assert.equal(result.turns, 2, "the report is a reply, not a turn");
+  assert.equal(result.usage.totalTokens, 330);
+  assert.deepEqual(ran, ["a", "b", "c"], "every call of both turns ran");
+  assert.deepEqual(resultsOf(history[4]).map((r) => [r.toolCallId, r.isError]), [["c", false]]);
+  const final = model.requests[2];
   assert.deepEqual(final?.tools, []);
-  assert.deepEqual(final?.messages, [...history.slice(0, 3), finalAnswerPrompt("max_turns")]);
+  assert.deepEqual(final?.messages, [...history.slice(0, 5), finalAnswerPrompt("max_turns")]);
   assert.deepEqual(history.map((m) => m.role), [
     "user",
+    "assistant",
+    "toolResult",
     "assistant",
     "toolResult",
     "user",
     "assistant",
   ]);
-  assert.deepEqual(history[3], finalAnswerPrompt("max_turns"));
-  assert.deepEqual((history[4] as AssistantMessage).blocks, [
-    { type: "text", text: "Did nothing yet." },
+  assert.deepEqual(history[5], finalAnswerPrompt("max_turns"));
+  assert.deepEqual((history[6] as AssistantMessage).blocks, [
+    { type: "text", text: "Ran a, b and c." },
   ]);
-  assert.deepEqual(log.of("message_end").at(-1)?.message, history[4]);
+  assert.deepEqual(log.of("message_end").at(-1), {
+    type: "message_end",
+    message: history[6],
+    report: true,
+  });
+  assert.deepEqual(log.of("message_end").map((e) => e.report), [undefined, undefined, true]);
   assert.deepEqual(log.of("message_saved").map((e) => e.message), history);
+  // Turn numbers end at the limit; the report request has its own event.
   assert.deepEqual(log.of("turn_start").map((e) => e.turn), [1, 2]);
+  assert.deepEqual(log.of("report_start"), [{ type: "report_start", limit: "max_turns" }]);
   assertHistoryAcceptable(history);
+});
+
+Deno.test("runAgentLoop() answers within the turn limit without a report, and queues nothing past it", async () => {
+  const { tool } = recordingTool();
+  const model = new ScriptedModelClient([acts("a"), scripted.text("Done.")]);
+  const history: Message[] = [];
+  let asked = 0;
+  const result = await run(model, history, {
+    tools: [tool],
+    maxIterations: 2,
+    getQueuedMessages: () => {
+      asked++;
+      return [user("more")];
+    },
+  });
+  assert.equal(result.stopReason, "completed");
+  assert.equal(result.turns, 2);
+  assert.equal(model.requests.length, 2);
+  assert.equal(asked, 0, "the queued message stays queued once the limit is reached");
 });
 
 Deno.test("runAgentLoop() keeps only the text of a final answer that calls a tool anyway", async () => {
@@ -132,7 +162,7 @@ Deno.test("runAgentLoop() keeps only the text of a final answer that calls a too
   const result = await run(model, history, { tools: [tool], maxIterations: 1 });
 
   assert.equal(result.finalAnswer, true);
-  assert.deepEqual(ran, []);
+  assert.deepEqual(ran, ["a"], "the report's call never runs");
   const answer = history.at(-1) as AssistantMessage;
   assert.deepEqual(answer.blocks, [{ type: "text", text: "Summary of the work." }]);
   assert.equal(answer.stopReason, "stop");

@@ -395,3 +395,15 @@ Deno.test("createJsonReporter() puts the replay in the result and the check's ve
   });
   assert.equal(err, "moat: replay check passed: 2 tool result(s) match the recording\n");
 });
+
+Deno.test("createJsonlReporter() marks the report request at a limit with report_start, not a turn", () => {
+  let out = "";
+  const r = createJsonlReporter({ writeStdout: (t) => void (out += t) });
+  r.event({ type: "turn_start", turn: 2 });
+  r.event({ type: "report_start", limit: "max_turns" });
+  const lines = out.trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map(({ type, turn, limit }) => ({ type, turn, limit })), [
+    { type: "turn_start", turn: 2, limit: undefined },
+    { type: "report_start", turn: undefined, limit: "max_turns" },
+  ]);
+});

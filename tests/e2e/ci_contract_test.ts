@@ -91,6 +91,8 @@ Deno.test("every limit ends with the model's final answer and exit 3, naming the
     assert.equal(result.limit, limit);
     assert.equal(result.stopReason, limit === "max_turns" ? "maxIterations" : "limitReached");
     assert.equal(result.finalAnswer, true);
+    // The flag's number is the number of turns, whose calls all ran (the report is no turn).
+    if (limit === "max_turns") assert.deepEqual([result.turns, result.failed], [2, 0]);
     assert.equal(result.text, "I read a.txt several times; what remains: everything else.");
     const last = t.server.chatRequests.at(-1)?.body;
     assert.ok(noTools(last), `${limit}: the final request has no tools`);
@@ -102,35 +104,75 @@ Deno.test("every limit ends with the model's final answer and exit 3, naming the
   }
 });
 
-Deno.test("--max-wall-time stops a long command and ends with a report, exit 3", async () => {
+Deno.test("--max-turns N runs N turns' calls, then prints the model's report on stdout in text mode", async () => {
   await using t = await setUp();
+  t.server.script(keepsReading());
+  const run = await t.run(["--max-turns", "2", "read forever"]);
+  assert.equal(run.code, 3, run.stderr);
+  assert.equal(run.stdout, "I read a.txt several times; what remains: everything else.\n");
+  assert.match(
+    run.stderr,
+    /stopped after 2 turn\(s\): the turn limit was reached \(raise it with --max-turns\); the answer above is the model's report/,
+  );
+  // Both turns' calls ran: the report request carries two real results, nothing refused.
+  assert.equal(t.server.chatRequests.length, 3);
+  const results = t.server.chatRequests[2]?.body?.messages.filter((m) => m.role === "tool");
+  assert.deepEqual(results?.map((m) => String(m.content).includes("alpha")), [true, true]);
+  assert.doesNotMatch(run.stderr, /not executed/);
+
+  // A model that never reports: stdout gets moat's summary of the work instead.
+  await using t2 = await setUp();
   let n = 0;
+  t2.server.script(
+    repeat(() => reply.toolCalls([{ id: `s${++n}`, name: "read", arguments: { path: "a.txt" } }])),
+  );
+  const silent = await t2.run(["--max-turns", "2", "--no-session", "read forever"]);
+  assert.equal(silent.code, 3, silent.stderr);
+  assert.match(
+    silent.stdout,
+    /^moat stopped the run at its turn limit \(--max-turns\) after 2 turn\(s\) and 2 tool call\(s\)/,
+  );
+  assert.match(silent.stderr, /the summary above is moat's/);
+});
+
+Deno.test("--max-wall-time stops a long command and ends with a report on stdout, exit 3", async () => {
+  await using t = await setUp();
+  // One long command; a request with tools after it means the command was not stopped in time,
+  // and the run then completes (exit 0), which fails the test with the output to look at.
   t.server.script(
+    repeat(
+      (request) =>
+        noTools(request.body)
+          ? reply.text("I was waiting for sleep; nothing else is done.")
+          : reply.toolCalls([{ id: "w1", name: "bash", arguments: { command: "sleep 30" } }]),
+      1,
+    ),
     repeat((request) =>
       noTools(request.body)
         ? reply.text("I was waiting for sleep; nothing else is done.")
-        : reply.toolCalls([{ id: `w${++n}`, name: "bash", arguments: { command: "sleep 30" } }])
+        : reply.text("The command ended before the limit.")
     ),
   );
-  const started = Date.now();
+  const session = t.home.path("wall.jsonl");
   const run = await t.run([
     "--max-wall-time",
     "4",
     "--allow-run=sleep",
-    "--output",
-    "json",
+    "--session",
+    session,
     "wait",
   ]);
-  assert.equal(run.code, 3, run.stderr);
-  assert.ok(Date.now() - started < 25_000, "the 30 s command did not run to its end");
-  const result = JSON.parse(run.stdout);
-  assert.equal(result.limit, "max_wall_time");
-  assert.equal(result.stopReason, "limitReached");
+  assert.equal(run.code, 3, `${run.stdout}\n${run.stderr}`);
+  assert.match(run.stderr, /the wall-time limit was reached \(raise it with --max-wall-time\)/);
   // On a loaded machine the report may not fit in the time left: then moat summarises.
   assert.match(
-    result.text,
-    result.finalAnswer ? /I was waiting for sleep/ : /moat stopped the run at its wall-time limit/,
+    run.stdout,
+    /^(I was waiting for sleep; nothing else is done\.|moat stopped the run at its wall-time limit)/,
   );
+  // The command did not run to its end: if it started at all, it was aborted.
+  const results = (await Deno.readTextFile(session)).trim().split("\n").map((l) => JSON.parse(l))
+    .flatMap((l) => l.message?.role === "toolResult" ? l.message.results : []);
+  for (const r of results) assert.match(JSON.stringify(r.content), /aborted/);
 });
 
 Deno.test("--max-cost stops once the run costs that much, and needs pricing", async () => {
@@ -189,6 +231,37 @@ Deno.test("--output-schema prints only the JSON the model gave through final_ans
   const json = await t.run(["--output-schema", "schema.json", "--output", "json", "again"]);
   assert.equal(json.code, 0, json.stderr);
   assert.deepEqual(JSON.parse(json.stdout).structured, { verdict: "fail", reasons: [] });
+});
+
+Deno.test("--output-schema: a valid final_answer on the first try is an answer, with no warning", async () => {
+  await using t = await setUp();
+  await Deno.writeTextFile(t.ws.path("schema.json"), JSON.stringify(SCHEMA));
+  const answer = { verdict: "pass", reasons: ["tests green"] };
+  const valid = () =>
+    t.server.script(
+      reply.toolCalls([{ id: "f1", name: "final_answer", arguments: answer }]),
+    );
+  valid();
+  const text = await t.run(["--output-schema", "schema.json", "--no-session", "review"]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.deepEqual(JSON.parse(text.stdout), answer);
+  assert.doesNotMatch(text.stderr, /warning/);
+
+  valid();
+  const json = await t.run(["--output-schema", "schema.json", "-o", "json", "--no-session", "r"]);
+  assert.equal(json.code, 0, json.stderr);
+  const result = JSON.parse(json.stdout);
+  assert.deepEqual(result.structured, answer);
+  assert.deepEqual(result.warnings, []);
+  assert.doesNotMatch(json.stderr, /warning/);
+
+  valid();
+  const jsonl = await t.run(["--output-schema", "schema.json", "-o", "jsonl", "--no-session", "r"]);
+  assert.equal(jsonl.code, 0, jsonl.stderr);
+  const events = jsonLines(jsonl.stdout);
+  assert.deepEqual(events.filter((e) => e.type === "warning"), []);
+  assert.deepEqual(events.at(-1)?.structured, answer);
+  assert.doesNotMatch(jsonl.stderr, /warning/);
 });
 
 Deno.test("--output-schema asks again twice, then exits 7", async () => {

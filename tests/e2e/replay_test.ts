@@ -231,3 +231,42 @@ Deno.test("moat --replay-check follows a read of a bash spill file into this run
   assert.match(replayed.stderr, /✓ read .*bash-.*\.stdout\.log/);
   assert.match(replayed.stderr, /replay check passed: 2 tool result\(s\) match/);
 });
+
+Deno.test("moat --replay of a run that stopped at --max-turns replays it as recorded: the same report, exit 3", async () => {
+  await using home = await createTempWorkspace();
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await seed(ws);
+  let n = 0;
+  server.script(
+    reply.toolCalls([{ id: `r${++n}`, name: "read", arguments: { path: "notes.txt" } }]),
+    reply.toolCalls([{ id: `r${++n}`, name: "read", arguments: { path: "src/app.ts" } }]),
+    reply.text("Read the notes and the app; the summary remains to be written."),
+  );
+  const file = home.path("limit.jsonl");
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  const recorded = await runMoat(["--session", file, "--max-turns", "2", "summarise"], {
+    cwd: ws.dir,
+    env,
+  });
+  assert.equal(recorded.code, 3, recorded.stderr);
+  assert.equal(server.chatRequests.length, 3);
+
+  await using again = await createTempWorkspace();
+  await seed(again);
+  const replayed = await runMoat(["--replay", file, "--replay-check", "--no-session"], {
+    cwd: again.dir,
+    env: offlineEnv(home),
+  });
+  assert.equal(replayed.code, 3, replayed.stderr);
+  assert.equal(replayed.stdout, recorded.stdout);
+  assert.equal(
+    replayed.stdout,
+    "Read the notes and the app; the summary remains to be written.\n",
+  );
+  const limitLine = /stopped after 2 turn\(s\): the turn limit was reached.*model's report/;
+  assert.match(recorded.stderr, limitLine);
+  assert.match(replayed.stderr, limitLine);
+  assert.match(replayed.stderr, /replay check passed: 2 tool result\(s\) match the recording/);
+  assert.doesNotMatch(replayed.stderr, /not played|without a final reply|warning/);
+});

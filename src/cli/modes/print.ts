@@ -237,7 +237,8 @@ export async function printMode(setup: RunSetup): Promise<number> {
       : stopReason === "completed" && settings.failOnDeny && stats.denied > 0
       ? EXIT.denied
       : PRINT_EXIT_CODES[stopReason];
-    if (stopReason === "completed" && stats.lastText.trim() === "") {
+    // A structured answer is the answer, whatever text the last reply had.
+    if (stopReason === "completed" && answer?.value === undefined && stats.lastText.trim() === "") {
       reporter.warning("The model finished without an answer: its final reply was empty");
     }
     const summary = runSummary(stats, settled, { stopReason, exitCode });

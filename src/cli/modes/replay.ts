@@ -66,8 +66,9 @@ export function startReplay(
       }
       const outcome = await runOnce(setup, engine, {
         ...runOptions,
-        // The recorded run's own turn limit, unless the user gives one.
+        // The recorded run's own turn limit, unless the user gives one; its report, if recorded.
         maxTurns: userMaxTurns ?? exchange.turnLimit,
+        finalAnswer: userMaxTurns === undefined && exchange.report === true,
         model: exchange.model,
         prompt: exchange.prompt,
         observe: (event) => {
@@ -77,7 +78,9 @@ export function startReplay(
           }
         },
       });
-      if (!exchange.last && outcome.result?.stopReason === "completed") {
+      const answered = outcome.result?.stopReason === "completed" ||
+        outcome.result?.finalAnswer === true;
+      if (!exchange.last && answered) {
         reporter.replayAnswer?.(stats.lastText);
       }
       return outcome;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Type } from "@sinclair/typebox";
 import { runCli } from "../../../src/cli/main.ts";
 import type { Message } from "../../../src/model/types.ts";
+import { finalAnswerPrompt } from "../../../src/agent/mod.ts";
 import { sessionHeader, sessionText } from "../../support/sessions.ts";
 import { createDenoCliFs } from "../../../src/sys/session_fs.ts";
 import type { Tool, ToolOutput } from "../../../src/agent/tool.ts";
@@ -419,7 +420,7 @@ const refusedAtLimit = (id: string): Message => ({
   }],
 });
 
-Deno.test("runCli() --replay stops where the recorded run hit its turn limit, refusing the call again", async () => {
+Deno.test("runCli() --replay of an older recording refused at its turn limit never runs the refused call", async () => {
   await using ws = await createTempWorkspace({
     "limit.jsonl": recordingText([
       user("list"), // 2
@@ -437,17 +438,64 @@ Deno.test("runCli() --replay stops where the recorded run hit its turn limit, re
   const alone = await run(ws, ["--replay", "limit.jsonl", "--replay-check", "--no-session"]);
   assert.equal(alone.code, 3, alone.terminal.stderr);
   assert.deepEqual(alone.calls.toolArgs, [], "the refused call was not run");
-  assert.match(alone.terminal.stderr, /replay check passed: 1 tool result\(s\) match/);
+  assert.match(alone.terminal.stderr, /stopped after 0 turn\(s\): the turn limit was reached/);
+  assert.match(alone.terminal.stderr, /replay check passed: 0 tool result\(s\) match/);
+  assert.doesNotMatch(alone.terminal.stderr, /not played|without a final reply/);
 
   const more = await run(ws, ["--replay", "limit_then_more.jsonl", "--no-session"]);
   assert.equal(more.code, 0, more.terminal.stderr);
   assert.deepEqual(more.calls.toolArgs, []);
   assert.equal(more.terminal.stdout, "Fine.\n");
 
-  // A limit the user gives wins: here a larger one lets the call run, and the replay runs out.
+  // A limit the user gives wins: the refused reply is still never played, and the replay runs out.
   const given = await run(ws, ["--replay", "limit.jsonl", "--max-turns", "5", "--no-session"]);
   assert.equal(given.code, 1, given.terminal.stderr);
-  assert.deepEqual(given.calls.toolArgs, [{ path: "." }]);
+  assert.deepEqual(given.calls.toolArgs, []);
+});
+
+Deno.test("runCli() --replay of a run that stopped at its turn limit plays the report and exits 3, as recorded", async () => {
+  const report = answer("Listed the files; nothing else is done.");
+  const recorded = [
+    user("list"), // 2
+    callLs("call_1"), // 3
+    lsResult("call_1", `${RECORDED_CWD}/README.md\n${RECORDED_CWD}/src/`), // 4
+    finalAnswerPrompt("max_turns"), // 5
+    report, // 6
+  ];
+  await using ws = await createTempWorkspace({
+    "limit.jsonl": recordingText(recorded),
+    "limit_then_more.jsonl": recordingText([...recorded, user("go on"), answer("Fine.")]),
+  });
+  const alone = await run(ws, [
+    "--replay",
+    "limit.jsonl",
+    "--replay-check",
+    "--session",
+    "s.jsonl",
+  ]);
+  assert.equal(alone.code, 3, alone.terminal.stderr);
+  assert.deepEqual(alone.calls.toolArgs, [{ path: "." }], "the turn's call ran once");
+  assert.equal(alone.terminal.stdout, "Listed the files; nothing else is done.\n");
+  assert.match(
+    alone.terminal.stderr,
+    /stopped after 1 turn\(s\): the turn limit was reached .*the answer above is the model's report/,
+  );
+  assert.match(alone.terminal.stderr, /replay check passed: 1 tool result\(s\) match/);
+  assert.doesNotMatch(alone.terminal.stderr, /not played|without a final reply/);
+  // The replay's session holds the same conversation as the recording.
+  const lines = await sessionLines(ws, "s.jsonl");
+  assert.deepEqual(
+    lines.slice(1).map((l) => [l.message.role, l.message.content ?? l.message.blocks]),
+    recorded.map((
+      m,
+    ) => [m.role, "content" in m ? m.content : "blocks" in m ? m.blocks : undefined]),
+  );
+
+  const more = await run(ws, ["--replay", "limit_then_more.jsonl", "--no-session"]);
+  assert.equal(more.code, 0, more.terminal.stderr);
+  assert.deepEqual(more.calls.toolArgs, [{ path: "." }]);
+  assert.equal(more.terminal.stdout, "Listed the files; nothing else is done.\n\nFine.\n");
+  assert.doesNotMatch(more.terminal.stderr, /not played|without a final reply/);
 });
 
 Deno.test("runCli() --replay maps an absolute path in the recording's workspace to this workspace", async () => {
