@@ -37,17 +37,26 @@ export interface Approvals {
    * an allowed call may write it, it is created (empty) and the next host mounts exactly it.
    */
   createGrantedFiles(call: PolicyCall): Promise<void>;
+  /**
+   * The file created (empty) for call `toolCallId`, once: the call's write found it there, but
+   * the file is new.
+   */
+  takeCreatedFile(toolCallId: string): string | undefined;
 }
 
 /** Creates the approval side of a sandbox over `setup.hosts`. */
 export function createApprovals(setup: ApprovalSetup): Approvals {
   const { hosts, sys } = setup;
+  const created = new Map<string, string>();
+  const create = (toolCallId: string, path: string) => {
+    if (createApprovedFile(path, sys)) created.set(toolCallId, path);
+  };
   return {
     onApproved({ toolCallId, location, scope }) {
       // The view grows by exactly the approved path: a new file is created first (its directory
       // exists), so that the host can mount that one file and never its directory.
       if (setup.bwrap && location.access === "write" && scope !== "directory") {
-        createApprovedFile(location.path, sys);
+        create(toolCallId, location.path);
       }
       if (scope === "always") {
         hosts.widen(widenForApproval(hosts.grants, location));
@@ -69,9 +78,14 @@ export function createApprovals(setup: ApprovalSetup): Approvals {
       const writes = await Promise.resolve(call.tool.locations?.(call.args) ?? []).catch(() => []);
       for (const location of writes) {
         if (location.access !== "write" || !missing.includes(location.path)) continue;
-        createApprovedFile(location.path, sys);
+        create(call.toolCallId, location.path);
         if (sys.paths.lstat(location.path) !== undefined) hosts.restart();
       }
+    },
+    takeCreatedFile(toolCallId) {
+      const path = created.get(toolCallId);
+      created.delete(toolCallId);
+      return path;
     },
   };
 }
@@ -97,11 +111,14 @@ function withMoreProtection(
   };
 }
 
-/** Creates an approved file that does not exist yet, when its directory is a real directory. */
-function createApprovedFile(path: string, sys: Pick<SandboxSys, "paths" | "files">): void {
-  if (sys.paths.lstat(path) !== undefined) return;
+/**
+ * Creates an approved file that does not exist yet, when its directory is a real directory;
+ * true when it did.
+ */
+function createApprovedFile(path: string, sys: Pick<SandboxSys, "paths" | "files">): boolean {
+  if (sys.paths.lstat(path) !== undefined) return false;
   const parent = dirname(path);
   const real = sys.paths.realPath(parent);
-  if (!real.ok || real.path !== parent || sys.paths.stat(parent)?.kind !== "dir") return;
-  sys.files.createEmptyFile(path);
+  if (!real.ok || real.path !== parent || sys.paths.stat(parent)?.kind !== "dir") return false;
+  return sys.files.createEmptyFile(path);
 }

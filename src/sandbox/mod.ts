@@ -22,6 +22,7 @@ import {
 } from "../policy/mod.ts";
 import {
   type AnyTool,
+  asNewFileWrite,
   type BuiltinToolOptions,
   createBuiltinTools,
   selectTools,
@@ -270,12 +271,18 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const selected = options.tools === undefined ? local : selectTools(local, options.tools);
   const tools = selected.map((tool): AnyTool => ({
     ...tool,
-    execute: (args, signal, ctx) =>
-      hosts.execute(tool.name, args, {
+    async execute(args, signal, ctx) {
+      const created = approvals.takeCreatedFile(ctx.toolCallId);
+      const output = await hosts.execute(tool.name, args, {
         toolCallId: ctx.toolCallId,
         signal,
         onUpdate: ctx.onUpdate,
-      }),
+      });
+      // The sandbox created the file this write found: it is new all the same.
+      return created !== undefined && tool.name === "write"
+        ? asNewFileWrite(output, created)
+        : output;
+    },
   }));
 
   // Under a scoped --allow-run the view masks the programs not granted: name them after a call.

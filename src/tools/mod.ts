@@ -9,7 +9,13 @@ export * from "./ops.ts";
 export * from "./registry.ts";
 export { createReadTool, type ReadArgs, ReadParams, type ReadToolOptions } from "./read.ts";
 export { createEditTool, type EditArgs, EditParams, type EditToolOptions } from "./edit.ts";
-export { createWriteTool, type WriteArgs, WriteParams, type WriteToolOptions } from "./write.ts";
+export {
+  asNewFileWrite,
+  createWriteTool,
+  type WriteArgs,
+  WriteParams,
+  type WriteToolOptions,
+} from "./write.ts";
 export { createGrepTool, type GrepArgs, GrepParams, type GrepToolOptions } from "./grep/mod.ts";
 export {
   type ScanThread,

@@ -24,6 +24,24 @@ export type WriteArgs = Static<typeof WriteParams>;
 /** Serialisable options of write (plus injectable fs). */
 export type WriteToolOptions = FsToolOptions;
 
+const CREATED = "created a new file";
+const OVERWROTE = "overwrote the existing file";
+
+/**
+ * A write tool result for `path` when that file did not exist before the call: the sandbox
+ * created it empty just before (so that bubblewrap could mount exactly that file), and the write
+ * found it there. Any other result is returned as it is.
+ */
+export function asNewFileWrite(output: ToolOutput, path: string): ToolOutput {
+  const details = output.details as { path?: unknown; created?: unknown } | undefined;
+  if (output.isError === true || details?.path !== path || details.created !== false) return output;
+  return {
+    ...output,
+    output: output.output.replace(`(${OVERWROTE}).`, `(${CREATED}).`),
+    details: { ...details, created: true },
+  };
+}
+
 /** Creates the write tool. */
 export function createWriteTool(options: WriteToolOptions): Tool<typeof WriteParams> {
   const fs = options.fs;
@@ -35,7 +53,7 @@ export function createWriteTool(options: WriteToolOptions): Tool<typeof WritePar
     const bytes = new TextEncoder().encode(args.content);
     try {
       const result = await fs.writeFile(abs, bytes, { createParents: true });
-      const how = result.created ? "created a new file" : "overwrote the existing file";
+      const how = result.created ? CREATED : OVERWROTE;
       return {
         output: `Wrote ${bytes.length} bytes to ${shown} (${how}).`,
         details: { path: result.path, bytes: bytes.length, created: result.created },
