@@ -51,18 +51,22 @@ export interface CliDeps {
 /** The default endpoint when neither a flag, the environment nor config names one. */
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
-/** The one-paragraph error shown when no key and no endpoint are configured (exit 2). */
+/** The error shown when no key and no endpoint are configured (exit 2), in short lines. */
 export function noEndpointMessage(apiKeyEnv: string): string {
-  return `moat: No model endpoint configured. moat works with any OpenAI-compatible API. ` +
-    `For OpenAI, set ${apiKeyEnv} to your API key${
+  const lines = [
+    "moat: No model endpoint configured: moat works with any OpenAI-compatible API.",
+    `  OpenAI: set ${apiKeyEnv} to your API key${
       apiKeyEnv === "OPENAI_API_KEY" ? " (or name another variable with --api-key-env NAME)" : ""
-    }. For a local server, set OPENAI_BASE_URL or pass --base-url, and choose a model with ` +
-    `--model: Ollama http://localhost:11434/v1, vLLM http://localhost:8000/v1, llama.cpp ` +
-    `server http://localhost:8080/v1 (local servers need no key). Example: ` +
-    `OPENAI_BASE_URL=http://localhost:11434/v1 moat --model qwen2.5-coder "explain this repo". ` +
-    `Settings can also live in .moat/config.json or ~/.config/moat/config.json (see --help). ` +
-    `To see moat work without a model, replay a recorded session: moat --replay FILE (a clone ` +
-    `of the repository has examples/tour.jsonl).\n`;
+    }.`,
+    "  A local server needs no key: set OPENAI_BASE_URL (or pass --base-url), and --model:",
+    "    Ollama     http://localhost:11434/v1",
+    "    vLLM       http://localhost:8000/v1",
+    "    llama.cpp  http://localhost:8080/v1",
+    '  Example: OPENAI_BASE_URL=http://localhost:11434/v1 moat --model qwen2.5-coder "explain this"',
+    "  Settings can also live in .moat/config.json or ~/.config/moat/config.json (see --help).",
+    "  No model yet? moat --replay FILE replays a recorded session (try moat's examples/tour.jsonl).",
+  ];
+  return lines.join("\n") + "\n";
 }
 
 /** Everything one invocation works with after flags, config and the sandbox are settled. */
