@@ -4,6 +4,7 @@
  * filesystem view and the tools' environment.
  */
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { expandHome, type Home, resolveHome } from "./home.ts";
 import type { PathOps } from "./ops.ts";
 
 /** Everything (`true`, the flag without a value) or a list (possibly empty = nothing). */
@@ -122,7 +123,8 @@ export function parseGrantFlags(
 ): GrantsResult {
   const { paths } = options;
   const cwd = realOrSelf(paths, options.cwd);
-  const home = options.home;
+  // `~` as every other layer expands it: HOME resolved once (src/policy/home.ts).
+  const home = resolveHome(options.home, paths);
   const grants = defaultGrants(cwd, { paths });
   try {
     if (flagEntries(values["allow-all"]).some((v) => v !== false)) {
@@ -300,24 +302,22 @@ function splitList(entry: string, flag: GrantFlag): string[] {
   return parts;
 }
 
-function expandHome(p: string, home: string | undefined): string {
-  if (home && (p === "~" || p.startsWith("~/"))) return join(home, p.slice(1));
-  return p;
+/** `raw` with `~` expanded (src/policy/home.ts); a `~` that cannot be is a usage error. */
+function expandedPath(raw: string, options: { home: Home; flag: GrantFlag; what: string }): string {
+  const expanded = expandHome(raw, options.home);
+  if (expanded.ok) return expanded.path;
+  throw new UsageError(
+    `${options.what} path "${raw}" (--${options.flag}) starts with "~", but ${expanded.reason}`,
+  );
 }
 
 function grantedPath(
   paths: PathOps,
   cwd: string,
   raw: string,
-  options: { home: string | undefined; flag: GrantFlag },
+  options: { home: Home; flag: GrantFlag },
 ): string {
-  if ((raw === "~" || raw.startsWith("~/")) && !options.home) {
-    throw new UsageError(
-      `Granted path "${raw}" (--${options.flag}) starts with "~", but HOME is not set: write ` +
-        "the path out in full",
-    );
-  }
-  const abs = resolve(cwd, expandHome(raw, options.home));
+  const abs = resolve(cwd, expandedPath(raw, { ...options, what: "Granted" }));
   const real = paths.realPath(abs);
   if (real.ok) return real.path;
   if (real.reason === "not_found") {
@@ -341,9 +341,9 @@ function deniedPath(
   paths: PathOps,
   cwd: string,
   raw: string,
-  options: { home: string | undefined; flag: GrantFlag },
+  options: { home: Home; flag: GrantFlag },
 ): string {
-  const abs = resolve(cwd, expandHome(raw, options.home));
+  const abs = resolve(cwd, expandedPath(raw, { ...options, what: "Denied" }));
   const real = paths.realPath(abs);
   if (real.ok) return real.path;
   // A denied path is fixed at the start by its real path and identity; one that does not exist

@@ -4,6 +4,7 @@
  * the path containment they share with the sandbox's bwrap view.
  */
 export * from "./grants.ts";
+export * from "./home.ts";
 export * from "./grant_hints.ts";
 export * from "./check.ts";
 export * from "./approve.ts";

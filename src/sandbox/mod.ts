@@ -17,6 +17,7 @@ import {
   type Prompter,
   protectedDetail,
   type Protection,
+  resolveHome,
   toolEnvironment,
   UsageError,
 } from "../policy/mod.ts";
@@ -176,10 +177,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   const env = toolEnvironment(options.grants, options.env, options.secretEnvNames);
   if (bwrap) env["TMPDIR"] = "/tmp";
+  // `~` as the grants expanded it (a symlinked HOME is not in bubblewrap's view): for the path
+  // arguments of the tools and for bash's HOME alike.
+  const home = resolveHome(options.env["HOME"], sys.paths);
+  if (home.ok && env["HOME"] !== undefined) env["HOME"] = home.path;
   const toolOptions = {
     cwd: options.cwd,
     spillDir: options.spillDir,
     env,
+    ...(home.ok ? { home: home.path } : {}),
     ...(options.bashTimeoutSec === undefined ? {} : { bashTimeoutSec: options.bashTimeoutSec }),
     ...(options.bashMaxTimeoutSec === undefined
       ? {}

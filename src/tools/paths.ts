@@ -1,5 +1,6 @@
 /** The one place tools resolve paths: cwd-relative, `~` expanded, real paths for the policy. */
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { expandHome } from "../policy/home.ts";
 import { FsError, type FsOps } from "./ops.ts";
 
 /** The options every filesystem tool takes: serialisable apart from the injectable `fs`. */
@@ -36,17 +37,15 @@ export function pathErrorsAsResults<P extends unknown[], R>(
   };
 }
 
-/** Resolves a tool path argument against `cwd`, expanding a leading `~` with `home`. */
+/**
+ * Resolves a tool path argument against `cwd`, expanding a leading `~` with `home` (the home
+ * directory moat resolved at the start, src/policy/home.ts); `~user` is refused, not read as a
+ * name in `cwd`.
+ */
 export function resolvePath(cwd: string, p: string, options: { home?: string } = {}): string {
-  if (p === "~" || p.startsWith("~/")) {
-    if (options.home === undefined) {
-      throw new PathError(
-        `Cannot expand "~" in "${p}": the home directory is unknown; use an absolute path`,
-      );
-    }
-    return resolve(options.home, p === "~" ? "." : p.slice(2));
-  }
-  return isAbsolute(p) ? resolve(p) : resolve(cwd, p);
+  const expanded = expandHome(p, options.home);
+  if (!expanded.ok) throw new PathError(`Cannot expand "~" in "${p}": ${expanded.reason}`);
+  return isAbsolute(expanded.path) ? resolve(expanded.path) : resolve(cwd, expanded.path);
 }
 
 /** How many symlinks `realLocation` follows through missing targets (as the OS, ELOOP). */
@@ -226,7 +225,10 @@ export async function fsFailure(
   }
 }
 
-/** A resolver bound to a tool's cwd and home (`home`, else `fs.homeDir()`, looked up lazily). */
+/**
+ * A resolver bound to a tool's cwd and home (`home`, else `fs.homeDir()`, looked up lazily; a
+ * relative one is no home: it would mean another directory in each process).
+ */
 export function pathResolver(
   cwd: string,
   fs: FsOps,
@@ -234,6 +236,10 @@ export function pathResolver(
 ): (p: string) => string {
   return (p) => {
     const home = options.home ?? fs.homeDir?.();
-    return resolvePath(cwd, p, home === undefined ? {} : { home });
+    return resolvePath(
+      cwd,
+      p,
+      home === undefined || !isAbsolute(home) ? {} : { home: resolve(home) },
+    );
   };
 }

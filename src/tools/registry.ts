@@ -23,8 +23,13 @@ export interface BuiltinToolOptions {
   cwd: string;
   /** Per-run directory for bash's spilled output. */
   spillDir: string;
-  /** The complete environment of bash commands; its HOME also expands `~` in paths. */
+  /** The complete environment of bash commands; its HOME expands `~` in paths without `home`. */
   env?: Record<string, string>;
+  /**
+   * The home directory `~` expands to in path arguments: the one moat resolved at the start
+   * (src/policy/home.ts), so the tools in a Worker or bubblewrap mean what the grants meant.
+   */
+  home?: string;
   bashTimeoutSec?: number;
   bashMaxTimeoutSec?: number;
   /** File operations shared by the tools (the entry points pass Deno's: src/sys/fs.ts). */
@@ -41,7 +46,7 @@ export interface BuiltinToolOptions {
 /** Builds the seven built-in tools sharing one FsOps. */
 export function createBuiltinTools(options: BuiltinToolOptions): AnyTool[] {
   const fs = options.fs;
-  const home = options.env?.HOME;
+  const home = options.home ?? options.env?.HOME;
   const common = { cwd: options.cwd, fs, ...(home === undefined ? {} : { home }) };
   return [
     createReadTool(common),

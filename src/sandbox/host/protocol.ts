@@ -13,6 +13,8 @@ export interface WireToolOptions {
   cwd: string;
   spillDir: string;
   env?: Record<string, string>;
+  /** The home directory `~` expands to (src/policy/home.ts), resolved once by the main process. */
+  home?: string;
   bashTimeoutSec?: number;
   bashMaxTimeoutSec?: number;
   bashCommandPrefix?: string[];
