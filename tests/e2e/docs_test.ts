@@ -1,6 +1,8 @@
 /** The commands and examples the docs show are the ones that really run. */
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { splitWords } from "../../scripts/compile.ts";
+import { parseCommand } from "../../src/cli/sessions.ts";
 import { VERSION } from "../../src/version.ts";
 import { fault, repeat, reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
@@ -260,4 +262,97 @@ Deno.test({
       assert.fail(`docs/events.md does not document (event: field):\n${missing.join("\n")}`);
     }
   },
+});
+
+// ---------------------------------------------------------------------------------------------
+// The README's examples run as written in a project of your own, with the installed `moat`.
+
+/** The `moat …` command lines of the README's `sh` blocks, without their comments. */
+function readmeExamples(readme: string): string[] {
+  return [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .flatMap((m) => (m[1] as string).split("\n"))
+    .map((line) => line.trim().replace(/\s+#.*$/, ""))
+    .filter((line) => /^(?:[A-Z_]+=\S+\s+)*moat(?:\s|$)/.test(line));
+}
+
+Deno.test({
+  name: "every moat example in the README runs as written in a project that is not moat's checkout",
+  async fn() {
+    const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
+    const examples = readmeExamples(readme);
+    assert.ok(examples.length >= 10, examples.join("\n"));
+    // Each parses as moat's own command line.
+    for (const line of examples) {
+      const words = splitWords(line).filter((w, i, all) =>
+        !all.slice(0, i + 1).every((x) => /^[A-Z_]+=/.test(x))
+      );
+      assert.equal(words[0], "moat", line);
+      const parsed = parseCommand(words.slice(1));
+      assert.ok(parsed.ok, `${line}: ${parsed.ok ? "" : parsed.error}`);
+    }
+
+    await using home = await createTempWorkspace({ "notes/todo.md": "- ship\n" });
+    await using app = await createTempWorkspace({
+      "README.md": "# My app\n",
+      "src/main.ts": "console.log(1);\n",
+      "tests/main_test.ts": "",
+      "docs/guide.md": "# Guide\n",
+      ".env": "TOKEN=x\n",
+    }, { prefix: "my-app-" });
+    // The README's `~/moat` is this checkout; `run.jsonl`, a recording moat wrote.
+    await Deno.symlink(PROJECT_ROOT, join(home.dir, "moat"));
+    await Deno.copyFile(join(PROJECT_ROOT, "examples", "tour.jsonl"), app.path("run.jsonl"));
+    await using server = await startFakeOpenAI();
+    server.script(repeat(reply.text("ok")));
+    const root = join(home.dir, "deno-install");
+    const env = cliEnv(home.dir, {
+      OPENAI_BASE_URL: server.baseURL,
+      OPENAI_API_KEY: "k",
+      DENO_INSTALL_ROOT: root,
+      PATH: [join(root, "bin"), dirname(Deno.execPath()), Deno.env.get("PATH") ?? ""].join(":"),
+    });
+    const sh = async (command: string[], cwd: string) => {
+      const out = await new Deno.Command(command[0] as string, {
+        args: command.slice(1),
+        cwd,
+        env,
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+    };
+    const installed = await sh([Deno.execPath(), "task", "-q", "install"], PROJECT_ROOT);
+    assert.equal(installed.code, 0, installed.stderr);
+
+    for (const line of examples) {
+      // Another server of the example's own, or a session or a terminal of yours: parsed above.
+      if (/https:\/\//.test(line) || /--resume\b/.test(line)) continue;
+      const result = await sh(["sh", "-c", line], app.dir);
+      if (line === "moat sessions") {
+        assert.equal(result.code, 0, `${line}: ${result.stderr}`);
+        continue;
+      }
+      assert.notEqual(result.code, 2, `${line}: ${result.stderr}`);
+      assert.match(
+        result.stderr.split("\n")[0] ?? "",
+        new RegExp(`^moat: workspace ${app.dir} \\(`),
+        `${line}: ${result.stderr}`,
+      );
+    }
+  },
+});
+
+Deno.test("the README's dependency list names every package deno.json imports", async () => {
+  const config = JSON.parse(await Deno.readTextFile(join(PROJECT_ROOT, "deno.json")));
+  const packages = new Set(
+    Object.values(config.imports as Record<string, string>)
+      .map((specifier) => /^npm:((?:@[^/]+\/)?[^@/]+)/.exec(specifier)?.[1] ?? specifier)
+      .filter((name) => !name.startsWith("@types/")),
+  );
+  const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
+  const section = /^## Dependencies\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? "";
+  const named = new Set([...section.matchAll(/`([^`]+)`/g)].map((m) => m[1]));
+  assert.deepEqual([...packages].filter((p) => !named.has(p)), []);
 });
