@@ -351,6 +351,7 @@ export function runSummary(
     toolCalls: stats.toolCalls,
     failed: stats.failed,
     denied: stats.denied,
+    denials: stats.denials,
     exitCode: end.exitCode,
     text: stats.lastText,
   };

@@ -172,6 +172,7 @@ export function runEndRecord(summary: RunSummary): Record<string, unknown> {
     toolCalls: summary.toolCalls,
     failed: summary.failed,
     denied: summary.denied,
+    denials: summary.denials ?? [],
     exitCode: summary.exitCode,
     truncated: summary.truncated === true,
   };
@@ -193,6 +194,7 @@ export function permissionRecord(decision: PermissionDecision): Record<string, u
     by: decision.by,
   };
   if (decision.reason !== undefined) record.reason = decision.reason;
+  if (decision.hint !== undefined) record.hint = decision.hint;
   if (decision.during === true) record.during = true;
   return record;
 }

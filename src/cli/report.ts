@@ -73,6 +73,20 @@ export interface RunError {
   status?: number;
 }
 
+/** One denied access of a call: what was asked and what the model was told. */
+export interface Denial {
+  toolCallId: string;
+  toolName: string;
+  access: PermissionDecision["access"];
+  /** The real path, program or host asked for (the MCP tool's name for "mcp"). */
+  target: string;
+  by: PermissionDecision["by"];
+  /** The reason the model received. */
+  reason: string;
+  /** The flag the model was told to add, when a grant would lift the denial. */
+  hint: string | null;
+}
+
 /** Facts known when a run ends. */
 export interface RunSummary {
   stopReason: RunStopReason;
@@ -92,6 +106,8 @@ export interface RunSummary {
   toolCalls: number;
   failed: number;
   denied: number;
+  /** Every denied access (a call may have several), in the order they were decided. */
+  denials?: Denial[];
   exitCode: number;
   /** The text of the last assistant reply. */
   text: string;
@@ -139,6 +155,8 @@ export interface RunStats {
   changed: string[];
   /** Bash commands run, in order. */
   commands: string[];
+  /** Every denied access, as in RunSummary. */
+  denials: Denial[];
   /** Text of the last assistant reply seen. */
   lastText: string;
   observe(event: AgentEvent): void;
@@ -171,6 +189,7 @@ export function createRunStats(): RunStats {
     retries: 0,
     changed: [],
     commands: [],
+    denials: [],
     lastText: "",
     observe(event) {
       switch (event.type) {
@@ -209,9 +228,22 @@ export function createRunStats(): RunStats {
     },
     observeDecision(decision) {
       if (isRefusalDuringCall(decision)) stats.denied++;
+      if (decision.outcome === "denied") stats.denials.push(denialOf(decision));
     },
   };
   return stats;
+}
+
+function denialOf(decision: PermissionDecision): Denial {
+  return {
+    toolCallId: decision.toolCallId,
+    toolName: decision.toolName,
+    access: decision.access,
+    target: decision.target,
+    by: decision.by,
+    reason: decision.reason ?? "",
+    hint: decision.hint ?? null,
+  };
 }
 
 /** Remembers what a successful call changed or ran, for a summary of the work. */

@@ -56,6 +56,8 @@ export interface PermissionDecision {
   by: "grants" | "user" | "no_prompt" | "deny_list" | "protected" | "error";
   /** For denials: the reason the model receives. */
   reason?: string;
+  /** For a denial that a grant would lift: the flag the model was told to add. */
+  hint?: string;
   /**
    * True for a decision made while the call ran (bash's connection the proxy refused, a program
    * the grants kept from bash), not by the check before it.
@@ -103,10 +105,14 @@ function blocked(reason: string): PolicyBlock {
  */
 export function notGrantedReason(location: ToolLocation, flag?: string): string {
   const { target } = describeLocation(location);
-  const kind = location.access;
-  return `${kind} access to "${target}" is not granted (add ${
-    flag ?? `--allow-${kind}=${target}`
+  return `${location.access} access to "${target}" is not granted (add ${
+    grantHint(location, flag)
   })`;
+}
+
+/** The flag that grants `location` as the model is told it: `flag`, else `--allow-KIND=TARGET`. */
+export function grantHint(location: ToolLocation, flag?: string): string {
+  return flag ?? `--allow-${location.access}=${describeLocation(location).target}`;
 }
 
 function deniedReason(location: ToolLocation): string {
@@ -131,6 +137,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
     const recordEach = (
       locations: ToolLocation[],
       how: Pick<PermissionDecision, "outcome" | "by" | "reason">,
+      hint?: (location: ToolLocation) => string,
     ) => {
       for (const location of locations) {
         record({
@@ -138,6 +145,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
           access: location.access,
           target: describeLocation(location).target,
           ...how,
+          ...(hint === undefined ? {} : { hint: hint(location) }),
         });
       }
     };
@@ -187,7 +195,11 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
     if (options.prompter === undefined || options.noPrompt || call.signal.aborted) {
       const reason = groups.flat().map((l) => notGrantedReason(l, options.grantFlag?.(l)))
         .join("; ");
-      recordEach(groups.flat(), { outcome: "denied", by: "no_prompt", reason });
+      recordEach(
+        groups.flat(),
+        { outcome: "denied", by: "no_prompt", reason },
+        (l) => grantHint(l, options.grantFlag?.(l)),
+      );
       return blocked(reason);
     }
     for (const group of groups) {

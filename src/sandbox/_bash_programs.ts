@@ -8,6 +8,7 @@
 import { basename, dirname, join } from "node:path";
 import {
   grantFlagHint,
+  grantHint,
   type Grants,
   notGrantedReason,
   type PathOps,
@@ -100,7 +101,7 @@ async function refuse(
     paths: options.paths,
   });
   const reason = notGrantedReason(location, flag);
-  const record = (how: Pick<PermissionDecision, "outcome" | "by" | "reason">) => {
+  const record = (how: Pick<PermissionDecision, "outcome" | "by" | "reason" | "hint">) => {
     try {
       options.onDecision?.({
         toolCallId,
@@ -113,7 +114,7 @@ async function refuse(
     } catch { /* a sink must not change the decision */ }
   };
   if (options.prompter === undefined || options.noPrompt) {
-    record({ outcome: "denied", by: "no_prompt", reason });
+    record({ outcome: "denied", by: "no_prompt", reason, hint: grantHint(location, flag) });
     return `[moat: bash could not run "${program}": ${reason}]`;
   }
   const answer = await options.prompter.ask({

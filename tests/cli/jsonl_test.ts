@@ -123,7 +123,7 @@ const DOCUMENTED_FIELDS: Record<string, { always: string[]; optional?: string[] 
   tool_running: { always: ["toolCallId", "name"] },
   permission: {
     always: ["toolCallId", "toolName", "access", "target", "outcome", "by"],
-    optional: ["reason"],
+    optional: ["reason", "hint"],
   },
   tool_update: { always: ["toolCallId", "name", "text"] },
   tool_end: {
@@ -151,6 +151,7 @@ const DOCUMENTED_FIELDS: Record<string, { always: string[]; optional?: string[] 
     ],
   },
   error: { always: ["kind", "message"], optional: ["status"] },
+  report_start: { always: ["limit"] },
   run_end: {
     always: [
       "stopReason",
@@ -162,6 +163,7 @@ const DOCUMENTED_FIELDS: Record<string, { always: string[]; optional?: string[] 
       "toolCalls",
       "failed",
       "denied",
+      "denials",
       "exitCode",
       "truncated",
     ],
@@ -246,7 +248,8 @@ Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documen
     target: "/w/a",
     outcome: "denied",
     by: "no_prompt",
-    reason: "not granted",
+    reason: "not granted (add --allow-read=/w/a)",
+    hint: "--allow-read=/w/a",
   });
   r.event({ type: "tool_running", ...call });
   r.event({ type: "tool_update", ...call, update: { text: "partial" } });
@@ -258,6 +261,7 @@ Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documen
     durationMs: 1,
   });
   r.event({ type: "health", signal: "repeated_calls", message: "stuck", count: 3 });
+  r.event({ type: "report_start", limit: "max_turns" });
   r.end({
     ...summary,
     cost: 0.0123,

@@ -155,6 +155,11 @@ Deno.test("moat --output jsonl emits parseable events for a blocked call, a fail
   assert.equal(end.stopReason, "completed");
   assert.equal(end.turns, 2);
   assert.equal(end.denied, 1);
+  assert.deepEqual(
+    (end.denials as Array<Record<string, unknown>>).map((d) => [d.toolCallId, d.access, d.by]),
+    [["call_blocked", "read", denial?.by]],
+  );
+  assert.equal((end.denials as Array<Record<string, unknown>>)[0]?.target, denial?.target);
   assert.equal(end.failed, 1);
   assert.equal(end.toolCalls, 2);
   assert.equal(end.exitCode, 0);
@@ -184,6 +189,25 @@ Deno.test("moat --fail-on-deny exits 4 after a denied call; --output json summar
   assert.equal(summary?.text, "I could not read it.");
   assert.equal(summary?.stopReason, "completed");
   assert.equal(summary?.denied, 1);
+  // Which call was denied, what it asked for, and the flag the model was told to add.
+  const denials = summary?.denials as Array<Record<string, unknown>>;
+  assert.equal(denials.length, 1);
+  const [denial] = denials;
+  const target = await Deno.realPath(outside.path("x.txt"));
+  assert.deepEqual(
+    { ...denial, hint: undefined, reason: undefined },
+    {
+      toolCallId: "c1",
+      toolName: "read",
+      access: "read",
+      target,
+      by: "no_prompt",
+      hint: undefined,
+      reason: undefined,
+    },
+  );
+  assert.match(String(denial?.hint), /^--allow-read=\S*x\.txt$/);
+  assert.ok(String(denial?.reason).includes(`(add ${denial?.hint})`), String(denial?.reason));
   assert.equal(summary?.exitCode, 4);
 });
 
