@@ -2,15 +2,16 @@
  * The grants as the user reads them: the flag that would grant a refused location, and a one-line
  * summary of a run's grants.
  */
-import { dirname, isAbsolute, relative } from "node:path";
+import { isAbsolute, relative } from "node:path";
 import type { Grants, Scope } from "./grants.ts";
-import type { PathOps } from "./ops.ts";
 
 /**
  * The flag that, given as shown, grants `location` on top of `grants`: the kind's current list
  * (or `.` for the workspace when the kind still has its default, which a flag would replace)
- * plus the location. A path that does not exist is named when its directory exists (a new file
- * may be granted); otherwise its nearest existing directory is. Paths inside `cwd` are relative.
+ * plus the location. A path is named exactly as asked for (a real path), never a directory above
+ * it — whether or not it exists, so that the hint tells nobody which paths exist outside the
+ * grants; a path that does not exist is reported when the flag is given (src/policy/grants.ts).
+ * Paths inside `cwd` are relative.
  */
 export function grantFlagHint(
   grants: Grants,
@@ -18,21 +19,16 @@ export function grantFlagHint(
     access: "net";
     host: string;
   },
-  options: { cwd: string; paths: PathOps },
+  options: { cwd: string },
 ): string {
-  const { cwd, paths } = options;
+  const { cwd } = options;
   const kind = location.access;
   let item: string;
   switch (location.access) {
     case "read":
-    case "write": {
-      let p = location.path;
-      if (paths.lstat(p) === undefined && paths.stat(dirname(p))?.kind !== "dir") {
-        while (paths.lstat(p) === undefined && dirname(p) !== p) p = dirname(p);
-      }
-      item = p;
+    case "write":
+      item = location.path;
       break;
-    }
     case "run":
       item = location.program;
       break;

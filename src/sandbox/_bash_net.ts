@@ -10,7 +10,6 @@ import {
   grantFlagHint,
   type Grants,
   notGrantedReason,
-  type PathOps,
   type PermissionDecision,
   type Scope,
 } from "../policy/mod.ts";
@@ -31,8 +30,6 @@ export interface BashNetworkOptions {
   /** Receives each connection decision of the proxy. */
   onDecision?: (decision: PermissionDecision) => void;
   net: NetOps;
-  /** Path look-ups of the refusal's flag hint. */
-  paths: PathOps;
   /** Receives a one-line notice when the proxy cannot start. */
   warn(message: string): void;
 }
@@ -117,10 +114,7 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
   const refusal = (target: string) =>
     notGrantedReason(
       { access: "net", host: target },
-      grantFlagHint(options.grants(), { access: "net", host: target }, {
-        cwd: options.cwd,
-        paths: options.paths,
-      }),
+      grantFlagHint(options.grants(), { access: "net", host: target }, { cwd: options.cwd }),
     );
 
   const start = (): NetProxyResult => {

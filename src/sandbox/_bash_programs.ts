@@ -96,10 +96,7 @@ async function refuse(
   options: ProgramRefusalOptions,
 ): Promise<string> {
   const location: ToolLocation = { access: "run", program };
-  const flag = grantFlagHint(options.grants(), location, {
-    cwd: options.cwd,
-    paths: options.paths,
-  });
+  const flag = grantFlagHint(options.grants(), location, { cwd: options.cwd });
   const reason = notGrantedReason(location, flag);
   const record = (how: Pick<PermissionDecision, "outcome" | "by" | "reason" | "hint">) => {
     try {

@@ -219,7 +219,6 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       grants: (): Grants => hosts.grants,
       ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
       net: sys.net,
-      paths: sys.paths,
       warn: (message) => warnings.push(message),
     })
     : undefined;
@@ -262,8 +261,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
     ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
     ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
-    grantFlag: (location) =>
-      grantFlagHint(hosts.grants, location, { cwd: options.cwd, paths: sys.paths }),
+    grantFlag: (location) => grantFlagHint(hosts.grants, location, { cwd: options.cwd }),
     protectedWrite(path) {
       const hit = findProtection(hosts.protection, path);
       return hit === undefined ? undefined : protectedDetail(hosts.protection, hit);

@@ -159,6 +159,8 @@ async function describeMissing(
     }
   } catch (e) {
     if (!(e instanceof FsError)) throw e;
+    // A directory that cannot be listed (e.g. above a granted file) is not "empty".
+    return `${what} not found: "${shown}"`;
   }
   const dirShown = displayPath(options.cwd, dir);
   const dirLabel = dirShown === "." ? "the working directory" : `"${dirShown}/"`;

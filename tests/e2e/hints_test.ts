@@ -1,7 +1,8 @@
 /**
  * End-to-end: every permission hint, applied as printed, makes the denied call succeed — with
  * and without bubblewrap. A write grant alone is enough to write (as in Deno), `~` expands in
- * grant values, and a file that does not exist yet may be granted.
+ * grant values, and a file that does not exist yet may be granted. A hint names exactly the path
+ * asked for, never a directory above it, and the same whether that path exists or not.
  */
 import assert from "node:assert/strict";
 import { type FakeToolCall, reply, startFakeOpenAI } from "../support/fake_openai.ts";
@@ -59,15 +60,6 @@ for (const sandbox of SANDBOXES) {
         },
         check: async () =>
           assert.equal(await Deno.readTextFile(outside.path("new.txt")), "fresh\n"),
-      },
-      {
-        call: {
-          id: "c1",
-          name: "write",
-          arguments: { path: outside.path("deeper/dir/new.txt"), content: "deep\n" },
-        },
-        check: async () =>
-          assert.equal(await Deno.readTextFile(outside.path("deeper/dir/new.txt")), "deep\n"),
       },
       {
         call: {
@@ -135,5 +127,57 @@ for (const sandbox of SANDBOXES) {
     });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.result, /buy milk/);
+  });
+
+  Deno.test(`[${s}] a hint names exactly the path asked for, never the directory above a missing one`, async () => {
+    await using ws = await createTempWorkspace();
+    await using home = await createTempWorkspace({ "private.txt": "home secret\n" });
+    const h = (rel: string) => home.path(rel);
+    const cases: Array<[FakeToolCall, string[]]> = [
+      [{ id: "c1", name: "read", arguments: { path: "~/.ssh/config" } }, [
+        `--allow-read=.,${h(".ssh/config")}`,
+      ]],
+      [{ id: "c1", name: "write", arguments: { path: "~/out/deeper/new.txt", content: "x" } }, [
+        `--allow-write=.,${h("out/deeper/new.txt")}`,
+      ]],
+      [{ id: "c1", name: "ls", arguments: { path: "~/missing/dir" } }, [
+        `--allow-read=.,${h("missing/dir")}`,
+      ]],
+      [{ id: "c1", name: "find", arguments: { pattern: "*", path: "~/missing/dir" } }, [
+        `--allow-read=.,${h("missing/dir")}`,
+      ]],
+      [{ id: "c1", name: "grep", arguments: { pattern: "x", path: "~/missing/dir" } }, [
+        `--allow-read=.,${h("missing/dir")}`,
+      ]],
+      [{
+        id: "c1",
+        name: "edit",
+        arguments: { path: "~/.ssh/config", edits: [{ oldText: "a", newText: "b" }] },
+      }, [`--allow-write=.,${h(".ssh/config")}`, `--allow-read=.,${h(".ssh/config")}`]],
+    ];
+    for (const [call, expected] of cases) {
+      const denied = await runCall(ws, home, [s], call);
+      assert.equal(denied.code, 0, denied.stderr);
+      assert.deepEqual(denied.hints, expected, `${call.name}: ${denied.result}`);
+    }
+    // Added as printed while ~/.ssh is missing: moat says so at the start, and grants nothing.
+    const read = cases[0]?.[0] as FakeToolCall;
+    const missing = await runCall(ws, home, [s, `--allow-read=.,${h(".ssh/config")}`], read);
+    assert.equal(missing.code, 2, missing.stderr);
+    assert.match(missing.stderr, /\.ssh\/config.*does not exist/, missing.stderr);
+    // With ~/.ssh there, the same hint: it tells nothing about what exists. Granted, the missing
+    // file is reported as missing, and nothing of the home directory is listed.
+    await Deno.mkdir(h(".ssh"));
+    await home.write({ ".ssh/known_hosts": "host key\n" });
+    assert.deepEqual((await runCall(ws, home, [s], read)).hints, cases[0]?.[1]);
+    const granted = await runCall(ws, home, [s, `--allow-read=.,${h(".ssh/config")}`], read);
+    assert.equal(granted.code, 0, granted.stderr);
+    assert.match(granted.result, /not found: "[^"]*\.ssh\/config"/, granted.result);
+    assert.doesNotMatch(granted.result, /private\.txt|known_hosts|is empty/, granted.result);
+    // And once the file exists, the same hint makes the read succeed.
+    await home.write({ ".ssh/config": "Host example\n" });
+    assert.deepEqual((await runCall(ws, home, [s], read)).hints, cases[0]?.[1]);
+    const found = await runCall(ws, home, [s, `--allow-read=.,${h(".ssh/config")}`], read);
+    assert.match(found.result, /Host example/, found.result);
   });
 }

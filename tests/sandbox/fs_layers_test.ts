@@ -85,10 +85,9 @@ for (const mode of MODES) {
         const outcome = await callTool(sb, name, args);
         assert.ok("blocked" in outcome, label);
         // edit also reads its file: the write leads, then the missing read is named too.
-        // The flag names the file when it or its directory exists, else the nearest directory.
-        const named = target.endsWith("sub/new.txt") ? layout.outside : target;
-        const write = `write access to "${target}" is not granted (add --allow-write=.,${named})`;
-        const read = `read access to "${target}" is not granted (add --allow-read=.,${named})`;
+        // The flag names exactly the file, never a directory above it (even when missing).
+        const write = `write access to "${target}" is not granted (add --allow-write=.,${target})`;
+        const read = `read access to "${target}" is not granted (add --allow-read=.,${target})`;
         assert.equal(outcome.blocked, name === "edit" ? `${write}; ${read}` : write, label);
       }
       // Layers 1/2 on their own (policy replaced by allow-all): whatever the tool reports,

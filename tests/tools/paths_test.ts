@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { PathError, pathResolver, resolvePath } from "../../src/tools/paths.ts";
+import { fsFailure, PathError, pathResolver, resolvePath } from "../../src/tools/paths.ts";
+import { FsError } from "../../src/tools/ops.ts";
 import { MemoryFs } from "../support/memory_fs.ts";
 
 Deno.test("resolvePath() expands ~ and ~/… with the home it is given, relative paths against cwd", () => {
@@ -33,4 +34,16 @@ Deno.test("pathResolver() takes no relative home and normalises a trailing slash
   assert.throws(() => relative("~/a.txt"), /HOME is not set to an absolute path; write the path/);
   const none = pathResolver("/ws", Object.assign(new MemoryFs(), { homeDir: () => undefined }));
   assert.throws(() => none("~/a.txt"), PathError);
+});
+
+Deno.test("fsFailure() does not call a directory it cannot list empty", async () => {
+  const fs = new MemoryFs({ "/home/me/.ssh/known_hosts": "key\n" });
+  fs.faults.push({ op: "readDir", path: "/home/me/.ssh", code: "not_granted" });
+  const missing = new FsError("not_found", "/home/me/.ssh/config", "gone");
+  const message = await fsFailure(fs, missing, {
+    cwd: "/ws",
+    absPath: "/home/me/.ssh/config",
+    verb: "read",
+  });
+  assert.equal(message, `File not found: "/home/me/.ssh/config"`);
 });
