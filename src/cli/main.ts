@@ -120,7 +120,7 @@ async function runCommand(
     fs: environment.fs,
     clock: environment.clock ?? (await import("../sys/clock.ts")).systemClock,
     now: environment.now ?? (() => new Date()),
-    paths: environment.paths ?? (await import("../sys/paths.ts")).createDenoPathOps(),
+    paths: environment.paths ?? (await import("../sys/paths.ts")).createDenoScanOps(),
     loadDeps: () => deps ?? loadDeps(),
   });
   if ("exit" in prepared) return prepared.exit;

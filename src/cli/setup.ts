@@ -6,8 +6,8 @@ import { resolve } from "node:path";
 import type { Clock } from "../agent/mod.ts";
 import type { ModelClient } from "../model/types.ts";
 import type { OpenAiClientOptions } from "../model/openai/mod.ts";
-import type { PathOps } from "../policy/ops.ts";
 import { type Grants, parseGrantFlags } from "../policy/grants.ts";
+import type { GrantPathOps } from "../policy/ops.ts";
 import { parseRecording, type Recording } from "../replay/recording.ts";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
 import type { Sandbox, SandboxMode, SandboxOptions } from "../sandbox/mod.ts";
@@ -100,8 +100,8 @@ export interface SetupContext {
   fs: CliFs;
   clock: Clock;
   now: () => Date;
-  /** Resolves grant paths (real paths, symlinks followed). */
-  paths: PathOps;
+  /** Resolves grant paths (real paths, symlinks followed); lists a directory for a mistyped one. */
+  paths: GrantPathOps;
   /** Loads the model client and the sandbox (only once a run is certain). */
   loadDeps: () => Promise<CliDeps>;
 }
@@ -187,6 +187,7 @@ export async function prepareRun(
     paths: context.paths,
   });
   if (!grantsResult.ok) return usage(grantsResult.error.message);
+  for (const note of grantsResult.notes) terminal.writeStderr(`${note}\n`);
 
   // A replay always runs to completion like print mode, even on a terminal.
   const interactive = command.command === "run" && !flags.print && recording === undefined &&

@@ -5,7 +5,8 @@
  */
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome, type Home, resolveHome } from "./home.ts";
-import type { PathOps } from "./ops.ts";
+import type { GrantPathOps, PathOps } from "./ops.ts";
+import { missingGrant } from "./_grant_typos.ts";
 
 /** Everything (`true`, the flag without a value) or a list (possibly empty = nothing). */
 export type Scope = true | string[];
@@ -44,6 +45,8 @@ export interface Grants {
 }
 
 type AllowKind = keyof ExplicitKinds;
+/** Turns one item of a flag's value (`entry`, as typed) into what the grants hold. */
+type Convert = (item: string, entry: string) => string;
 
 /** The permission flags moat accepts, spelled as on the command line (without `--`). */
 export const GRANT_FLAGS = [
@@ -77,8 +80,10 @@ export class UsageError extends Error {
   }
 }
 
-/** Result of parsing grant flags: grants, or a usage error to report (exit 2). */
-export type GrantsResult = { ok: true; grants: Grants } | { ok: false; error: UsageError };
+/** Parsed grants with notes for stderr (each once), or a usage error to report (exit 2). */
+export type GrantsResult =
+  | { ok: true; grants: Grants; notes: string[] }
+  | { ok: false; error: UsageError };
 
 /** Environment variables every tool gets (when set), before `--allow-env` additions. */
 const SAFE_ENV_NAMES: readonly string[] = [
@@ -119,13 +124,14 @@ export function defaultGrants(cwd: string, options: { paths: PathOps }): Grants 
  */
 export function parseGrantFlags(
   values: GrantFlagValues,
-  options: { cwd: string; home?: string; paths: PathOps },
+  options: { cwd: string; home?: string; paths: GrantPathOps },
 ): GrantsResult {
   const { paths } = options;
   const cwd = realOrSelf(paths, options.cwd);
   // `~` as every other layer expands it: HOME resolved once (src/policy/home.ts).
   const home = resolveHome(options.home, paths);
   const grants = defaultGrants(cwd, { paths });
+  const notes = new Set<string>();
   try {
     if (flagEntries(values["allow-all"]).some((v) => v !== false)) {
       grants.allowAll = true;
@@ -136,9 +142,9 @@ export function parseGrantFlags(
       grants.env = true;
       grants.explicit = { read: true, write: true, run: true, net: true, env: true };
     }
-    const grantedIn = (flag: GrantFlag) => (p: string) =>
-      grantedPath(paths, cwd, p, { home, flag });
-    const allowFlags: Array<[AllowKind, GrantFlag, (item: string) => string]> = [
+    const grantedIn = (flag: GrantFlag) => (p: string, entry: string) =>
+      grantedPath(paths, cwd, p, { home, flag, entry, notes });
+    const allowFlags: Array<[AllowKind, GrantFlag, Convert]> = [
       ["read", "allow-read", grantedIn("allow-read")],
       ["write", "allow-write", grantedIn("allow-write")],
       ["run", "allow-run", (p) => programName(paths, cwd, p)],
@@ -162,7 +168,7 @@ export function parseGrantFlags(
     if (e instanceof UsageError) return { ok: false, error: e };
     throw e;
   }
-  return { ok: true, grants };
+  return { ok: true, grants, notes: [...notes] };
 }
 
 /**
@@ -235,7 +241,7 @@ function flagEntries(raw: GrantFlagValues[GrantFlag]): Array<string | boolean> {
 function scopeOf(
   raw: GrantFlagValues[GrantFlag],
   flag: GrantFlag,
-  convert: (item: string) => string,
+  convert: Convert,
 ): Scope | undefined {
   const entries = flagEntries(raw).filter((v) => v !== false);
   if (entries.length === 0) return undefined;
@@ -251,7 +257,7 @@ function scopeOf(
       );
     }
     for (const item of splitList(entry, flag)) {
-      const converted = convert(item);
+      const converted = convert(item, entry);
       if (!items.includes(converted)) items.push(converted);
     }
   }
@@ -259,12 +265,12 @@ function scopeOf(
 }
 
 /** The paths named in a flag's values, also next to a bare flag (scopeOf drops them there). */
-function namedList(raw: GrantFlagValues[GrantFlag], convert: (item: string) => string): string[] {
+function namedList(raw: GrantFlagValues[GrantFlag], convert: Convert): string[] {
   const items: string[] = [];
   for (const entry of flagEntries(raw)) {
     if (typeof entry !== "string" || entry.trim() === "") continue;
     for (const item of splitList(entry, "allow-write")) {
-      const converted = convert(item);
+      const converted = convert(item, entry);
       if (!items.includes(converted)) items.push(converted);
     }
   }
@@ -312,10 +318,10 @@ function expandedPath(raw: string, options: { home: Home; flag: GrantFlag; what:
 }
 
 function grantedPath(
-  paths: PathOps,
+  paths: GrantPathOps,
   cwd: string,
   raw: string,
-  options: { home: Home; flag: GrantFlag },
+  options: { home: Home; flag: GrantFlag; entry: string; notes: Set<string> },
 ): string {
   const abs = resolve(cwd, expandedPath(raw, { ...options, what: "Granted" }));
   const real = paths.realPath(abs);
@@ -324,7 +330,12 @@ function grantedPath(
     // A file that does not exist yet in an existing directory may be granted (to create it).
     const parent = paths.realPath(dirname(abs));
     if (parent.ok && paths.stat(parent.path)?.kind === "dir") {
-      return join(parent.path, basename(abs));
+      const path = join(parent.path, basename(abs));
+      const names = paths.readDirNames?.(parent.path) ?? [];
+      const missing = missingGrant(raw, { ...options, abs, path, names });
+      if ("typo" in missing) throw new UsageError(missing.typo);
+      options.notes.add(missing.note);
+      return path;
     }
     throw new UsageError(
       `Granted path "${raw}" (--${options.flag}) does not exist, nor does its directory: create ` +
@@ -346,14 +357,11 @@ function deniedPath(
   const abs = resolve(cwd, expandedPath(raw, { ...options, what: "Denied" }));
   const real = paths.realPath(abs);
   if (real.ok) return real.path;
-  // A denied path is fixed at the start by its real path and identity; one that does not exist
-  // yet could be created under the name and moved away again.
+  // A missing denied path is denied by name (as Deno does): the real path of its nearest existing
+  // directory plus the missing names (an existing one is also fixed by identity: deny_view.ts).
   if (real.reason === "not_found") {
-    throw new UsageError(
-      `Denied path "${raw}" (--${options.flag}) does not exist: moat denies an existing file or ` +
-        `directory (by identity, so that renaming it cannot undo the denial); create it first ` +
-        `or drop it from the flag (looked for "${abs}")`,
-    );
+    const location = realLocationSync(paths, abs);
+    if (location !== undefined) return location;
   }
   throw new UsageError(
     `Denied path "${raw}" (--${options.flag}) cannot be resolved ("${abs}"): ${real.message}; ` +

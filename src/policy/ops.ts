@@ -45,6 +45,9 @@ export interface ScanOps extends PathOps {
   readDirNames(path: string): string[] | undefined;
 }
 
+/** Path look-ups of `parseGrantFlags`; with `readDirNames`, a mistyped path names its neighbours. */
+export type GrantPathOps = PathOps & Partial<Pick<ScanOps, "readDirNames">>;
+
 /** How a short command ended: its exit and output, or why it could not run. */
 export type CommandOutput =
   | {

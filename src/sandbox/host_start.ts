@@ -11,11 +11,13 @@ import {
   findProgram,
   hostViewProblem,
   nestedBashPrefix,
+  viewMountTargets,
 } from "./bwrap/mod.ts";
 import { type HostConnection, startProcessHost, startWorkerHost } from "./host/connection.ts";
 import type { HostConfig, WireToolOptions } from "./host/protocol.ts";
 import type { HostAccess, HostStarter } from "./hosts.ts";
 import type { HostLaunch } from "./launch.ts";
+import type { MountPoints } from "./mount_points.ts";
 import type { SandboxSys } from "./ops.ts";
 import { workerPermissions } from "./permissions.ts";
 
@@ -25,8 +27,11 @@ export interface HostSetup {
   workerUrl: string;
   /** The tools' options; `env` is the tools' complete environment. */
   toolOptions: WireToolOptions & { env: Record<string, string> };
-  /** bubblewrap and how to start moat in it; absent: the Worker runs in this process. */
-  bwrap?: { path: string; launch: HostLaunch };
+  /**
+   * bubblewrap, how to start moat in it, and the run's placeholders for mount points at missing
+   * paths; absent: the Worker runs in this process.
+   */
+  bwrap?: { path: string; launch: HostLaunch; mountPoints: MountPoints };
   /** The denied paths fixed at the start (their kinds and identities). */
   denied: DeniedPath[];
   /** Every other name of a `--deny-run` program, masked in the view too. */
@@ -76,10 +81,11 @@ export function createHostStarter(setup: HostSetup): HostStarter {
       protection,
       denied: setup.denied,
       deniedPrograms: setup.deniedPrograms,
+      placeholders: bwrap.mountPoints.holds,
     };
     // A granted, denied or protected path that became a symlink (or another file) since the
     // start would mount what it leads to: no host then.
-    const problem = hostViewProblem(view);
+    const problem = placeholdersProblem(bwrap.mountPoints, view) ?? hostViewProblem(view);
     if (problem !== undefined) return failedHost(problem);
     // Under a scoped --allow-run, bash must not run moat's own runtime either.
     const hidePaths = grants.explicit.run && grants.run !== true ? [launch.executable] : [];
@@ -97,6 +103,17 @@ export function createHostStarter(setup: HostSetup): HostStarter {
     const args = buildHostArgs({ ...view, env: hostEnv, command: launch.command });
     return startProcessHost([bwrap.path, ...args], config, { processes: sys.processes });
   };
+}
+
+/**
+ * Makes the placeholders the view needs at missing paths (before `hostViewProblem` looks at
+ * them): undefined, or why the host must not start.
+ */
+function placeholdersProblem(
+  mountPoints: MountPoints,
+  view: Parameters<typeof viewMountTargets>[0],
+): string | undefined {
+  return mountPoints.ensure(viewMountTargets(view));
 }
 
 /**
@@ -139,8 +156,9 @@ export function confinedCommand(
     protection: access.protection,
     denied: setup.denied,
     deniedPrograms: setup.deniedPrograms,
+    placeholders: bwrap.mountPoints.holds,
   };
-  const problem = hostViewProblem(view);
+  const problem = placeholdersProblem(bwrap.mountPoints, view) ?? hostViewProblem(view);
   if (problem !== undefined) return { error: problem };
   return {
     argv: [bwrap.path, ...buildHostArgs({ ...view, env: spec.env, command: spec.command })],

@@ -43,6 +43,7 @@ import { startWorkerHost } from "./host/connection.ts";
 import { confinedCommand, createHostStarter, type HostSetup } from "./host_start.ts";
 import { ToolHosts } from "./hosts.ts";
 import { hostLaunch } from "./launch.ts";
+import { createMountPoints } from "./mount_points.ts";
 import type { SandboxSys } from "./ops.ts";
 import {
   denoPermissionEngine,
@@ -173,7 +174,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   }
   // Found in parallel with the probe; awaited either way so no lookup outlives this call.
   const launch = await launchPromise;
-  const bwrap = probe?.usable && launch !== undefined ? { path: probe.path, launch } : undefined;
+  // Placeholders for the view's mount points at missing paths, removed after the run.
+  const bwrap = probe?.usable && launch !== undefined
+    ? { path: probe.path, launch, mountPoints: createMountPoints(sys.mountPoints, sys.paths) }
+    : undefined;
 
   const env = toolEnvironment(options.grants, options.env, options.secretEnvNames);
   if (bwrap) env["TMPDIR"] = "/tmp";
@@ -329,6 +333,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     close() {
       closing ??= (async () => {
         await Promise.all([hosts.close(), denyClient?.close(), bashNet?.close()]);
+        // Once no view mounts over them any more.
+        await bwrap?.mountPoints.close();
       })();
       return closing;
     },

@@ -107,6 +107,46 @@ export interface ApprovalFileOps {
   createEmptyFile(path: string): boolean;
 }
 
+/** A shared lock on a placeholder, held while the run's views mount over it. */
+export interface HeldPlaceholder {
+  /** Device and inode ("dev:ino") of the placeholder. */
+  id: string;
+  /** Releases the lock. Idempotent, must not throw. */
+  release(): void;
+}
+
+/**
+ * The process that removes the run's placeholders once moat is gone (however it ended): it runs
+ * outside the sandbox in a session of its own and starts removing when its standard input
+ * reaches the end (moat closed it, or moat died).
+ */
+export interface PlaceholderRemover {
+  /** Records `path` (before it is created) in the remover's list; false when it cannot. */
+  record(path: string): boolean;
+  /** Ends the list: the remover removes what is still a placeholder and exits. Must not reject. */
+  close(): Promise<void>;
+}
+
+/**
+ * Placeholders: empty files and directories made where a view needs a mount point that does not
+ * exist, marked by a modification time of 0 and locked (shared) by every run that mounts over
+ * them, so that a remover (which takes the lock exclusively) never removes one in use.
+ */
+export interface MountPointOps {
+  /**
+   * Creates `path` as an empty, marked placeholder file or directory: never over an existing
+   * entry, never through a symlink. False when it cannot. Must not throw.
+   */
+  create(path: string, kind: "file" | "dir"): boolean;
+  /**
+   * Locks (shared) the placeholder at `path`: a marked, empty file or directory that is still
+   * the entry at `path` once locked. Undefined when `path` holds none. Must not throw.
+   */
+  hold(path: string): HeldPlaceholder | undefined;
+  /** Starts the remover; undefined when it cannot be started. Must not throw. */
+  startRemover(): PlaceholderRemover | undefined;
+}
+
 /** The effects a sandbox uses (the entry points pass Deno's: src/sys/sandbox.ts). */
 export interface SandboxSys {
   /** Spawns the tool host process (bwrap mode). */
@@ -119,6 +159,8 @@ export interface SandboxSys {
   commands: CommandOps;
   /** Creates an approved new file, so that the tool host mounts exactly that file. */
   files: ApprovalFileOps;
+  /** Placeholders for the view's mount points at missing paths, and their remover. */
+  mountPoints: MountPointOps;
   /** Sockets of bash's network proxy under a scoped --allow-net (bwrap mode). */
   net: NetOps;
   /**

@@ -3,6 +3,7 @@ import type { SandboxSys } from "../sandbox/ops.ts";
 import { createDenoCommandOps } from "./command.ts";
 import { createDenoFsOps } from "./fs.ts";
 import { createDenoHostProcessOps } from "./host_process.ts";
+import { createDenoMountPointOps } from "./mount_points.ts";
 import { createDenoNetOps } from "./net.ts";
 import { createDenoApprovalFileOps, createDenoScanOps } from "./paths.ts";
 import { createDenoProcessOps } from "./process.ts";
@@ -16,6 +17,7 @@ export function createDenoSandboxSys(): SandboxSys {
     paths: createDenoScanOps(),
     commands: createDenoCommandOps(),
     files: createDenoApprovalFileOps(),
+    mountPoints: createDenoMountPointOps(),
     net: createDenoNetOps(),
     tools: { fs: createDenoFsOps(), process: createDenoProcessOps() },
   };

@@ -8,6 +8,7 @@ import {
   widenGrants,
 } from "../support/grants.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
+import { createDenoScanOps } from "../../src/sys/paths.ts";
 
 Deno.test("defaultGrants() reads and writes the workspace and grants nothing else", async () => {
   await using ws = await createTempWorkspace();
@@ -114,7 +115,7 @@ Deno.test("parseGrantFlags() refuses an empty list value instead of granting eve
   assert.equal(bare.grants.write, true);
 });
 
-Deno.test("parseGrantFlags() -A grants everything; a denied path must exist (exit 2 otherwise)", async () => {
+Deno.test("parseGrantFlags() -A grants everything; a denied path that does not exist is denied by name", async () => {
   await using ws = await createTempWorkspace({ "secret/k": "x" });
   await Deno.symlink(ws.path("secret"), ws.path("alias"));
   const r = parseGrantFlags({ "allow-all": true, "deny-read": ["secret,alias"] }, {
@@ -127,15 +128,40 @@ Deno.test("parseGrantFlags() -A grants everything; a denied path must exist (exi
   assert.deepEqual(r.grants.denyRead, [ws.path("secret")]);
   assert.match(formatGrants(r.grants), /all permissions \(-A\) · deny-read:/);
   for (const flag of ["deny-read", "deny-write"] as const) {
-    const missing = parseGrantFlags({ [flag]: ["secret,later/x"] }, { cwd: ws.dir });
-    assert.ok(!missing.ok);
-    assert.equal(
-      missing.error.message,
-      `Denied path "later/x" (--${flag}) does not exist: moat denies an existing file or ` +
-        "directory (by identity, so that renaming it cannot undo the denial); create it first " +
-        `or drop it from the flag (looked for "${ws.path("later/x")}")`,
-    );
+    // A deny list shared across repositories: the missing entries are kept (through the real
+    // path of their nearest existing directory), silently.
+    const missing = parseGrantFlags({ [flag]: [".env,alias/later/x,generated"] }, { cwd: ws.dir });
+    assert.ok(missing.ok);
+    assert.deepEqual(missing.grants[flag === "deny-read" ? "denyRead" : "denyWrite"], [
+      ws.path(".env"),
+      ws.path("secret/later/x"),
+      ws.path("generated"),
+    ]);
+    assert.deepEqual(missing.notes, []);
   }
+});
+
+Deno.test("parseGrantFlags() refuses a granted path that looks mistyped, naming the exact flag to use", async () => {
+  await using ws = await createTempWorkspace({ "src/a.ts": "", "tests/b.ts": "", "Docs/c": "" });
+  const paths = createDenoScanOps();
+  const typo = parseGrantFlags({ "allow-write": ["tests,srcc"] }, { cwd: ws.dir, paths });
+  assert.ok(!typo.ok);
+  assert.equal(
+    typo.error.message,
+    `Granted path "srcc" (--allow-write) does not exist: did you mean "src"? Use ` +
+      `--allow-write=tests,src, or create "${ws.path("srcc")}" first to grant a new file of ` +
+      "that name",
+  );
+  const cased = parseGrantFlags({ "allow-read": ["./docs"] }, { cwd: ws.dir, paths });
+  assert.ok(!cased.ok);
+  assert.match(cased.error.message, /did you mean "Docs"\? Use --allow-read=Docs,/);
+  // Not close to anything: a new file, said once however often the flag names it.
+  const fresh = parseGrantFlags({ "allow-write": ["notes.md"] }, { cwd: ws.dir, paths });
+  assert.ok(fresh.ok);
+  assert.deepEqual(fresh.grants.write, [ws.path("notes.md")]);
+  assert.deepEqual(fresh.notes, [
+    `moat: --allow-write=notes.md grants a file that does not exist yet: "${ws.path("notes.md")}"`,
+  ]);
 });
 
 Deno.test("toolEnvironment() passes the safe list and additions, never the secrets", () => {

@@ -33,6 +33,7 @@ function fakeSys(runtime: { exec: string; standalone: boolean }): SandboxSys {
       readDirNames: () => undefined,
     } as SandboxSys["paths"],
     files: { createEmptyFile: unused } as unknown as SandboxSys["files"],
+    mountPoints: { create: unused } as unknown as SandboxSys["mountPoints"],
     net: { listenUnix: unused } as unknown as SandboxSys["net"],
     tools: { fs: {}, process: {} } as unknown as SandboxSys["tools"],
   };

@@ -5,6 +5,18 @@
 import { dirname } from "node:path";
 import { isWithin } from "../../policy/mod.ts";
 
+/**
+ * A mount point the view needs at a path that may not exist: bwrap would create a missing one
+ * through the read-write mount holding it, on the host, so the sandbox creates it first as a
+ * placeholder that it removes after the run (src/sandbox/mount_points.ts). `exists`: it exists
+ * now (a placeholder made before, by this run or another one).
+ */
+export interface MountTarget {
+  path: string;
+  kind: "file" | "dir";
+  exists: boolean;
+}
+
 /** One mount (its bwrap arguments) at `path`; lower ranks go first at the same depth. */
 export interface MountStep {
   path: string;

@@ -11,7 +11,9 @@ export {
   hostViewProblem,
   type HostViewSpec,
   nestedBashPrefix,
+  viewMountTargets,
 } from "./view.ts";
+export type { MountTarget } from "./_mount_steps.ts";
 export { type DeniedPath, scanDenied } from "./deny_view.ts";
 export { binDirs } from "./program_masks.ts";
 export { findProgramCopies } from "./program_copies.ts";

@@ -5,7 +5,7 @@
  */
 import { dirname } from "node:path";
 import { isWithin, type PathOps, type Protection } from "../../policy/mod.ts";
-import { anchorDirs, type MountStep } from "./_mount_steps.ts";
+import { anchorDirs, type MountStep, type MountTarget } from "./_mount_steps.ts";
 
 /**
  * Why the bwrap view cannot keep the protected paths read-only now (a protected path or git
@@ -71,18 +71,9 @@ export function protectedMountSteps(
   for (const dir of protection.anchors) anchorUpTo(dir);
   for (const p of protection.paths) {
     if (writableRoot(p.path) === undefined) continue;
+    // A missing protected directory has a placeholder by now (protectedMountTargets).
     if (present(p.path)) {
       steps.push({ path: p.path, rank: 1, args: ["--ro-bind", p.path, p.path] });
-      anchorUpTo(dirname(p.path));
-    } else if (
-      p.kind === "missing_dir" && paths.lstat(p.path) === undefined &&
-      paths.lstat(dirname(p.path))?.kind === "dir" && present(dirname(p.path)) &&
-      !readOnly(dirname(p.path))
-    ) {
-      // bwrap creates the missing directory as an empty read-only mount point (its parent
-      // exists and is writable). The empty directory stays on disk after the run, which is
-      // harmless.
-      steps.push({ path: p.path, rank: 1, args: ["--tmpfs", p.path, "--remount-ro", p.path] });
       anchorUpTo(dirname(p.path));
     }
   }
@@ -98,6 +89,32 @@ export function protectedMountSteps(
     }
   }
   return steps;
+}
+
+/**
+ * The mount points of protected directories that were missing at the start, inside a write grant
+ * in a real, writable directory: each needs a placeholder before a host starts (bash could
+ * create the directory otherwise), or has one (`exists`).
+ */
+export function protectedMountTargets(
+  protection: Protection,
+  options: { paths: PathOps; writableRoot: (p: string) => string | undefined },
+): MountTarget[] {
+  const { paths, writableRoot } = options;
+  const targets: MountTarget[] = [];
+  for (const p of protection.paths) {
+    if (p.kind !== "missing_dir" || writableRoot(p.path) === undefined) continue;
+    const parent = dirname(p.path);
+    const inside = protection.paths.some((q) => q !== p && isWithin(parent, q.path));
+    if (paths.lstat(parent)?.kind !== "dir" || realPathOf(paths, parent) !== parent || inside) {
+      continue;
+    }
+    const now = paths.lstat(p.path);
+    if (now === undefined || now.kind === "dir") {
+      targets.push({ path: p.path, kind: "dir", exists: now !== undefined });
+    }
+  }
+  return targets;
 }
 
 function realPathOf(paths: PathOps, p: string): string | undefined {

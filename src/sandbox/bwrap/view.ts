@@ -3,15 +3,20 @@
  * nested per-bash-call pid namespace, and the check that a view may still be built as it was.
  */
 import { type Grants, isWithin, type PathOps, type Protection } from "../../policy/mod.ts";
-import { protectedMountSteps, protectedViewProblem } from "./protected_view.ts";
 import {
+  protectedMountSteps,
+  protectedMountTargets,
+  protectedViewProblem,
+} from "./protected_view.ts";
+import {
+  deniedMasks,
   deniedMountSteps,
   type DeniedPath,
   deniedViewProblem,
   scanDenied,
   withoutDeniedUndo,
 } from "./deny_view.ts";
-import { orderedStepArgs } from "./_mount_steps.ts";
+import { type MountTarget, orderedStepArgs } from "./_mount_steps.ts";
 import { programMaskArgs } from "./program_masks.ts";
 
 /** Runtime directories every tool host sees read-only (when they exist). */
@@ -50,6 +55,8 @@ export interface HostViewSpec {
   denied?: DeniedPath[];
   /** Every other name of a `--deny-run` program (./program_copies.ts), masked too. */
   deniedPrograms?: string[];
+  /** The placeholders this run made (src/sandbox/mount_points.ts); default: none. */
+  placeholders?: (path: string) => boolean;
 }
 
 interface Mount {
@@ -92,17 +99,33 @@ export function bashViewArgs(spec: Omit<HostViewSpec, "env" | "command">): strin
   return viewArgs(spec, "bash");
 }
 
-function viewArgs(spec: Omit<HostViewSpec, "env" | "command">, target: "host" | "bash"): string[] {
-  const { grants } = spec;
+/**
+ * The mount points the view of `spec` needs at paths that may be missing (denied and protected
+ * paths that did not exist at the start): create the missing ones before building the view.
+ */
+export function viewMountTargets(spec: Omit<HostViewSpec, "env" | "command">): MountTarget[] {
+  const { visible, writableRoot } = viewMounts(spec);
   const { paths } = spec;
-  const lstatKind = (p: string) => paths.lstat(p) ?? { kind: "missing" as const };
-  const args: string[] = [];
+  const denied = deniedMasks(currentDenied(spec, paths), paths, spec.placeholders ?? none);
+  return [
+    ...denied.targets.filter((t) => visible(t.path)),
+    ...(spec.protection === undefined
+      ? []
+      : protectedMountTargets(spec.protection, { paths, writableRoot })),
+  ];
+}
+
+const none = () => false;
+
+/** The effective mounts of the grants, and which paths they show and hold writable. */
+function viewMounts(spec: Omit<HostViewSpec, "env" | "command">) {
+  const { grants, paths } = spec;
   const mounts: Mount[] = [];
   const symlinks: Array<{ path: string; target: string }> = [];
   for (const dir of SYSTEM_DIRS) {
-    const info = lstatKind(dir);
-    if (info.kind === "symlink") symlinks.push({ path: dir, target: info.target });
-    else if (info.kind === "dir") mounts.push({ path: dir, mode: "ro" });
+    const info = paths.lstat(dir);
+    if (info?.kind === "symlink") symlinks.push({ path: dir, target: info.target });
+    else if (info?.kind === "dir") mounts.push({ path: dir, mode: "ro" });
   }
   for (const p of grants.read === true ? ["/"] : grants.read) mounts.push({ path: p, mode: "ro" });
   for (const p of spec.readOnlyPaths ?? []) mounts.push({ path: p, mode: "ro" });
@@ -115,6 +138,20 @@ function viewArgs(spec: Omit<HostViewSpec, "env" | "command">, target: "host" | 
   // mounted: the view grows by exactly the granted paths, never by an ancestor (an approved new
   // file is created before its host starts, see src/sandbox/approvals.ts).
   const effective = effectiveMounts(mounts.filter((m) => paths.lstat(m.path) !== undefined));
+  const visible = (p: string) => effective.some((m) => isWithin(p, m.path));
+  // The read-write mount holding `p`, undefined when `p` is not writable in the view.
+  const writableRoot = (p: string) => {
+    const holder = effective.filter((m) => isWithin(p, m.path))
+      .sort((a, b) => depth(b.path) - depth(a.path))[0];
+    return holder?.mode === "rw" ? holder.path : undefined;
+  };
+  return { effective, symlinks, visible, writableRoot };
+}
+
+function viewArgs(spec: Omit<HostViewSpec, "env" | "command">, target: "host" | "bash"): string[] {
+  const { paths } = spec;
+  const args: string[] = [];
+  const { effective, symlinks, visible, writableRoot } = viewMounts(spec);
   const rootMounted = effective.some((m) => m.path === "/");
   const ordered = [...effective].sort((a, b) => depth(a.path) - depth(b.path));
   const tmpGranted = effective.some((m) => m.path === "/tmp");
@@ -133,16 +170,11 @@ function viewArgs(spec: Omit<HostViewSpec, "env" | "command">, target: "host" | 
   }
   for (const m of ordered.filter((m) => m.path !== "/")) args.push(...bindArgs(m));
 
-  const visible = (p: string) => effective.some((m) => isWithin(p, m.path));
-
   // Protected paths and deny lists (which Deno's Worker permissions cannot express), ordered
   // together so that no mount hides another, and nothing undoes a denial.
-  const writableRoot = (p: string) => {
-    const holder = effective.filter((m) => isWithin(p, m.path))
-      .sort((a, b) => depth(b.path) - depth(a.path))[0];
-    return holder?.mode === "rw" ? holder.path : undefined;
-  };
-  const denied = currentDenied(spec, paths);
+  // A mask whose placeholder could not be made is left out: bwrap could not create it either.
+  const denied = deniedMasks(currentDenied(spec, paths), paths, spec.placeholders ?? none).masks
+    .filter((m) => paths.lstat(m.path) !== undefined);
   args.push(...orderedStepArgs(withoutDeniedUndo([
     ...(spec.protection === undefined
       ? []

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { defaultGrants, type Grants } from "../../support/grants.ts";
 import { computeProtection } from "../../../src/policy/protected.ts";
-import { buildHostArgs } from "../../../src/sandbox/bwrap/view.ts";
+import { buildHostArgs, viewMountTargets } from "../../../src/sandbox/bwrap/view.ts";
 import { protectedViewProblem } from "../../../src/sandbox/bwrap/protected_view.ts";
 import { createDenoScanOps } from "../../../src/sys/paths.ts";
 import { createTempWorkspace } from "../../support/workspace.ts";
@@ -91,8 +91,21 @@ Deno.test("buildHostArgs() mounts protected paths read-only after the grants, th
   assert.deepEqual(order, [...order].sort((a, b) => a - b), args.join("\n"));
   // Deny lists are placed with the protected paths, shallow first, after the grants.
   assert.ok(at(`--ro-bind ${ws}/locked`) > at(`--bind ${ws}`));
-  // The missing .moat becomes an empty read-only mount point.
-  assert.equal(at(`--remount-ro ${ws}/.moat`), at(`--tmpfs ${ws}/.moat`) + 1);
+  // The missing .moat needs a placeholder (the sandbox makes it): no mount bwrap would create.
+  const spec = {
+    bwrapPath: "/usr/bin/bwrap",
+    grants,
+    cwd: ws,
+    env: {},
+    command: ["/opt/moat"],
+    paths: ops,
+    protection,
+  };
+  assert.deepEqual(viewMountTargets(spec), [{ path: `${ws}/.moat`, kind: "dir", exists: false }]);
+  assert.ok(!args.some((m) => m.includes(".moat")), args.join("\n"));
+  await Deno.mkdir(`${ws}/.moat`);
+  assert.ok(mounts(buildHostArgs(spec)).includes(`--ro-bind ${ws}/.moat`));
+  await Deno.remove(`${ws}/.moat`);
   // Read-only grants need nothing: the same paths are not mounted again.
   const readOnly: Grants = { ...grants, write: [] };
   const ro = mounts(buildHostArgs({

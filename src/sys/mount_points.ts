@@ -1,0 +1,117 @@
+/**
+ * Deno implementation of the sandbox's MountPointOps: placeholders made with O_EXCL / mkdir and
+ * marked by a modification time of 0, shared flock(2) locks held by moat's own descriptors (the
+ * kernel drops them when moat dies), and the remover: a bash process in a session of its own that
+ * waits for the end of its standard input and then removes each recorded path that is still an
+ * unused placeholder, under an exclusive lock.
+ */
+import type { HeldPlaceholder, MountPointOps, PlaceholderRemover } from "../sandbox/ops.ts";
+
+/**
+ * The remover (bash): `$1` is the list file, one path a line, in the order recorded. After the
+ * end of stdin it removes them last first (a placeholder directory after what was made in it),
+ * each only while no other run holds it (flock -n), when the locked entry is still the one at
+ * the path, marked (mtime 0), and empty: `rmdir` keeps a directory with anything in it.
+ */
+export const REMOVER_SCRIPT = "while IFS= read -r _; do :; done; list=$1; paths=(); " +
+  '[ -f "$list" ] && mapfile -t paths < "$list"; rm -f -- "$list"; ' +
+  "for ((i=${#paths[@]}-1; i>=0; i--)); do p=${paths[i]}; " +
+  '[ -n "$p" ] && [ ! -L "$p" ] && { [ -f "$p" ] || [ -d "$p" ]; } || continue; ' +
+  '{ exec {fd}<"$p"; } 2>/dev/null || continue; ' +
+  'if flock -n -x "$fd"; then ' +
+  'at=$(stat -c "%d:%i" -- "$p" 2>/dev/null); it=$(stat -L -c "%d:%i" "/proc/self/fd/$fd"); ' +
+  'mark=$(stat -c "%Y:%s:%F" -- "$p" 2>/dev/null); ' +
+  'if [ "$at" = "$it" ]; then case $mark in ' +
+  '"0:"*":directory") rmdir -- "$p" 2>/dev/null ;; ' +
+  '"0:0:regular empty file") rm -f -- "$p" ;; esac; fi; fi; ' +
+  "exec {fd}<&-; done";
+
+/** Creates MountPointOps backed by Deno's file system calls and a bash remover. */
+export function createDenoMountPointOps(): MountPointOps {
+  return {
+    create(path, kind) {
+      try {
+        if (kind === "dir") Deno.mkdirSync(path);
+        else Deno.openSync(path, { write: true, createNew: true, mode: 0o644 }).close();
+        // Marked through a descriptor of the entry just made (not the path again).
+        using file = Deno.openSync(path, { read: true });
+        const made = Deno.lstatSync(path);
+        const opened = file.statSync();
+        if (made.isSymlink || made.ino !== opened.ino || made.dev !== opened.dev) return false;
+        file.utimeSync(0, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    hold(path): HeldPlaceholder | undefined {
+      let file: Deno.FsFile | undefined;
+      try {
+        const before = Deno.lstatSync(path);
+        // A FIFO or device would block the open; a symlink is nobody's placeholder.
+        if (!before.isFile && !before.isDirectory) return undefined;
+        file = Deno.openSync(path, { read: true });
+        file.lockSync(false);
+        const locked = file.statSync();
+        const now = Deno.lstatSync(path);
+        const empty = locked.isDirectory
+          ? Deno.readDirSync(path)[Symbol.iterator]().next().done === true
+          : locked.size === 0;
+        const same = !now.isSymlink && now.ino === locked.ino && now.dev === locked.dev;
+        if (!same || !empty || locked.mtime?.getTime() !== 0) {
+          file.close();
+          return undefined;
+        }
+        const held = file;
+        let released = false;
+        return {
+          id: `${locked.dev}:${locked.ino}`,
+          release() {
+            if (released) return;
+            released = true;
+            held.close();
+          },
+        };
+      } catch {
+        file?.close();
+        return undefined;
+      }
+    },
+    startRemover(): PlaceholderRemover | undefined {
+      try {
+        const list = Deno.makeTempFileSync({ prefix: "moat-placeholders-" });
+        const child = new Deno.Command("bash", {
+          args: ["-c", REMOVER_SCRIPT, "moat-placeholders", list],
+          clearEnv: true,
+          env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+          // Its own session: a signal to moat's process group leaves it to clean up.
+          detached: true,
+          stdin: "piped",
+          stdout: "null",
+          stderr: "null",
+        }).spawn();
+        const writer = child.stdin.getWriter();
+        let closing: Promise<void> | undefined;
+        return {
+          record(path) {
+            try {
+              Deno.writeTextFileSync(list, `${path}\n`, { append: true });
+              return true;
+            } catch {
+              return false;
+            }
+          },
+          close() {
+            closing ??= (async () => {
+              await writer.close().catch(() => {});
+              await child.status;
+            })();
+            return closing;
+          },
+        };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
