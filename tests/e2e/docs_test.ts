@@ -12,7 +12,9 @@ Deno.test("the README runs moat with `deno task -q start`, which prints only moa
   const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
   const launches = readme.match(/npx -y deno@2\.9\.6 task\b.*\bstart --.*$/gm) ?? [];
   assert.ok(launches.length >= 2, "the README shows how to run moat");
-  for (const line of launches) assert.match(line, /npx -y deno@2\.9\.6 task -q start -- /, line);
+  for (const line of launches) {
+    assert.match(line, /npx -y deno@2\.9\.6 task -q (?:--config \S+ )?start -- /, line);
+  }
 
   await using home = await createTempWorkspace();
   const run = async (args: string[]) => {
