@@ -127,6 +127,33 @@ Deno.test("createTextRenderer() explains non-completed runs on stderr", () => {
   assert.match(out.stderr, /2 tool call\(s\) were denied.*--fail-on-deny/);
 });
 
+Deno.test("createTextRenderer() prints a limit's answer on stdout once, streamed or not", () => {
+  const limited = (finalAnswer: boolean) =>
+    summary({
+      stopReason: "limitReached",
+      limit: "max_wall_time",
+      finalAnswer,
+      exitCode: 3,
+      text: finalAnswer ? "My report." : "moat stopped the run.",
+    });
+  // Off a TTY nothing streams: the answer comes at the end, the model's report or moat's summary.
+  for (const finalAnswer of [true, false]) {
+    const { r, out } = renderer();
+    r.end(limited(finalAnswer));
+    assert.equal(out.stdout, finalAnswer ? "My report.\n" : "moat stopped the run.\n");
+    assert.match(out.stderr, /wall-time limit was reached/);
+  }
+  // Streamed, the model's report is on stdout already; moat's summary never streamed.
+  const streamed = renderer({ stdoutIsTty: true });
+  streamed.r.event({ type: "text_delta", delta: "My report." });
+  streamed.r.end(limited(true));
+  assert.equal(streamed.out.stdout, "My report.\n");
+  const summarised = renderer({ interactive: true });
+  summarised.r.event({ type: "text_delta", delta: "Reading" });
+  summarised.r.end(limited(false));
+  assert.equal(summarised.out.stdout, "Reading\nmoat stopped the run.\n");
+});
+
 Deno.test("describeCall() and formatDuration() keep lines short and paths relative", () => {
   assert.equal(describeCall("read", { path: "/w/a/b.ts" }, "/w"), "a/b.ts");
   assert.equal(describeCall("read", '{"path": "a.ts"', "/w"), "(invalid arguments)");
