@@ -1,0 +1,81 @@
+/** End-to-end: deny lists naming missing paths, mistyped grants, nothing left in the workspace. */
+import assert from "node:assert/strict";
+import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { createTempWorkspace } from "../support/workspace.ts";
+import { cliEnv, processesMatching, runMoat, spawnMoat, waitUntil } from "./_cli.ts";
+
+const BWRAP = (() => {
+  try {
+    return Deno.statSync("/usr/bin/bwrap").isFile;
+  } catch {
+    return false;
+  }
+})();
+
+const names = async (dir: string) =>
+  (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
+
+Deno.test({
+  name: "moat killed with SIGKILL mid-run leaves no placeholder of a missing denied path or .moat",
+  ignore: !BWRAP,
+  fn: async () => {
+    await using server = await startFakeOpenAI();
+    await using ws = await createTempWorkspace({ "a.txt": "hello\n" });
+    await using home = await createTempWorkspace();
+    const needle = `sleep 300.${Math.floor(Math.random() * 1e6)}`;
+    server.script(
+      reply.toolCalls([{ id: "call_sleep", name: "bash", arguments: { command: needle } }]),
+      reply.text("not reached"),
+    );
+    const child = await spawnMoat(
+      ["--no-session", "--deny-read=.env", "--deny-write=generated", "--allow-run=sleep", "go"],
+      {
+        cwd: ws.dir,
+        env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+      },
+    );
+    const output = child.output();
+    try {
+      await waitUntil(
+        `"${needle}" to start`,
+        async () => (await processesMatching(needle)).length > 0,
+      );
+      // While it runs, the mount points stand in the workspace.
+      assert.deepEqual(await names(ws.dir), [".env", ".moat", "a.txt", "generated"]);
+    } finally {
+      child.kill("SIGKILL");
+    }
+    const out = await output;
+    assert.equal(out.signal, "SIGKILL", new TextDecoder().decode(out.stderr));
+    await waitUntil("the placeholders to be removed", async () => {
+      return (await names(ws.dir)).join(",") === "a.txt";
+    }, 10_000);
+    await waitUntil(
+      "the sleep to be gone",
+      async () => (await processesMatching(needle)).length === 0,
+      5000,
+    );
+  },
+});
+
+Deno.test("moat --allow-write=srcc exits 2 with the flag it probably meant, before any request", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace({ "src/a.ts": "" });
+  await using home = await createTempWorkspace();
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  const typo = await runMoat(["--allow-write=srcc", "fix it"], { cwd: ws.dir, env });
+  assert.equal(typo.code, 2, typo.stderr);
+  assert.match(
+    typo.stderr,
+    /Granted path "srcc" \(--allow-write\) does not exist: did you mean "src"\? Use --allow-write=src,/,
+  );
+  assert.equal(server.chatRequests.length, 0);
+  server.script(reply.text("done"));
+  const fresh = await runMoat(["--no-session", "--allow-write=.,notes.md", "ok"], {
+    cwd: ws.dir,
+    env,
+  });
+  assert.equal(fresh.code, 0, fresh.stderr);
+  assert.equal(fresh.stderr.split("grants a file that does not exist yet").length, 2, fresh.stderr);
+  assert.deepEqual(await names(ws.dir), ["src"]);
+});
