@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { GRANT_FLAGS, type GrantFlag } from "../policy/grants.ts";
 import { SANDBOX_MODES, type SandboxMode } from "../sandbox/mode.ts";
-import { parseArgsErrorText } from "./args_errors.ts";
+import { parseArgsErrorText, subcommandAfterFlags } from "./args_errors.ts";
 
 /** Output formats of print mode. */
 export const OUTPUT_FORMATS = ["text", "json", "jsonl"] as const;
@@ -147,6 +147,7 @@ export const CLI_OPTIONS = {
   "allow-run": { type: "string", multiple: true },
   "deny-run": { type: "string", multiple: true },
   "allow-net": { type: "string", multiple: true },
+  "deny-net": { type: "string", multiple: true },
   "allow-env": { type: "string", multiple: true },
 } as const;
 
@@ -160,15 +161,21 @@ function splitList(value: string): string[] {
 
 /**
  * Parses moat's argv. A leading "--" (what `deno task start -- …` passes) is dropped; a later
- * "--" ends the flags. Never throws.
+ * "--" ends the flags. A subcommand's name as the prompt's first word before any "--" is a usage
+ * error (subcommands come first) unless `subcommand` says one was already given. Never throws.
  */
-export function parseCliArgs(argv: readonly string[]): ParsedArgs {
+export function parseCliArgs(
+  argv: readonly string[],
+  options: { subcommand?: boolean } = {},
+): ParsedArgs {
   const args = argv[0] === "--" ? argv.slice(1) : [...argv];
 
   // Permission list flags take an optional value that must be attached with "=" (as in Deno), so
   // a bare flag never swallows the prompt that follows it. Pull bare ones out before parseArgs.
   const bare = new Set<PermissionListFlag>();
   const rest: string[] = [];
+  // Where each entry of `rest` is in `args`.
+  const at: number[] = [];
   let ended = false;
   let bareResume = false;
   let bareMcp = false;
@@ -189,14 +196,23 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
       continue;
     }
     rest.push(arg);
+    at.push(i);
   }
 
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, options: CLI_OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: rest,
+      options: CLI_OPTIONS,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
   } catch (e) {
     return usageError(parseArgsErrorText(e, rest, CLI_OPTIONS));
   }
+  const misplaced = options.subcommand ? undefined : subcommandAfterFlags(parsed.tokens, args, at);
+  if (misplaced !== undefined) return usageError(misplaced);
   const v = parsed.values;
   if (v.help) return { ok: true, command: "help" };
   if (v.version) return { ok: true, command: "version" };

@@ -4,6 +4,7 @@
  * moat drops.
  */
 import { parseArgs } from "node:util";
+import { moatCommand } from "./args_values.ts";
 
 /** A parseArgs options table (only the names and short forms are used here). */
 export type OptionTable = Record<string, { type: "string" | "boolean"; short?: string }>;
@@ -83,4 +84,39 @@ export function parseArgsErrorText(
   }
   return `Unknown option "${unknown}": to send a prompt that starts with "-", put it after a ` +
     `"--" that follows a flag (moat -p -- "${unknown}")`;
+}
+
+/** moat's subcommands: a first word that must come before every flag. */
+export const SUBCOMMANDS: readonly string[] = ["sessions", "mcp"];
+
+/** A parseArgs token: only what `subcommandAfterFlags` reads. */
+type Token = { kind: string; index: number; value?: string | undefined };
+
+/**
+ * The usage error for a subcommand's name as the first word of the prompt, after flags (`moat
+ * --cwd DIR mcp list`), or undefined. `tokens` are parseArgs' tokens of `args`, `at` maps each
+ * token's index to its place in `argv` (what the user typed). Words after a `--` are a prompt.
+ */
+export function subcommandAfterFlags(
+  tokens: readonly Token[],
+  argv: readonly string[],
+  at: readonly number[],
+): string | undefined {
+  const first = tokens.findIndex((t) => t.kind === "positional" || t.kind === "option-terminator");
+  const token = tokens[first];
+  if (token?.kind !== "positional" || !SUBCOMMANDS.includes(token.value ?? "")) return undefined;
+  const next = tokens[first + 1];
+  const words = [at[token.index] as number];
+  if (token.value === "mcp" && next?.kind === "positional") words.push(at[next.index] as number);
+  const sub = words.map((i) => argv[i] as string);
+  const others = argv.filter((_, i) => !words.includes(i));
+  const positional = new Set(tokens.filter((t) => t.kind === "positional").map((t) => at[t.index]));
+  const ends = new Set(
+    tokens.filter((t) => t.kind === "option-terminator").map((t) => at[t.index]),
+  );
+  const flags = argv.filter((_, i) => !positional.has(i) && !ends.has(i));
+  const prompt = argv.filter((_, i) => positional.has(i));
+  return `"${sub.join(" ")}" is a subcommand, and subcommands come first: write ` +
+    `${moatCommand([...sub, ...others])}; to send "${prompt.join(" ")}" as the prompt, put it ` +
+    `after "--": ${moatCommand([...flags, "--", ...prompt])}`;
 }

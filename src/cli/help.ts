@@ -31,14 +31,16 @@ Model:
                                  add TEXT to the system prompt
       --no-context-files         do not load AGENTS.md files
 
-Tools and permissions (Deno's own syntax; paths relative to the workspace):
+Tools and permissions (Deno's own syntax: a list follows "=", as in --allow-write=src,tests;
+paths relative to the workspace; a deny list wins over every grant, -A included):
       --tools LIST               enable only these tools (read,bash,edit,write,grep,find,ls)
       --cwd DIR                  workspace directory (default: the current directory)
       --bash-timeout S           default bash timeout in seconds (default 120)
       --allow-read[=PATHS]       --deny-read=PATHS
       --allow-write[=PATHS]      --deny-write=PATHS
       --allow-run[=PROGRAMS]     --deny-run=PROGRAMS
-      --allow-net[=HOSTS]        --allow-env[=VARS]
+      --allow-net[=HOSTS]        --deny-net=HOSTS (HOST or HOST:PORT)
+      --allow-env[=VARS]
   -A, --allow-all                grant everything (the API key still never reaches a tool)
       --sandbox auto|require|off OS sandbox (bubblewrap): require exits 2 when unavailable
       --no-prompt                never ask for approval; ungranted calls are denied

@@ -9,6 +9,7 @@ import type { Clock } from "../agent/mod.ts";
 import type { PathOps } from "../policy/ops.ts";
 import { VERSION } from "../version.ts";
 import { helpText } from "./args.ts";
+import { bareGrantValueError } from "./args_values.ts";
 import { EXIT, usageError } from "./exit.ts";
 import type { CliFs, Terminal } from "./io.ts";
 import { parseCommand } from "./sessions.ts";
@@ -96,6 +97,17 @@ async function runCommand(
 ): Promise<number> {
   const parsed = parseCommand(argv);
   if (!parsed.ok) return usageError(terminal, parsed.error);
+  const paths = environment.paths ?? (await import("../sys/paths.ts")).createDenoScanOps();
+  // `--allow-write src "task"`: Deno's lists follow "="; the bare flag would allow everything.
+  const bareValue = parsed.command === "help" || parsed.command === "version"
+    ? undefined
+    : bareGrantValueError(argv[0] === "--" ? argv.slice(1) : argv, {
+      paths,
+      cwd: environment.cwd,
+      ...(environment.env.PATH === undefined ? {} : { path: environment.env.PATH }),
+      ...(environment.env.HOME === undefined ? {} : { home: environment.env.HOME }),
+    });
+  if (bareValue !== undefined) return usageError(terminal, bareValue);
   if (parsed.command === "help") {
     terminal.writeStdout(helpText(VERSION));
     return EXIT.ok;
@@ -120,10 +132,21 @@ async function runCommand(
     fs: environment.fs,
     clock: environment.clock ?? (await import("../sys/clock.ts")).systemClock,
     now: environment.now ?? (() => new Date()),
-    paths: environment.paths ?? (await import("../sys/paths.ts")).createDenoScanOps(),
+    paths,
     loadDeps: () => deps ?? loadDeps(),
   });
   if ("exit" in prepared) return prepared.exit;
+  const { flags, settings } = prepared.setup;
+  if (flags.includeDeltas && (prepared.interactive || settings.output !== "jsonl")) {
+    return usageError(
+      terminal,
+      prepared.interactive
+        ? `Option '--include-deltas' only applies to '--output jsonl' in print mode: pass a ` +
+          `prompt and '--output jsonl', or leave the option out`
+        : `Option '--include-deltas' only applies to '--output jsonl': add '--output jsonl', or ` +
+          `leave the option out`,
+    );
+  }
   if (prepared.mcpList) return await (await import("./mcp_list.ts")).mcpList(prepared.setup);
   // Each mode's graph is loaded only when it runs.
   return prepared.interactive

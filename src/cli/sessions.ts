@@ -35,14 +35,14 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
   const args = argv[0] === "--" ? argv.slice(1) : [...argv];
   if (args[0] === "mcp") return parseMcpCommand(args.slice(1));
   if (args[0] !== "sessions") return parseCliArgs(args);
-  const parsed = parseCliArgs(args.slice(1));
+  const parsed = parseCliArgs(args.slice(1), { subcommand: true });
   if (!parsed.ok || parsed.command !== "run") return parsed;
   const { flags } = parsed;
   if (flags.prompt !== undefined) {
     return {
       ok: false,
       error:
-        `'moat sessions' takes no prompt, but got "${flags.prompt}": to send the word as a prompt, run moat -p sessions`,
+        `'moat sessions' takes no prompt, but got "${flags.prompt}": to send the word as a prompt, run moat -p -- sessions`,
     };
   }
   const given = Object.entries(flags).filter(([field, value]) =>
@@ -74,7 +74,7 @@ function parseMcpCommand(args: readonly string[]): ParsedCommand {
       }: run 'moat mcp list'`,
     };
   }
-  const parsed = parseCliArgs(args.slice(1));
+  const parsed = parseCliArgs(args.slice(1), { subcommand: true });
   if (!parsed.ok || parsed.command !== "run") return parsed;
   if (parsed.flags.prompt !== undefined) {
     return {

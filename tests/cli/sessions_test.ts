@@ -247,7 +247,7 @@ Deno.test("parseCommand() reads `moat sessions [--cwd DIR]` and rejects other fl
   assert.ok(parsed.ok && parsed.command === "sessions");
   assert.equal(parsed.flags.cwd, "sub");
   assert.deepEqual(parseCommand(["sessions", "--help"]), { ok: true, command: "help" });
-  const run = parseCommand(["-p", "sessions"]);
+  const run = parseCommand(["-p", "--", "sessions"]);
   assert.ok(run.ok && run.command === "run");
   assert.equal(run.flags.prompt, "sessions");
   for (
