@@ -97,7 +97,7 @@ export type ParsedArgs =
   | { ok: false; error: string };
 
 export { helpText } from "./help.ts";
-import { allowMcpNames } from "./args_values.ts";
+import { allowMcpNames, flagConflict } from "./args_values.ts";
 
 /** Every option parseCliArgs accepts (node:util parseArgs shape); `--help` documents each one. */
 export const CLI_OPTIONS = {
@@ -363,42 +363,8 @@ export function parseCliArgs(
     flags.tools = tools;
   }
 
-  if (flags.resume !== undefined) {
-    const other = flags.continue
-      ? "--continue"
-      : flags.session !== undefined
-      ? "--session"
-      : flags.noSession
-      ? "--no-session"
-      : flags.replay !== undefined
-      ? "--replay"
-      : undefined;
-    if (other !== undefined) {
-      return usageError(`Options '--resume' and '${other}' cannot be combined: choose one session`);
-    }
-  }
-  if (flags.quiet && flags.verbose) {
-    return usageError(`Options '--quiet' and '--verbose' cannot be combined`);
-  }
-  if (flags.continue && flags.session !== undefined) {
-    return usageError(`Options '--continue' and '--session' cannot be combined`);
-  }
-  if (flags.noSession && (flags.continue || flags.session !== undefined)) {
-    return usageError(
-      `Option '--no-session' cannot be combined with '--continue' or '--session'`,
-    );
-  }
-  if (flags.replayCheck && flags.replay === undefined) {
-    return usageError(`Option '--replay-check' needs '--replay FILE'`);
-  }
-  if (flags.replay !== undefined && flags.continue) {
-    return usageError(
-      `Options '--replay' and '--continue' cannot be combined: a replay starts from the recording's own conversation`,
-    );
-  }
-  if (flags.includeDeltas && flags.output !== undefined && flags.output !== "jsonl") {
-    return usageError(`Option '--include-deltas' only applies to '--output jsonl'`);
-  }
+  const conflict = flagConflict(flags);
+  if (conflict !== undefined) return usageError(conflict);
   return { ok: true, command: "run", flags };
 }
 

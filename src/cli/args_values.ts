@@ -150,3 +150,54 @@ function cwdFlag(args: readonly string[]): string | undefined {
   }
   return cwd;
 }
+
+/** The session, output and verbosity flags `flagConflict` checks. */
+interface ConflictFlags {
+  resume?: string | true;
+  continue: boolean;
+  session?: string;
+  noSession: boolean;
+  replay?: string;
+  replayCheck: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  includeDeltas: boolean;
+  output?: string;
+}
+
+/** The usage error of flags that cannot be combined, or undefined. */
+export function flagConflict(flags: ConflictFlags): string | undefined {
+  if (flags.resume !== undefined) {
+    const other = flags.continue
+      ? "--continue"
+      : flags.session !== undefined
+      ? "--session"
+      : flags.noSession
+      ? "--no-session"
+      : flags.replay !== undefined
+      ? "--replay"
+      : undefined;
+    if (other !== undefined) {
+      return `Options '--resume' and '${other}' cannot be combined: choose one session`;
+    }
+  }
+  if (flags.quiet && flags.verbose) {
+    return `Options '--quiet' and '--verbose' cannot be combined`;
+  }
+  if (flags.continue && flags.session !== undefined) {
+    return `Options '--continue' and '--session' cannot be combined`;
+  }
+  if (flags.noSession && (flags.continue || flags.session !== undefined)) {
+    return `Option '--no-session' cannot be combined with '--continue' or '--session'`;
+  }
+  if (flags.replayCheck && flags.replay === undefined) {
+    return `Option '--replay-check' needs '--replay FILE'`;
+  }
+  if (flags.replay !== undefined && flags.continue) {
+    return `Options '--replay' and '--continue' cannot be combined: a replay starts from the recording's own conversation`;
+  }
+  if (flags.includeDeltas && flags.output !== undefined && flags.output !== "jsonl") {
+    return `Option '--include-deltas' only applies to '--output jsonl'`;
+  }
+  return undefined;
+}

@@ -94,5 +94,6 @@ function formatDeny(grants: Grants): string {
   if (grants.denyRead.length) parts.push(`deny-read: ${grants.denyRead.join(", ")}`);
   if (grants.denyWrite.length) parts.push(`deny-write: ${grants.denyWrite.join(", ")}`);
   if (grants.denyRun.length) parts.push(`deny-run: ${grants.denyRun.join(", ")}`);
+  if (grants.denyNet.length) parts.push(`deny-net: ${grants.denyNet.join(", ")}`);
   return parts.length ? " · " + parts.join(" · ") : "";
 }

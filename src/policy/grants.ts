@@ -8,6 +8,8 @@ import { expandHome, type Home, resolveHome } from "./home.ts";
 import type { GrantPathOps, PathOps } from "./ops.ts";
 import { missingGrant } from "./_grant_typos.ts";
 
+export { toolEnvironment } from "./tool_env.ts";
+
 /** Everything (`true`, the flag without a value) or a list (possibly empty = nothing). */
 export type Scope = true | string[];
 
@@ -33,6 +35,8 @@ export interface Grants {
   denyRead: string[];
   denyWrite: string[];
   denyRun: string[];
+  /** `--deny-net` hosts (`host` or `host:port`, as Deno takes them): denied even under -A. */
+  denyNet: string[];
   /**
    * Every path named in an `--allow-write=…` value (real paths), even when the write scope is
    * everything (`-A`, bare `--allow-write`): a named path lifts the protection of a protected
@@ -57,6 +61,7 @@ export const GRANT_FLAGS = [
   "allow-run",
   "deny-run",
   "allow-net",
+  "deny-net",
   "allow-env",
   "allow-all",
 ] as const;
@@ -85,19 +90,6 @@ export type GrantsResult =
   | { ok: true; grants: Grants; notes: string[] }
   | { ok: false; error: UsageError };
 
-/** Environment variables every tool gets (when set), before `--allow-env` additions. */
-const SAFE_ENV_NAMES: readonly string[] = [
-  "PATH",
-  "HOME",
-  "LANG",
-  "LC_*",
-  "TERM",
-  "TMPDIR",
-  "USER",
-  "SHELL",
-  "TZ",
-];
-
 /** The grants used when no permission flag is given: read and write the workspace, nothing else. */
 export function defaultGrants(cwd: string, options: { paths: PathOps }): Grants {
   const dir = realOrSelf(options.paths, cwd);
@@ -110,6 +102,7 @@ export function defaultGrants(cwd: string, options: { paths: PathOps }): Grants 
     denyRead: [],
     denyWrite: [],
     denyRun: [],
+    denyNet: [],
     namedWrite: [],
     allowAll: false,
     explicit: { read: false, write: false, run: false, net: false, env: false },
@@ -164,6 +157,7 @@ export function parseGrantFlags(
     grants.denyRead = denyList(values["deny-read"], "deny-read", deniedIn("deny-read"));
     grants.denyWrite = denyList(values["deny-write"], "deny-write", deniedIn("deny-write"));
     grants.denyRun = denyList(values["deny-run"], "deny-run", (p) => programName(paths, cwd, p));
+    grants.denyNet = denyList(values["deny-net"], "deny-net", (h) => h);
   } catch (e) {
     if (e instanceof UsageError) return { ok: false, error: e };
     throw e;
@@ -207,30 +201,6 @@ export function widenGrants(
     }
   }
   return next;
-}
-
-/**
- * The environment tools get: the safe allow-list plus `grants.env` additions, taken from
- * `source`, never containing any of `secretEnvNames` (even with `--allow-env` or `-A`).
- */
-export function toolEnvironment(
-  grants: Grants,
-  source: Record<string, string>,
-  secretEnvNames: readonly string[],
-): Record<string, string> {
-  const secrets = new Set(secretEnvNames);
-  const patterns = grants.env === true ? ["*"] : [...SAFE_ENV_NAMES, ...grants.env];
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(source)) {
-    if (secrets.has(name)) continue;
-    if (patterns.some((p) => envNameMatches(p, name))) out[name] = value;
-  }
-  return out;
-}
-
-function envNameMatches(pattern: string, name: string): boolean {
-  // Deno's --allow-env accepts a trailing `*` as a prefix wildcard; nothing else is a pattern.
-  return pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : pattern === name;
 }
 
 function flagEntries(raw: GrantFlagValues[GrantFlag]): Array<string | boolean> {

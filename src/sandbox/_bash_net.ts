@@ -32,6 +32,8 @@ export interface BashNetworkOptions {
   net: NetOps;
   /** Receives a one-line notice when the proxy cannot start. */
   warn(message: string): void;
+  /** Whether "host:port" is in `--deny-net` (Deno's deny Worker says so); wins over the grants. */
+  denied?(target: string): Promise<boolean>;
 }
 
 /** The proxy side of a run in bubblewrap mode. */
@@ -61,6 +63,8 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
   const reported = new Map<string, Set<string>>();
   // Per running call, the targets refused (told to the model after the call).
   const refused = new Map<string, Set<string>>();
+  // Targets refused by --deny-net (not for want of a grant: no flag to add would allow them).
+  const denyListed = new Set<string>();
 
   const queryClient = (): ToolHostClient => {
     const net = options.grants().net;
@@ -96,7 +100,7 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
       toolName: "bash",
       access: "net" as const,
       target,
-      by: "grants" as const,
+      by: denyListed.has(target) ? "deny_list" as const : "grants" as const,
       during: true,
     };
     try {
@@ -112,7 +116,7 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
 
   // The flag to add keeps the hosts already granted (a flag replaces the list).
   const refusal = (target: string) =>
-    notGrantedReason(
+    denyListed.has(target) ? `net access to "${target}" is denied by --deny-net` : notGrantedReason(
       { access: "net", host: target },
       grantFlagHint(options.grants(), { access: "net", host: target }, { cwd: options.cwd }),
     );
@@ -123,6 +127,11 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
       socketPath,
       net: options.net,
       async allowed(target) {
+        if (await options.denied?.(target)) {
+          if (denyListed.size >= MAX_REMEMBERED) denyListed.clear();
+          denyListed.add(target);
+          return false;
+        }
         const answer = await queryClient().query([{ name: "net", host: target }]);
         return answer.ok && answer.states[0] === "granted";
       },
@@ -142,7 +151,9 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
   let closing: Promise<void> | undefined;
   return {
     hostConfig(grants) {
-      if (grants.net === true || grants.net.length === 0 || closing !== undefined) return undefined;
+      // A bare --allow-net shares the machine's network, unless --deny-net needs the proxy.
+      const proxied = grants.net === true ? grants.denyNet.length > 0 : grants.net.length > 0;
+      if (!proxied || closing !== undefined) return undefined;
       proxy ??= start();
       return proxy.ok ? { socketPath: proxy.proxy.socketPath } : undefined;
     },
@@ -158,7 +169,7 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
               const result = await tool.execute(args, signal, ctx);
               // Clients often show only "403" for a refused tunnel: name the flag for the model.
               if (targets.size === 0) return result;
-              const note = refusalNote([...targets], options.grants().net);
+              const note = refusalNote([...targets], options.grants().net, denyListed);
               return { ...result, output: `${result.output}\n${note}` };
             } finally {
               running.delete(ctx.toolCallId);
@@ -183,12 +194,25 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
  * The note a bash result gets when the proxy refused connections during the call; the flag keeps
  * the hosts `granted` already (a flag replaces the list).
  */
-export function refusalNote(targets: string[], granted: Scope = []): string {
+export function refusalNote(
+  all: string[],
+  granted: Scope = [],
+  denyListed: ReadonlySet<string> = new Set(),
+): string {
+  const denied = all.filter((t) => denyListed.has(t));
+  const deniedNote = denied.length === 0
+    ? ""
+    : `[moat refused network access to ${
+      denied.slice(0, 5).map((t) => `"${t}"`).join(", ")
+    }: denied by --deny-net; no grant allows it]`;
+  const targets = all.filter((t) => !denyListed.has(t));
+  if (targets.length === 0) return deniedNote;
   const shown = targets.slice(0, 5);
   const more = targets.length > shown.length ? `, and ${targets.length - shown.length} more` : "";
   const flag = [...new Set([...(granted === true ? [] : granted), ...shown])].join(",");
   return `[moat refused network access to ${shown.map((t) => `"${t}"`).join(", ")}${more}: ` +
-    `not granted; add --allow-net=${flag} to allow it]`;
+    `not granted; add --allow-net=${flag} to allow it]` +
+    (deniedNote === "" ? "" : `\n${deniedNote}`);
 }
 
 /** A query-only Worker's permissions: the net grants, nothing else. */

@@ -178,6 +178,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const bwrap = probe?.usable && launch !== undefined
     ? { path: probe.path, launch, mountPoints: createMountPoints(sys.mountPoints, sys.paths) }
     : undefined;
+  const { denyNet, run } = options.grants;
+  if (bwrap === undefined && denyNet.length > 0 && (run === true || run.includes("bash"))) {
+    // Without bubblewrap bash's programs have the machine's network: nothing would hold the list.
+    throw new UsageError(
+      `--deny-net=${denyNet.join(",")} cannot hold without the OS sandbox (bubblewrap): the ` +
+        "programs bash runs would reach every host; run where bubblewrap works, or drop " +
+        "--deny-net (or bash's --allow-run)",
+    );
+  }
 
   const env = toolEnvironment(options.grants, options.env, options.secretEnvNames);
   if (bwrap) env["TMPDIR"] = "/tmp";
@@ -224,6 +233,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
       net: sys.net,
       warn: (message) => warnings.push(message),
+      // --deny-net as Deno matches it: the deny Worker holds the list as its net grants.
+      denied: async (target) => {
+        if (denyClient === undefined) return false;
+        const answer = await denyClient.query([{ name: "net", host: target }]);
+        return !answer.ok || answer.states[0] === "granted";
+      },
     })
     : undefined;
 

@@ -38,9 +38,10 @@ export function workerPermissions(
   };
 }
 
-/** True when the grants have a deny list (`--deny-read`, `--deny-write`, `--deny-run`). */
+/** True when the grants have a deny list (`--deny-read`, `--deny-write`, `--deny-run`, `--deny-net`). */
 export function hasDenyLists(grants: Grants): boolean {
-  return grants.denyRead.length + grants.denyWrite.length + grants.denyRun.length > 0;
+  return grants.denyRead.length + grants.denyWrite.length + grants.denyRun.length +
+      grants.denyNet.length > 0;
 }
 
 /** The deny Worker's permissions: the deny lists as grants ("granted" there means denied). */
@@ -50,7 +51,7 @@ export function denyPermissions(grants: Grants): Deno.PermissionOptionsObject {
     read: list(grants.denyRead),
     write: list(grants.denyWrite),
     run: list(grants.denyRun),
-    net: false,
+    net: list(grants.denyNet),
     env: false,
     sys: false,
     ffi: false,

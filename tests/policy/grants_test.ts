@@ -247,3 +247,19 @@ Deno.test("parseGrantFlags() records every --allow-write path as named, also nex
   const widened = widenGrants(g, { access: "write", path: ws.path(".git/hooks/x") });
   assert.deepEqual(widened.namedWrite, [ws.path("src")]);
 });
+
+Deno.test("parseGrantFlags() --deny-net keeps its hosts denied under -A and a bare --allow-net, shown in the summary", async () => {
+  await using ws = await createTempWorkspace();
+  for (const allow of [{ "allow-all": true }, { "allow-net": true }] as const) {
+    const r = parseGrantFlags({ ...allow, "deny-net": ["example.com,10.0.0.1:8080"] }, {
+      cwd: ws.dir,
+    });
+    assert.ok(r.ok);
+    assert.deepEqual(r.grants.denyNet, ["example.com", "10.0.0.1:8080"]);
+    assert.equal(r.grants.net, true);
+    assert.match(formatGrants(r.grants), / · deny-net: example\.com, 10\.0\.0\.1:8080$/);
+  }
+  const bare = parseGrantFlags({ "deny-net": [true] }, { cwd: ws.dir });
+  assert.ok(!bare.ok);
+  assert.match(bare.error.message, /Missing value for "--deny-net"/);
+});

@@ -80,8 +80,8 @@ export function buildHostArgs(spec: HostViewSpec): string[] {
   ];
   // Only a bare --allow-net (or -A) shares the machine's network. Under a scoped one the host
   // keeps its own (no abstract UNIX sockets of the machine either), and bash reaches the granted
-  // hosts through moat's proxy (src/sandbox/net/proxy.ts).
-  if (spec.grants.net !== true) args.push("--unshare-net");
+  // hosts through moat's proxy (src/sandbox/net/proxy.ts); so does a bare one with --deny-net.
+  if (spec.grants.net !== true || spec.grants.denyNet.length > 0) args.push("--unshare-net");
   args.push(...viewArgs(spec, "host"));
   args.push("--clearenv");
   for (const [k, v] of Object.entries(spec.env)) args.push("--setenv", k, v);
