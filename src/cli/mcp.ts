@@ -15,6 +15,7 @@ import type {
 } from "../mcp/mod.ts";
 import { parseMcpJson } from "../mcp/config.ts";
 import type { Prompter } from "../policy/approve.ts";
+import { netDenied, urlHostPort } from "../policy/net_deny.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { type ConfiguredMcpServer, latestByName } from "./config.ts";
 import { readTextOrReason } from "./io.ts";
@@ -59,6 +60,16 @@ function hostOf(url: string): string {
   }
 }
 
+/** True when `--deny-net` covers the host of `url`. */
+function deniedUrl(url: string, denyNet: readonly string[]): boolean {
+  try {
+    const { hostname, port } = urlHostPort(new URL(url));
+    return netDenied(denyNet, hostname, port);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Starts the servers that may start and lists their tools; undefined when there are none (or
  * --no-mcp). A server that may not start, or fails, is a warning, never an error.
@@ -80,6 +91,13 @@ export async function startMcp(
     const name = terminalQuote(server.name);
     if (server.type === "http") {
       const host = hostOf(server.url);
+      if (deniedUrl(server.url, sandbox.grants.denyNet)) {
+        options.warn(
+          `MCP server ${name} (${terminalQuote(server.url)}) was not contacted: its host is in ` +
+            `--deny-net (drop it from --deny-net to use the server)`,
+        );
+        continue;
+      }
       // The user's own config (or --mcp-config) names the host; a project's needs the grant.
       if (origin === "project" && net !== true && !net.includes(host)) {
         options.warn(
@@ -104,6 +122,11 @@ export async function startMcp(
         options.warn(
           `MCP server ${name} runs without the network: a scoped --allow-net reaches only bash ` +
             "(through moat's proxy); an MCP server gets the network with the bare --allow-net",
+        );
+      } else if (net === true && sandbox.grants.denyNet.length > 0) {
+        options.warn(
+          `MCP server ${name} runs without the network: with --deny-net only bash has it ` +
+            "(through moat's proxy, which holds the list)",
         );
       }
       const [bwrap, ...args] = confined.argv;

@@ -4,6 +4,7 @@ import { bareGrantValueError, shellWord } from "../../src/cli/args_values.ts";
 import { runCli } from "../../src/cli/main.ts";
 import { parseCommand } from "../../src/cli/sessions.ts";
 import { createDenoScanOps } from "../../src/sys/paths.ts";
+import { emptyUsage } from "../../src/model/types.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
 import { createFakeCliDeps, createFakeTerminal } from "./_fakes.ts";
 
@@ -140,4 +141,28 @@ Deno.test("parseCliArgs() reads --deny-net lists", () => {
   assert.ok(parsed.ok && parsed.command === "run");
   assert.deepEqual(parsed.flags.permissions["deny-net"], ["example.com,10.0.0.1:80"]);
   assert.equal(parsed.flags.permissions["allow-net"], true);
+});
+
+Deno.test("runCli() does not contact an HTTP MCP server whose host is in --deny-net, and says so", async () => {
+  await using ws = await createTempWorkspace({
+    "mcp.json": JSON.stringify({ mcpServers: { web: { url: "http://127.0.0.1:9/mcp" } } }),
+  });
+  const terminal = createFakeTerminal();
+  const { deps } = createFakeCliDeps({
+    model: {
+      stream: () =>
+        Promise.resolve({
+          role: "assistant",
+          blocks: [{ type: "text", text: "ok" }],
+          stopReason: "stop",
+          usage: emptyUsage(),
+        }),
+    },
+  });
+  const code = await runCli(
+    ["--no-session", "--mcp-config", "mcp.json", "--deny-net=127.0.0.1", "hi"],
+    { env: { HOME: ws.dir, OPENAI_API_KEY: "k" }, cwd: ws.dir, terminal, deps },
+  );
+  assert.equal(code, 0, terminal.stderr);
+  assert.match(terminal.stderr, /MCP server "web" .* was not contacted: its host is in --deny-net/);
 });
