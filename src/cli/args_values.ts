@@ -30,7 +30,7 @@ export function moatCommand(args: readonly string[]): string {
 }
 
 /** The permission list flags whose value must follow `=`, by what their items name. */
-const LIST_FLAG_KINDS: Record<string, "path" | "program" | "host" | "env"> = {
+const LIST_FLAG_KINDS: Record<string, Kind> = {
   "allow-read": "path",
   "deny-read": "path",
   "allow-write": "path",
@@ -40,7 +40,10 @@ const LIST_FLAG_KINDS: Record<string, "path" | "program" | "host" | "env"> = {
   "allow-net": "host",
   "deny-net": "host",
   "allow-env": "env",
+  "allow-mcp": "mcp",
 };
+
+type Kind = "path" | "program" | "host" | "env" | "mcp";
 
 /** What `bareGrantValueError` looks up: the file system, and where the workspace and PATH are. */
 export interface GrantWordProbe {
@@ -90,13 +93,14 @@ const WHAT = {
   program: "names a program",
   host: "names a host",
   env: "names an environment variable",
+  mcp: "names an MCP tool",
   list: "is a list",
 } as const;
 
 type Looks = keyof typeof WHAT | "no";
 
 function looksLike(
-  kind: "path" | "program" | "host" | "env",
+  kind: Kind,
   word: string,
   probe: GrantWordProbe & { workspace: string },
 ): Looks {
@@ -120,6 +124,10 @@ function looksLike(
       return items.every((h) => HOST.test(h)) ? list : "no";
     case "env":
       return items.every((v) => /^[A-Z_][A-Z0-9_]*\*?$/.test(v)) ? list : "no";
+    case "mcp":
+      // SERVER__TOOL, or a list of names; a lone name is a plausible one-word prompt.
+      if (!items.every((n) => /^[A-Za-z0-9_-]{1,64}$/.test(n))) return "no";
+      return items.length > 1 ? "list" : word.includes("__") ? "mcp" : "no";
   }
 }
 

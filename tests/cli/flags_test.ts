@@ -50,6 +50,8 @@ Deno.test("bareGrantValueError() knows a value of each kind of list flag and kee
       ["--allow-net", "localhost:8080", "fetch it"],
       ["--deny-net", "10.0.0.1", "fetch it"],
       ["--allow-env", "GITHUB_TOKEN", "use it"],
+      ["--allow-mcp", "github__search", "find it"],
+      ["--allow-mcp", "github,files", "find it"],
     ]
   ) {
     const error = refusedFor(args);
@@ -65,6 +67,7 @@ Deno.test("bareGrantValueError() knows a value of each kind of list flag and kee
       ["--allow-run", "definitely-no-such-program-here"],
       ["--allow-net", "fetch the page"],
       ["--allow-env", "use the token"],
+      ["--allow-mcp", "summarise"],
       ["--allow-write", "--", "src", "task"],
       ["--allow-write=src", "src", "task"],
     ]
