@@ -7,6 +7,7 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome, type Home, resolveHome } from "./home.ts";
 import type { GrantPathOps, PathOps } from "./ops.ts";
 import { missingGrant } from "./_grant_typos.ts";
+import { hostEntryProblem } from "./net_deny.ts";
 
 export { toolEnvironment } from "./tool_env.ts";
 
@@ -157,7 +158,11 @@ export function parseGrantFlags(
     grants.denyRead = denyList(values["deny-read"], "deny-read", deniedIn("deny-read"));
     grants.denyWrite = denyList(values["deny-write"], "deny-write", deniedIn("deny-write"));
     grants.denyRun = denyList(values["deny-run"], "deny-run", (p) => programName(paths, cwd, p));
-    grants.denyNet = denyList(values["deny-net"], "deny-net", (h) => h);
+    grants.denyNet = denyList(values["deny-net"], "deny-net", (host) => {
+      const problem = hostEntryProblem(host);
+      if (problem === undefined) return host;
+      throw new UsageError(`Denied host "${host}" (--deny-net) is refused: ${problem}`);
+    });
   } catch (e) {
     if (e instanceof UsageError) return { ok: false, error: e };
     throw e;

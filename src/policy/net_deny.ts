@@ -12,6 +12,16 @@ export function netDenied(denyNet: readonly string[], hostname: string, port: nu
   });
 }
 
+/** Why `entry` is not a `--deny-net` entry (HOST, HOST:PORT, an IP address), or undefined. */
+export function hostEntryProblem(entry: string): string | undefined {
+  if (entry.includes("://") || /[/\s@?#]/.test(entry)) {
+    return "it is not a host name: write HOST or HOST:PORT (no scheme or path)";
+  }
+  const { port } = entryOf(entry);
+  if (port !== undefined && !(port >= 1 && port <= 65535)) return "its port is not 1-65535";
+  return undefined;
+}
+
 /** The host and port of a `URL`'s `host` (default ports filled in), as `netDenied` takes them. */
 export function urlHostPort(url: URL): { hostname: string; port: number } {
   const port = url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80;

@@ -262,4 +262,7 @@ Deno.test("parseGrantFlags() --deny-net keeps its hosts denied under -A and a ba
   const bare = parseGrantFlags({ "deny-net": [true] }, { cwd: ws.dir });
   assert.ok(!bare.ok);
   assert.match(bare.error.message, /Missing value for "--deny-net"/);
+  const url = parseGrantFlags({ "deny-net": ["https://example.com/x"] }, { cwd: ws.dir });
+  assert.ok(!url.ok);
+  assert.match(url.error.message, /Denied host "https:\/\/example\.com\/x" \(--deny-net\)/);
 });
