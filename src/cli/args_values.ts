@@ -78,7 +78,8 @@ export function bareGrantValueError(
     const asPrompt = [...args.slice(0, i + 1), "--", ...args.slice(i + 1)];
     const bare = flag.startsWith("deny-")
       ? `Option '--${flag}' needs its list after "=" (Deno's syntax)`
-      : `Option '--${flag}' takes its list after "=" (Deno's syntax); given bare it allows everything`;
+      : `Option '--${flag}' takes its list after "=" (Deno's syntax); given bare it allows ` +
+        "everything";
     return `${bare}, and the word after it, "${word}", ${WHAT[looks]}: ` +
       `to ${flag.startsWith("deny-") ? "deny" : "allow"} it, write ${moatCommand(fixed)}` +
       (flag.startsWith("deny-")
@@ -131,7 +132,7 @@ function looksLike(
   }
 }
 
-/** A host name with a dot, localhost, an IPv4 or bracketed IPv6 address, each with a port or not. */
+/** A host name with a dot, localhost, an IPv4 or bracketed IPv6 address; a port or not. */
 const HOST =
   /^(?:localhost|(?:[a-z0-9-]+\.)+[a-z0-9-]+|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\])(?::\d{1,5})?$|^[a-z0-9-]+:\d{1,5}$/i;
 

@@ -38,7 +38,7 @@ export function workerPermissions(
   };
 }
 
-/** True when the grants have a deny list (`--deny-read`, `--deny-write`, `--deny-run`, `--deny-net`). */
+/** True when the grants have a deny list (`--deny-read`, `-write`, `-run` or `-net`). */
 export function hasDenyLists(grants: Grants): boolean {
   return grants.denyRead.length + grants.denyWrite.length + grants.denyRun.length +
       grants.denyNet.length > 0;
