@@ -84,10 +84,26 @@ export function trackPrograms(tools: AnyTool[], options: ProgramRefusalOptions):
         for (const program of programs) {
           notes.push(await refuse(program, ctx.toolCallId, options));
         }
-        return { ...result, output: `${result.output}\n${notes.join("\n")}` } as ToolOutput;
+        const output = notGrantedLines(result.output, programs);
+        return { ...result, output: `${output}\n${notes.join("\n")}` } as ToolOutput;
       },
     }
   );
+}
+
+/**
+ * `output` with bash's "command not found" for each of `programs` (masked by the grants, not
+ * missing) said as it is: "not granted (moat's --allow-run)".
+ */
+export function notGrantedLines(output: string, programs: readonly string[]): string {
+  const escaped = programs.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  if (escaped.length === 0) return output;
+  const line = new RegExp(
+    `(bash: (?:line \\d+: )?(?:[^\\s:]*/)?(?:${escaped.join("|")})): ` +
+      "(?:command not found|No such file or directory)",
+    "g",
+  );
+  return output.replace(line, "$1: not granted (moat's --allow-run does not include it)");
 }
 
 async function refuse(

@@ -31,6 +31,7 @@ import {
 import { createApprovals } from "./approvals.ts";
 import { createBashNetwork } from "./_bash_net.ts";
 import { trackPrograms } from "./_bash_programs.ts";
+import { createProgramPrecheck } from "./_bash_precheck.ts";
 import {
   binDirs,
   type BwrapProbe,
@@ -322,12 +323,24 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     allowAlways: (location) => hosts.widen(widenForApproval(hosts.grants, location)),
     allowOnce: (location) => hosts.allowForNextBash(location),
   });
+  // Before a bash call runs: the programs its command line names that the view masks.
+  const programCheck = bwrap === undefined ? undefined : createProgramPrecheck({
+    grants: () => hosts.grants,
+    binDirs: () => programDirs ??= binDirs(env["PATH"], { paths: sys.paths }),
+    paths: sys.paths,
+    ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
+    ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
+    ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
+    allowAlways: (location) => hosts.widen(widenForApproval(hosts.grants, location)),
+    allowForCall: (toolCallId, location) => hosts.allowOnce(toolCallId, location),
+    parser: () => import("./_bash_commands.ts").then((m) => m.loadBashCommandParser()),
+  });
 
   let closing: Promise<void> | undefined;
   return {
     tools: bashNet === undefined ? tracked : bashNet.track(tracked),
     onToolCall: async (call) => {
-      const verdict = await policy(call);
+      const verdict = await policy(call) ?? await programCheck?.(call);
       if (verdict === undefined && bwrap) await approvals.createGrantedFiles(call);
       return verdict;
     },

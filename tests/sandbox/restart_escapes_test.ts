@@ -285,7 +285,7 @@ bwrapTest(
 );
 
 bwrapTest(
-  "a program a scoped --allow-run keeps from bash is named with the flag, and asked about on a terminal",
+  "a program a scoped --allow-run keeps from bash that no parse can know is named after the call as not granted, and asked about on a terminal",
   async () => {
     const layout = await createLayout();
     await using _ = layout.root;
@@ -295,8 +295,10 @@ bwrapTest(
       onDecision: (d) => decisions.push(d),
     });
     try {
-      const out = await bash(quiet, "ls a.txt");
+      const out = await bash(quiet, "p=ls; $p a.txt");
       assert.match(out, /rc=127/);
+      assert.match(out, /ls: not granted \(moat's --allow-run does not include it\)/);
+      assert.doesNotMatch(out, /command not found/);
       assert.ok(
         out.includes(
           `[moat: bash could not run "ls": run access to "ls" is not granted (add ` +
@@ -308,7 +310,7 @@ bwrapTest(
         ["ls", "denied", "no_prompt"],
       ]);
       // A typo is not a refusal: nothing of that name exists to allow.
-      assert.doesNotMatch(await bash(quiet, "lss a.txt"), /moat: bash could not run/);
+      assert.doesNotMatch(await bash(quiet, "p=lss; $p a.txt"), /moat: bash could not run/);
     } finally {
       await quiet.close();
     }
@@ -324,12 +326,12 @@ bwrapTest(
       },
     });
     try {
-      assert.match(await bash(sb, "ls a.txt"), /allowed it for the next bash call/);
+      assert.match(await bash(sb, "p=ls; $p a.txt"), /allowed it for the next bash call/);
       assert.match(asked[0] ?? "", /bash tried to run ls, which --allow-run does not include/);
-      assert.match(await bash(sb, "ls a.txt"), /a\.txt\nrc=0/);
-      assert.match(await bash(sb, "ls a.txt"), /allowed it for the rest of this run/);
-      assert.match(await bash(sb, "ls a.txt"), /a\.txt\nrc=0/);
-      assert.match(await bash(sb, "ls a.txt"), /a\.txt\nrc=0/);
+      assert.match(await bash(sb, "p=ls; $p a.txt"), /a\.txt\nrc=0/);
+      assert.match(await bash(sb, "p=ls; $p a.txt"), /allowed it for the rest of this run/);
+      assert.match(await bash(sb, "p=ls; $p a.txt"), /a\.txt\nrc=0/);
+      assert.match(await bash(sb, "p=ls; $p a.txt"), /a\.txt\nrc=0/);
       assert.equal(asked.length, 2);
     } finally {
       await sb.close();
