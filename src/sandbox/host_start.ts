@@ -11,6 +11,7 @@ import {
   findProgram,
   hostViewProblem,
   nestedBashPrefix,
+  privateTmp,
   viewMountTargets,
 } from "./bwrap/mod.ts";
 import { type HostConnection, startProcessHost, startWorkerHost } from "./host/connection.ts";
@@ -87,6 +88,8 @@ export function createHostStarter(setup: HostSetup): HostStarter {
     // start would mount what it leads to: no host then.
     const problem = placeholdersProblem(bwrap.mountPoints, view) ?? hostViewProblem(view);
     if (problem !== undefined) return failedHost(problem);
+    const tmp = privateTmp(view);
+    if (tmp !== undefined) config.privateTmp = tmp;
     // Under a scoped --allow-run, bash must not run moat's own runtime either.
     const hidePaths = grants.explicit.run && grants.run !== true ? [launch.executable] : [];
     config.toolOptions.bashCommandPrefix = nestedBashPrefix(

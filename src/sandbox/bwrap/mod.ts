@@ -11,6 +11,7 @@ export {
   hostViewProblem,
   type HostViewSpec,
   nestedBashPrefix,
+  privateTmp,
   viewMountTargets,
 } from "./view.ts";
 export type { MountTarget } from "./_mount_steps.ts";

@@ -265,3 +265,18 @@ export function hostViewProblem(spec: Omit<HostViewSpec, "env" | "command">): st
 function depth(p: string): number {
   return p === "/" ? 0 : p.split("/").length - 1;
 }
+
+/**
+ * The host's private /tmp (a tmpfs discarded with the host, which bash calls share) and the
+ * granted paths mounted inside it (real ones); undefined when /tmp is granted and real.
+ */
+export function privateTmp(
+  spec: Omit<HostViewSpec, "env" | "command">,
+): { path: string; mounted: string[] } | undefined {
+  const { effective } = viewMounts(spec);
+  if (effective.some((m) => m.path === "/" || m.path === "/tmp")) return undefined;
+  return {
+    path: "/tmp",
+    mounted: effective.filter((m) => isWithin(m.path, "/tmp")).map((m) => m.path),
+  };
+}

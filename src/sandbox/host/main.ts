@@ -5,6 +5,7 @@
  */
 import { createDenoNetOps } from "../../sys/net.ts";
 import { createDenoToolHostIo } from "../../sys/terminal.ts";
+import { createDenoTmpScanOps } from "../../sys/tmp_scan.ts";
 import { serveToolHost, type ToolHostIo } from "./server.ts";
 
 /**
@@ -16,5 +17,5 @@ export function runToolHost(
   _argv: string[],
   io: ToolHostIo = createDenoToolHostIo(),
 ): Promise<number> {
-  return serveToolHost(io, { net: createDenoNetOps() });
+  return serveToolHost(io, { net: createDenoNetOps(), tmp: createDenoTmpScanOps() });
 }

@@ -51,6 +51,11 @@ export interface HostConfig {
    * variables (src/sandbox/net/forward.ts).
    */
   netProxy?: { socketPath: string };
+  /**
+   * bwrap mode: the host's private /tmp, which bash calls share and the run discards, and the
+   * granted paths mounted inside it; the host notes a bash call that wrote there.
+   */
+  privateTmp?: { path: string; mounted: string[] };
 }
 
 /** A permission state as Deno reports it; anything but "granted" means not granted. */

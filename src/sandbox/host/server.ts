@@ -7,6 +7,13 @@
 import { type NetForwarder, proxyEnvironment, startNetForwarder } from "../net/forward.ts";
 import type { NetOps } from "../ops.ts";
 import { createHelperHost, type HelperHost, isHelperRequest } from "./helpers.ts";
+import {
+  changedInPrivateTmp,
+  privateTmpNote,
+  snapshotPrivateTmp,
+  type TmpScanOps,
+  type TmpSnapshot,
+} from "./private_tmp.ts";
 import { type HostToMain, type MainToHost, readLines, settledWithin } from "./protocol.ts";
 
 /** The host's standard streams (./main.ts passes Deno's). */
@@ -21,6 +28,8 @@ export interface ToolHostIo {
 export interface ToolHostSys {
   /** Sockets of the forwarder to bash's network proxy (src/sandbox/net/forward.ts). */
   net: NetOps;
+  /** Look-ups of the private /tmp, for the note of a bash call that wrote there. */
+  tmp?: TmpScanOps;
 }
 
 /** How long a shutting-down Worker may take to kill its process groups. */
@@ -41,6 +50,19 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
   let fatal: ((message: string) => void) | undefined;
   const died = new Promise<string>((resolve) => fatal = resolve);
   let shutdownDone: (() => void) | undefined;
+  let privateTmp: { path: string; mounted: string[] } | undefined;
+  // Running bash calls: the private /tmp as each found it (for the note of its result).
+  const bashStarts = new Map<number, TmpSnapshot>();
+
+  const withTmpNote = (out: Extract<HostToMain, { type: "result" }>): HostToMain => {
+    const started = bashStarts.get(out.id);
+    bashStarts.delete(out.id);
+    if (started === undefined || privateTmp === undefined || sys.tmp === undefined) return out;
+    const path = changedInPrivateTmp(started, snapshotPrivateTmp(privateTmp, sys.tmp));
+    if (path === undefined) return out;
+    const note = privateTmpNote(path, privateTmp.path);
+    return { ...out, output: { ...out.output, output: `${out.output.output}\n${note}` } };
+  };
 
   const lines = readLines(io.stdin)[Symbol.asyncIterator]();
   const stdinDone = (async () => {
@@ -53,6 +75,10 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
       } catch {
         io.stderr?.(`tool host: ignoring a line that is not JSON\n`);
         continue;
+      }
+      if (msg.type === "init" && worker === undefined) privateTmp = msg.config.privateTmp;
+      if (msg.type === "call" && msg.name === "bash" && privateTmp && sys.tmp) {
+        bashStarts.set(msg.id, snapshotPrivateTmp(privateTmp, sys.tmp));
       }
       if (msg.type === "init") {
         if (worker !== undefined) continue;
@@ -87,7 +113,11 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
           const out = e.data as HostToMain;
           if (out.type === "shutdown_done") shutdownDone?.();
           else if (out.type === "fatal") fatal?.(out.message);
-          else send(out);
+          else if (out.type === "result") send(withTmpNote(out));
+          else {
+            if (out.type === "error") bashStarts.delete(out.id);
+            send(out);
+          }
         };
         worker.onerror = (e: ErrorEvent) => {
           e.preventDefault();
