@@ -63,6 +63,8 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
   const reported = new Map<string, Set<string>>();
   // Per running call, the targets refused (told to the model after the call).
   const refused = new Map<string, Set<string>>();
+  // Per running call, the granted targets that did not answer, with why.
+  const unreachable = new Map<string, Map<string, string>>();
   // Targets refused by --deny-net (not for want of a grant: no flag to add would allow them).
   const denyListed = new Set<string>();
 
@@ -137,8 +139,14 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
       },
       onDecision: ({ target, allowed }) => record(target, allowed),
       refusal,
+      onUnreachable: ({ target, message }) => {
+        const toolCallId = running.size === 1 ? [...running][0] ?? "" : "";
+        const seen = unreachable.get(toolCallId);
+        if (seen !== undefined && seen.size < MAX_REMEMBERED) seen.set(target, message);
+      },
     });
-    if (!started.ok) {
+    // Without a net grant bash has no network either way: no notice then.
+    if (!started.ok && !isEmptyScope(options.grants().net)) {
       options.warn(
         `The network proxy for bash cannot start (${started.message}): bash calls have no ` +
           "network in this run; use a shorter temporary directory (TMPDIR) or --allow-net " +
@@ -152,7 +160,9 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
   return {
     hostConfig(grants) {
       // A bare --allow-net shares the machine's network, unless --deny-net needs the proxy.
-      const proxied = grants.net === true ? grants.denyNet.length > 0 : grants.net.length > 0;
+      // Without a net grant too: every attempt is then seen, refused and reported as a denial
+      // naming the flag (instead of bash's "Could not resolve host").
+      const proxied = grants.net === true ? grants.denyNet.length > 0 : true;
       if (!proxied || closing !== undefined) return undefined;
       proxy ??= start();
       return proxy.ok ? { socketPath: proxy.proxy.socketPath } : undefined;
@@ -165,16 +175,24 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
             running.add(ctx.toolCallId);
             const targets = new Set<string>();
             refused.set(ctx.toolCallId, targets);
+            const silent = new Map<string, string>();
+            unreachable.set(ctx.toolCallId, silent);
             try {
               const result = await tool.execute(args, signal, ctx);
-              // Clients often show only "403" for a refused tunnel: name the flag for the model.
-              if (targets.size === 0) return result;
-              const note = refusalNote([...targets], options.grants().net, denyListed);
-              return { ...result, output: `${result.output}\n${note}` };
+              // Clients often show only "403" or "502" for a tunnel: say whose refusal it was.
+              const notes = [
+                ...(targets.size === 0
+                  ? []
+                  : [refusalNote([...targets], options.grants().net, denyListed)]),
+                ...(silent.size === 0 ? [] : [unreachableNote(silent)]),
+              ];
+              if (notes.length === 0) return result;
+              return { ...result, output: `${result.output}\n${notes.join("\n")}` };
             } finally {
               running.delete(ctx.toolCallId);
               reported.delete(ctx.toolCallId);
               refused.delete(ctx.toolCallId);
+              unreachable.delete(ctx.toolCallId);
             }
           },
         }
@@ -213,6 +231,22 @@ export function refusalNote(
   return `[moat refused network access to ${shown.map((t) => `"${t}"`).join(", ")}${more}: ` +
     `not granted; add --allow-net=${flag} to allow it]` +
     (deniedNote === "" ? "" : `\n${deniedNote}`);
+}
+
+/**
+ * The note a bash result gets when granted hosts did not answer: not a refusal of moat's, so the
+ * model does not ask for a grant it has.
+ */
+export function unreachableNote(failures: ReadonlyMap<string, string>): string {
+  const shown = [...failures].slice(0, 5);
+  const more = failures.size > shown.length ? `, and ${failures.size - shown.length} more` : "";
+  return `[moat: network access to ${
+    shown.map(([t, why]) => `"${t}" (${why})`).join(", ")
+  }${more} is granted, but the host did not answer]`;
+}
+
+function isEmptyScope(scope: Scope): boolean {
+  return scope !== true && scope.length === 0;
 }
 
 /** A query-only Worker's permissions: the net grants, nothing else. */

@@ -30,6 +30,8 @@ export interface NetProxyOptions {
   connectTimeoutMs?: number;
   /** Why "host:port" is refused, naming the flag to add (default: `--allow-net=host:port`). */
   refusal?(target: string): string;
+  /** Receives each allowed connection whose host did not answer. Must not throw. */
+  onUnreachable?(failure: { target: string; message: string }): void;
 }
 
 /** A running proxy. */
@@ -146,6 +148,9 @@ async function openUpstream(
     });
     if (!result.ok) {
       const failure = timeout.signal.aborted ? "timed_out" : result.failure;
+      try {
+        options.onUnreachable?.({ target: label, message: result.message });
+      } catch { /* a sink must not change the answer */ }
       return { kind: "failed", failure, message: result.message };
     }
     scope.adopt(result.conn);
@@ -317,11 +322,13 @@ async function refuse(
     const phrase = `Forbidden by moat (add --allow-net=${targetLabel(target)})`;
     return await respond(client, 403, phrase, `moat: ${opened.reason}`);
   }
+  // Not a refusal: the grants allow it, and the host itself did not answer.
   await respond(
     client,
     502,
-    "Bad Gateway",
-    `moat: cannot connect to "${targetLabel(target)}": ${opened.message}`,
+    "Bad Gateway (granted by moat, but the host did not answer)",
+    `moat: network access to "${targetLabel(target)}" is granted, but the host did not ` +
+      `answer: ${opened.message}`,
   );
 }
 
