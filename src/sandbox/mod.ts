@@ -291,7 +291,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   // The tools the model sees: the built-ins' names, schemas and locations, run in the hosts.
   const createTools = options.createTools ?? createBuiltinTools;
-  const local = createTools({ ...toolOptions, ...sys.tools, bashCommandPrefix: [] });
+  // In bubblewrap an ungranted /tmp is the host's tmpfs: the model reads that in bash's description.
+  const tmpGranted = [options.grants.read, options.grants.write].some((scope) =>
+    scope === true || scope.some((p) => p === "/" || p === "/tmp")
+  );
+  const local = createTools({
+    ...toolOptions,
+    ...sys.tools,
+    bashCommandPrefix: [],
+    ...(bwrap && !tmpGranted ? { bashPrivateTmp: "/tmp" } : {}),
+  });
   const selected = options.tools === undefined ? local : selectTools(local, options.tools);
   const tools = selected.map((tool): AnyTool => ({
     ...tool,

@@ -38,6 +38,8 @@ export interface BuiltinToolOptions {
   process: ProcessOps;
   /** Argv prefix bash runs under (e.g. a nested bwrap). */
   bashCommandPrefix?: string[];
+  /** A directory private to the run and discarded (the OS sandbox's /tmp): bash says so. */
+  bashPrivateTmp?: string;
   processRegistry?: ProcessRegistry;
   /** Helper threads of grep (the tool Worker's entry point starts them); none: one thread. */
   grepThreads?: ScanThreads;
@@ -65,6 +67,7 @@ export function createBuiltinTools(options: BuiltinToolOptions): AnyTool[] {
       ...(options.processRegistry === undefined
         ? {}
         : { processRegistry: options.processRegistry }),
+      ...(options.bashPrivateTmp === undefined ? {} : { privateTmp: options.bashPrivateTmp }),
     }),
     createEditTool(common),
     createWriteTool(common),

@@ -40,3 +40,27 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "[bwrap] bash's description says /tmp is private to the run unless /tmp is granted",
+  ignore: !BWRAP,
+  async fn() {
+    const layout = await createLayout();
+    await using _ = layout.root;
+    for (const [write, said] of [[["."], true], [[".", "/tmp"], false]] as const) {
+      const parsed = parseGrantFlags({ "allow-write": [...write] }, { cwd: layout.ws });
+      if (!parsed.ok) throw parsed.error;
+      const sb = await openSandbox(layout, "bwrap", parsed.grants);
+      try {
+        const description = sb.tools.find((t) => t.name === "bash")?.description ?? "";
+        assert.equal(
+          description.includes("/tmp is private to this run and discarded at its end"),
+          said,
+          description,
+        );
+      } finally {
+        await sb.close();
+      }
+    }
+  },
+});

@@ -55,6 +55,8 @@ export interface BashToolOptions {
   processRegistry?: ProcessRegistry;
   /** Time of the live updates' throttle (default: the real clock); tests pass a manual one. */
   updateClock?: UpdateClock;
+  /** A directory private to the run and discarded at its end (the OS sandbox's /tmp), if any. */
+  privateTmp?: string;
 }
 
 /** Creates the bash tool. */
@@ -78,7 +80,11 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
       `not as an error. Default timeout ${defaultTimeout}s (pass \`timeout\` in seconds, at most ` +
       `${maxTimeout}s); on timeout or abort the command and everything it started are killed. ` +
       "Background processes (`&`) are killed when the command finishes: do not start servers " +
-      "expecting them to keep running.",
+      "expecting them to keep running." +
+      (options.privateTmp === undefined
+        ? ""
+        : ` ${options.privateTmp} is private to this run and discarded at its end: keep files ` +
+          "you need inside the workspace."),
     parameters: BashParams,
     kind: "execute",
     concurrencySafe: false,
