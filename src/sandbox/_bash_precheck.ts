@@ -5,10 +5,11 @@
  * before anything of the command has run. What the parse cannot know is still named after the
  * call (./_bash_programs.ts).
  */
-import { basename, dirname, isAbsolute } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import {
   approvalQuestion,
   type Grants,
+  isWithin,
   type PathOps,
   type PermissionDecision,
   POLICY_SOURCE,
@@ -28,6 +29,9 @@ export interface ProgramPrecheckOptions {
   /** The directories the view masks (real paths). */
   binDirs: () => readonly string[];
   paths: PathOps;
+  /** The workspace (relative script paths) and a reader of a script's `#!` line. */
+  cwd?: string;
+  readText?: (path: string, maxBytes: number) => string | undefined;
   prompter?: Prompter;
   noPrompt?: boolean;
   onDecision?: (decision: PermissionDecision) => void;
@@ -42,19 +46,35 @@ export interface ProgramPrecheckOptions {
 /** The programs `words` name that the view masks: not granted, present in a masked directory. */
 export function maskedNames(
   words: readonly string[],
-  options: { grants: Grants; binDirs: readonly string[]; paths: PathOps },
+  options: {
+    grants: Grants;
+    binDirs: readonly string[];
+    paths: PathOps;
+    /** The directory relative script paths are in (the workspace). */
+    cwd?: string;
+    /** Reads a script's first bytes, for its `#!` line. */
+    readText?: (path: string, maxBytes: number) => string | undefined;
+  },
 ): { missing: string[]; denied: string[] } {
   const { grants, binDirs, paths } = options;
   const granted = new Set(grants.run === true ? [] : grants.run);
   const missing: string[] = [];
   const denied: string[] = [];
-  for (const word of words) {
+  const all = [...words];
+  for (let i = 0; i < all.length && i < 64; i++) {
+    const word = all[i] as string;
     let name = word;
     if (word.includes("/")) {
-      // Only a path into a masked directory is masked (a script in the workspace runs as is).
-      if (!isAbsolute(word)) continue;
-      const dir = paths.realPath(dirname(word));
-      if (!dir.ok || !binDirs.includes(dir.path)) continue;
+      const path = isAbsolute(word) ? word : join(options.cwd ?? "/", word);
+      const dir = paths.realPath(dirname(path));
+      if (!dir.ok || !binDirs.includes(dir.path)) {
+        // A script outside the masked directories runs as is, but its interpreter may be masked
+        // (read only where bash could read it: the check tells nothing of other files).
+        const readable = grants.read === true || grants.read.some((r) => isWithin(path, r));
+        if (!readable) continue;
+        for (const p of interpreter(path, options.readText)) if (!all.includes(p)) all.push(p);
+        continue;
+      }
       name = basename(word);
     }
     if (ALWAYS_KEPT.has(name) || granted.has(name) || granted.has(word)) continue;
@@ -67,6 +87,22 @@ export function maskedNames(
     if (!list.includes(name)) list.push(name);
   }
   return { missing, denied };
+}
+
+/** The programs a script's `#!` line runs (`#!/usr/bin/env python3`: env and python3). */
+function interpreter(
+  path: string,
+  readText: ((path: string, maxBytes: number) => string | undefined) | undefined,
+): string[] {
+  const head = readText?.(path, 64 * 1024);
+  if (head === undefined || !head.startsWith("#!")) return [];
+  const words = head.slice(2, head.indexOf("\n") === -1 ? undefined : head.indexOf("\n")).trim()
+    .split(/\s+/).filter((w) => w !== "");
+  const [program, ...args] = words;
+  if (program === undefined) return [];
+  if (basename(program) !== "env") return [program];
+  const wrapped = args.find((a) => !a.startsWith("-"));
+  return wrapped === undefined ? [program] : [program, wrapped];
 }
 
 /** The `--allow-run` flag that keeps the granted programs and adds `programs`. */
@@ -94,6 +130,8 @@ export function createProgramPrecheck(
       grants,
       binDirs: options.binDirs(),
       paths: options.paths,
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...(options.readText === undefined ? {} : { readText: options.readText }),
     });
     const record = (
       program: string,

@@ -337,6 +337,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     grants: () => hosts.grants,
     binDirs: () => programDirs ??= binDirs(env["PATH"], { paths: sys.paths }),
     paths: sys.paths,
+    cwd: options.cwd,
+    readText: (path, maxBytes) => sys.paths.readTextFile(path, maxBytes),
     ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
     ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
     ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),

@@ -64,6 +64,14 @@ bwrapTest(
           ["head", "no_prompt", "--allow-run=git,ls,head", undefined],
         ],
       );
+      // A script in the workspace runs as is; the interpreter of its #! line is asked about.
+      await Deno.writeTextFile(join(layout.ws, "run.sh"), "#!/usr/bin/env sh\necho ran\n");
+      await Deno.chmod(join(layout.ws, "run.sh"), 0o755);
+      assert.equal(
+        textOf(await callTool(sb, "bash", { command: "./run.sh" })),
+        'BLOCKED: run access to "env" and "sh" is not granted: bash was not run (add ' +
+          "--allow-run=git,env,sh)",
+      );
       // Builtins, functions and programs that exist nowhere are never refused.
       const fine = textOf(
         await callTool(sb, "bash", { command: "f() { echo in-f; }; f; echo hi; nosuchprog; true" }),
