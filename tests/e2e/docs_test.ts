@@ -285,7 +285,7 @@ Deno.test({
     assert.ok(examples.length >= 10, examples.join("\n"));
     // Each parses as moat's own command line.
     for (const line of examples) {
-      const words = splitWords(line).filter((w, i, all) =>
+      const words = splitWords(line).filter((_w, i, all) =>
         !all.slice(0, i + 1).every((x) => /^[A-Z_]+=/.test(x))
       );
       assert.equal(words[0], "moat", line);
