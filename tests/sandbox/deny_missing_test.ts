@@ -10,7 +10,7 @@ for (const mode of MODES) {
     const layout = await createLayout();
     await using _root = layout.root;
     const parsed = parseGrantFlags({
-      "allow-run": ["bash"],
+      "allow-run": true,
       "deny-read": [".env"],
       "deny-write": ["generated"],
     }, { cwd: layout.ws });
@@ -64,7 +64,7 @@ Deno.test({
     const layout = await createLayout();
     await using _root = layout.root;
     const parsed = parseGrantFlags({
-      "allow-run": ["bash"],
+      "allow-run": true,
       "deny-read": [".env,secrets/key.pem"],
       "deny-write": ["generated"],
     }, { cwd: layout.ws });
