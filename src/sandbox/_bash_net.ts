@@ -111,17 +111,19 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
           ...base,
           outcome: "denied",
           reason: refusal(target),
+          ...(denyListed.has(target) ? {} : { hint: netHint(target) }),
         },
       );
     } catch { /* a sink must not change the decision */ }
   };
 
   // The flag to add keeps the hosts already granted (a flag replaces the list).
+  const netHint = (target: string) =>
+    grantFlagHint(options.grants(), { access: "net", host: target }, { cwd: options.cwd });
   const refusal = (target: string) =>
-    denyListed.has(target) ? `net access to "${target}" is denied by --deny-net` : notGrantedReason(
-      { access: "net", host: target },
-      grantFlagHint(options.grants(), { access: "net", host: target }, { cwd: options.cwd }),
-    );
+    denyListed.has(target)
+      ? `net access to "${target}" is denied by --deny-net`
+      : notGrantedReason({ access: "net", host: target }, netHint(target));
 
   const start = (): NetProxyResult => {
     const socketPath = join(options.spillDir, `.moat-net-${crypto.randomUUID().slice(0, 8)}.sock`);

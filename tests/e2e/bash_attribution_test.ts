@@ -56,3 +56,16 @@ Deno.test({
     assert.match(result.stderr, /bash connection to example\.invalid:443 refused: .*--allow-net=/);
   },
 });
+
+Deno.test({
+  name: "--output json lists a refused bash connection with the flag the model was told to add",
+  ignore: !BWRAP,
+  async fn() {
+    const result = await run(["--output", "json"], "curl -sS https://example.invalid/; true");
+    assert.equal(result.code, 4, result.stderr);
+    const denials = JSON.parse(result.stdout).denials as Array<Record<string, unknown>>;
+    const net = denials.find((d) => d.access === "net");
+    assert.equal(net?.target, "example.invalid:443", JSON.stringify(denials));
+    assert.equal(net?.hint, "--allow-net=example.invalid:443");
+  },
+});
