@@ -217,13 +217,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // Also once: each denied path's kind and identity, which every later tool host must find again.
   const denied = scanDenied(options.grants, sys.paths);
   // --deny-run masks every name of the program in the view: hardlinks and identical copies.
-  const deniedPrograms = bwrap && options.grants.denyRun.length > 0
+  const copies = bwrap && options.grants.denyRun.length > 0
     ? await findProgramCopies(options.grants.denyRun, {
       binDirs: binDirs(env["PATH"], { paths: sys.paths }),
       paths: sys.paths,
       commands: sys.commands,
     })
-    : [];
+    : { ok: true as const, paths: [] };
+  // A search that could not finish would leave a name of the program runnable: no run.
+  if (!copies.ok) throw new UsageError(copies.message);
+  const deniedPrograms = copies.paths;
 
   // Under a scoped --allow-net, bash reaches the network only through moat's proxy.
   const bashNet = bwrap

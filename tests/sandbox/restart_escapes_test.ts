@@ -6,6 +6,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { PermissionDecision } from "../../src/policy/check.ts";
+import { UsageError } from "../../src/policy/grants.ts";
+import type { CommandOps } from "../../src/policy/ops.ts";
+import { createDenoCommandOps } from "../../src/sys/command.ts";
 import { type Grants, parseGrantFlags } from "../support/grants.ts";
 import type { Sandbox } from "../../src/sandbox/mod.ts";
 import {
@@ -233,6 +236,50 @@ bwrapTest("--deny-run masks every name of a program: hardlinks and identical cop
     await sb.close();
   }
 });
+
+bwrapTest(
+  "--deny-run refuses to start when the search for a program's other names does not finish",
+  async () => {
+    // The search runs only for programs the machine has (Debian's perl and git).
+    if ((await Deno.lstat("/usr/bin/perl").catch(() => null)) === null) return;
+    const layout = await createLayout();
+    await using _ = layout.root;
+    const real = createDenoCommandOps();
+    // A loaded machine: find is killed at its deadline before it printed a name (so perl's
+    // hardlinks and git's copy in /usr/lib/git-core were never listed).
+    const commands: CommandOps = {
+      output: (program, args, options) =>
+        program === "find"
+          ? Promise.resolve({
+            ok: true,
+            success: false,
+            code: 137,
+            signal: "SIGKILL",
+            stdout: "",
+            stderr: "",
+          })
+          : real.output(program, args, options),
+    };
+    const grants = grantsOf(layout.ws, { "deny-run": ["perl,git"] });
+    let sb: Sandbox | undefined;
+    try {
+      sb = await openSandbox(layout, "bwrap", grants, { sys: { commands } });
+      // The old behaviour: a host whose view left every name the search had not reached runnable.
+      const perlNames = [...Deno.readDirSync("/usr/bin")]
+        .filter((e) => /^perl5\.\d+\.\d+$/.test(e.name)).map((e) => `/usr/bin/${e.name}`);
+      const names = [...perlNames, "/usr/lib/git-core/git"].map((p) => `${p} --version`);
+      assert.fail(`the sandbox started; bash: ${await bash(sb, names.join("; "))}`);
+    } catch (e) {
+      assert.ok(e instanceof UsageError, String(e));
+      assert.match(
+        e.message,
+        /^--deny-run=perl,git cannot be enforced: .*"find" over .* was stopped by SIGKILL/,
+      );
+    } finally {
+      await sb?.close();
+    }
+  },
+);
 
 bwrapTest(
   '"[d]irectory" approves the whole directory for the run, and its own git hooks stay protected',
