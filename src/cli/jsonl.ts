@@ -209,7 +209,11 @@ export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
     );
   };
   return {
-    start: (info) => emit(runStartRecord(info)),
+    start: (info) => {
+      // stdout is the event stream: notes go to stderr, as in text mode.
+      for (const note of info.notes ?? []) options.writeStderr?.(`${note}\n`);
+      emit(runStartRecord(info));
+    },
     event(event) {
       const record = eventRecord(event, options.includeDeltas ?? false);
       if (record !== null) emit(record);
@@ -241,6 +245,7 @@ export function createJsonReporter(
   return {
     start: (info) => {
       start = info;
+      for (const note of info.notes ?? []) options.writeStderr(`${note}\n`);
     },
     event() {},
     warning(message) {

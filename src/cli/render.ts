@@ -116,6 +116,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
     start(info: RunStartInfo) {
       sessionPath = info.session;
       stderrLine(c("2", escapeUnsafe(workspaceLine(info))));
+      for (const note of info.notes ?? []) stderrLine(escapeUnsafe(note));
       if (info.replay !== undefined) {
         const r = info.replay;
         stderrLine(

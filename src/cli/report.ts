@@ -40,6 +40,8 @@ export interface RunStartInfo {
   replay?: ReplayStartInfo;
   /** Whether the project is trusted and which of its config keys applied. */
   project?: ProjectTrustInfo;
+  /** Lines said once on stderr after the workspace line (a granted file that does not exist). */
+  notes?: readonly string[];
 }
 
 /** The recording a replay plays back. */

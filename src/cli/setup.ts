@@ -78,6 +78,8 @@ export interface RunSetup {
   startCwd: string;
   workspace: string;
   grants: Grants;
+  /** What the grants said once on stderr (a new file granted), after the workspace line. */
+  grantNotes: readonly string[];
   terminal: Terminal;
   fs: CliFs;
   clock: Clock;
@@ -187,7 +189,6 @@ export async function prepareRun(
     paths: context.paths,
   });
   if (!grantsResult.ok) return usage(grantsResult.error.message);
-  for (const note of grantsResult.notes) terminal.writeStderr(`${note}\n`);
 
   // A replay always runs to completion like print mode, even on a terminal.
   const interactive = command.command === "run" && !flags.print && recording === undefined &&
@@ -210,6 +211,7 @@ export async function prepareRun(
     startCwd: context.cwd,
     workspace,
     grants: grantsResult.grants,
+    grantNotes: grantsResult.notes,
     terminal,
     fs,
     clock: context.clock,

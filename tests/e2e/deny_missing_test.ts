@@ -77,5 +77,9 @@ Deno.test("moat --allow-write=srcc exits 2 with the flag it probably meant, befo
   });
   assert.equal(fresh.code, 0, fresh.stderr);
   assert.equal(fresh.stderr.split("grants a file that does not exist yet").length, 2, fresh.stderr);
+  // The workspace line stays the first line of stderr; the note follows it.
+  const lines = fresh.stderr.split("\n");
+  assert.match(lines[0] ?? "", /^moat: workspace /, fresh.stderr);
+  assert.match(lines[1] ?? "", /grants a file that does not exist yet/, fresh.stderr);
   assert.deepEqual(await names(ws.dir), ["src"]);
 });

@@ -66,6 +66,7 @@ export function startInfo(
     session,
     moatVersion: VERSION,
     project: setup.settings.project,
+    notes: setup.grantNotes,
   };
   const recording = setup.recording;
   if (recording !== undefined) {
