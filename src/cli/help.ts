@@ -9,12 +9,14 @@ Usage:
   moat [flags]                   interactive mode on a terminal
   moat sessions [--cwd DIR]      list this workspace's sessions, newest first
   moat mcp list [flags]          start the configured MCP servers; show their state and tools
+  (a subcommand comes first; to send such a word as the prompt: moat -p -- sessions)
 
 Model:
   -m, --model NAME               model name (env MOAT_MODEL)
       --base-url URL             OpenAI-compatible endpoint (env OPENAI_BASE_URL)
       --api-key-env NAME         variable holding the API key (default OPENAI_API_KEY)
-      --max-turns N              stop after N model turns (default 100 in print mode,
+      --max-turns N              run N turns (model requests with tools) and their calls,
+                                 then ask for the report (default 100 in print mode,
                                  unlimited interactively)
       --max-wall-time S          stop after S seconds of wall time
       --max-tool-calls N         stop when the model wants more than N tool calls
@@ -32,7 +34,9 @@ Model:
       --no-context-files         do not load AGENTS.md files
 
 Tools and permissions (Deno's own syntax: a list follows "=", as in --allow-write=src,tests;
-paths relative to the workspace; a deny list wins over every grant, -A included):
+a bare flag followed by a path or name is exit 2; paths relative to the workspace, ~ is HOME;
+a granted path may name a new file in an existing directory (a close existing name is exit 2:
+did you mean); a denied path may not exist yet; a deny list wins over every grant, -A included):
       --tools LIST               enable only these tools (read,bash,edit,write,grep,find,ls)
       --cwd DIR                  workspace directory (default: the current directory)
       --bash-timeout S           default bash timeout in seconds (default 120)
@@ -57,7 +61,7 @@ paths relative to the workspace; a deny list wins over every grant, -A included)
 Output and exit status:
   -p, --print                    force print mode (permission prompts become denials)
   -o, --output text|json|jsonl   print-mode output (default text); see docs/events.md
-      --include-deltas           with --output jsonl, also emit text deltas
+      --include-deltas           also emit text deltas (only with --output jsonl)
       --output-schema FILE       the final answer must be JSON valid against this JSON
                                  Schema; stdout gets only that JSON (exit 7 when the
                                  model cannot produce it)
@@ -68,8 +72,9 @@ Output and exit status:
 Sessions:
   -c, --continue                 resume the newest session of this workspace (when there
                                  is none, a new one starts with a warning)
-      --resume [ID|PATH]         resume that session (ids: moat sessions); bare, on a
-                                 terminal: pick one from a numbered list
+      --resume [ID|PATH]         resume that session (ids: moat sessions), then the prompt:
+                                 moat --resume ID "go on"; bare, on a terminal: pick one
+                                 from a numbered list
       --session FILE             use (and append to) this session file; created, with
                                  its directory, when missing
       --no-session               do not write a session
