@@ -70,6 +70,7 @@ Deno.test({
       during: true,
       reason: `net access to "127.0.0.1:${other.port}" is not granted (add ` +
         `--allow-net=127.0.0.1:${granted.port},127.0.0.1:${other.port})`,
+      hint: `--allow-net=127.0.0.1:${granted.port},127.0.0.1:${other.port}`,
     });
   },
 });

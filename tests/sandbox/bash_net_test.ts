@@ -137,6 +137,7 @@ netTest("a scoped grant reaches the granted host through the proxy and nothing e
         during: true,
         reason: `net access to "127.0.0.1:${other.port}" is not granted (add ` +
           `--allow-net=127.0.0.1:${granted.port},127.0.0.1:${other.port})`,
+        hint: `--allow-net=127.0.0.1:${granted.port},127.0.0.1:${other.port}`,
       });
     }
     assert.ok(
