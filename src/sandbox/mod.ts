@@ -149,62 +149,10 @@ export interface Sandbox {
 
 /** Creates the tool host (started right away) and the policy for a run. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
-  const requested = options.sandbox ?? "auto";
   const warnings: string[] = [];
   const { sys } = options;
-  // Only the OS sandbox re-executes moat; --sandbox=off needs no launch (nor `deno info`).
-  const launchPromise = requested === "off"
-    ? undefined
-    : hostLaunch(sys, { script: options.hostScript, env: options.env });
-  let probe: BwrapProbe | undefined;
-  if (requested !== "off") {
-    const defaultProbe = () =>
-      probeBwrap({ env: options.env, paths: sys.paths, commands: sys.commands });
-    probe = await (options.probe ?? defaultProbe)();
-    if (!probe.usable) {
-      if (requested === "require") {
-        await launchPromise?.catch(() => {});
-        throw new SandboxUnavailableError(probe.cause);
-      }
-      warnings.push(
-        `Tools run without the OS sandbox: ${probe.cause}. ${NO_OS_SANDBOX_EFFECT}`,
-      );
-    }
-  } else {
-    warnings.push(`Tools run without the OS sandbox (--sandbox=off). ${NO_OS_SANDBOX_EFFECT}`);
-  }
-  // Found in parallel with the probe; awaited either way so no lookup outlives this call.
-  const launch = await launchPromise;
-  // Placeholders for the view's mount points at missing paths, removed after the run.
-  const bwrap = probe?.usable && launch !== undefined
-    ? { path: probe.path, launch, mountPoints: createMountPoints(sys.mountPoints, sys.paths) }
-    : undefined;
-  const { denyNet, run } = options.grants;
-  if (bwrap === undefined && denyNet.length > 0 && (run === true || run.includes("bash"))) {
-    // Without bubblewrap bash's programs have the machine's network: nothing would hold the list.
-    throw new UsageError(
-      `--deny-net=${denyNet.join(",")} cannot hold without the OS sandbox (bubblewrap): the ` +
-        "programs bash runs would reach every host; run where bubblewrap works, or drop " +
-        "--deny-net (or bash's --allow-run)",
-    );
-  }
-
-  const env = toolEnvironment(options.grants, options.env, options.secretEnvNames);
-  if (bwrap) env["TMPDIR"] = "/tmp";
-  // `~` as the grants expanded it (a symlinked HOME is not in bubblewrap's view): for the path
-  // arguments of the tools and for bash's HOME alike.
-  const home = resolveHome(options.env["HOME"], sys.paths);
-  if (home.ok && env["HOME"] !== undefined) env["HOME"] = home.path;
-  const toolOptions = {
-    cwd: options.cwd,
-    spillDir: options.spillDir,
-    env,
-    ...(home.ok ? { home: home.path } : {}),
-    ...(options.bashTimeoutSec === undefined ? {} : { bashTimeoutSec: options.bashTimeoutSec }),
-    ...(options.bashMaxTimeoutSec === undefined
-      ? {}
-      : { bashMaxTimeoutSec: options.bashMaxTimeoutSec }),
-  };
+  const bwrap = await openOsSandbox(options, warnings);
+  const { env, toolOptions } = toolSetup(options, bwrap !== undefined);
   // Once, from the start's grants and real paths: approvals widen the grants, never lift this,
   // and every tool host of the run (restarts included) enforces it. A directory approved later
   // may hold a repository of its own: its hooks and config are added then (only ever added).
@@ -381,4 +329,68 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       return closing;
     },
   };
+}
+
+/** bubblewrap for the run (undefined: --sandbox=off or unusable, with a warning that says so). */
+async function openOsSandbox(options: SandboxOptions, warnings: string[]) {
+  const requested = options.sandbox ?? "auto";
+  const { sys } = options;
+  // Only the OS sandbox re-executes moat; --sandbox=off needs no launch (nor `deno info`).
+  const launchPromise = requested === "off"
+    ? undefined
+    : hostLaunch(sys, { script: options.hostScript, env: options.env });
+  let probe: BwrapProbe | undefined;
+  if (requested !== "off") {
+    const defaultProbe = () =>
+      probeBwrap({ env: options.env, paths: sys.paths, commands: sys.commands });
+    probe = await (options.probe ?? defaultProbe)();
+    if (!probe.usable) {
+      if (requested === "require") {
+        await launchPromise?.catch(() => {});
+        throw new SandboxUnavailableError(probe.cause);
+      }
+      warnings.push(
+        `Tools run without the OS sandbox: ${probe.cause}. ${NO_OS_SANDBOX_EFFECT}`,
+      );
+    }
+  } else {
+    warnings.push(`Tools run without the OS sandbox (--sandbox=off). ${NO_OS_SANDBOX_EFFECT}`);
+  }
+  // Found in parallel with the probe; awaited either way so no lookup outlives this call.
+  const launch = await launchPromise;
+  const { denyNet, run } = options.grants;
+  if (!(probe?.usable && launch !== undefined)) {
+    if (denyNet.length > 0 && (run === true || run.includes("bash"))) {
+      // Without bubblewrap bash's programs have the machine's network: nothing would hold it.
+      throw new UsageError(
+        `--deny-net=${denyNet.join(",")} cannot hold without the OS sandbox (bubblewrap): the ` +
+          "programs bash runs would reach every host; run where bubblewrap works, or drop " +
+          "--deny-net (or bash's --allow-run)",
+      );
+    }
+    return undefined;
+  }
+  // Placeholders for the view's mount points at missing paths, removed after the run.
+  return { path: probe.path, launch, mountPoints: createMountPoints(sys.mountPoints, sys.paths) };
+}
+
+/** The tools' environment and the options every tool is built with. */
+function toolSetup(options: SandboxOptions, inBwrap: boolean) {
+  const env = toolEnvironment(options.grants, options.env, options.secretEnvNames);
+  if (inBwrap) env["TMPDIR"] = "/tmp";
+  // `~` as the grants expanded it (a symlinked HOME is not in bubblewrap's view): for the path
+  // arguments of the tools and for bash's HOME alike.
+  const home = resolveHome(options.env["HOME"], options.sys.paths);
+  if (home.ok && env["HOME"] !== undefined) env["HOME"] = home.path;
+  const toolOptions = {
+    cwd: options.cwd,
+    spillDir: options.spillDir,
+    env,
+    ...(home.ok ? { home: home.path } : {}),
+    ...(options.bashTimeoutSec === undefined ? {} : { bashTimeoutSec: options.bashTimeoutSec }),
+    ...(options.bashMaxTimeoutSec === undefined
+      ? {}
+      : { bashMaxTimeoutSec: options.bashMaxTimeoutSec }),
+  };
+  return { env, toolOptions };
 }
