@@ -9,14 +9,7 @@ import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { BWRAP } from "../sandbox/_helpers.ts";
 import { cliEnv, jsonLines, runMoat } from "./_cli.ts";
-
-function webServer(body: string): { port: number } & AsyncDisposable {
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () => new Response(body),
-  );
-  return { port: server.addr.port, [Symbol.asyncDispose]: () => server.shutdown() };
-}
+import { webServer } from "../support/web_server.ts";
 
 Deno.test({
   name: "--deny-net wins over a bare --allow-net and -A: bash reaches every other host only",

@@ -11,21 +11,10 @@ import { refusalNote } from "../../src/sandbox/_bash_net.ts";
 import { createBuiltinTools } from "../../src/tools/registry.ts";
 import type { AnyTool } from "../../src/agent/tool.ts";
 import { BWRAP, callTool, createLayout, openSandbox, textOf } from "./_helpers.ts";
+import { webServer } from "../support/web_server.ts";
 
 function netTest(name: string, fn: () => Promise<void>) {
   Deno.test({ name: `[bwrap] bash net: ${name}`, ignore: !BWRAP, fn });
-}
-
-/** An HTTP server on 127.0.0.1 answering `body`, stopped by dispose. */
-function webServer(body: string): { port: number } & AsyncDisposable {
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () => new Response(body),
-  );
-  return {
-    port: server.addr.port,
-    [Symbol.asyncDispose]: () => server.shutdown(),
-  };
 }
 
 /** A listener on an abstract UNIX socket (`\0name`) outside the sandbox, run by python3. */
