@@ -20,10 +20,11 @@ import type { RunSetup } from "./setup.ts";
 /**
  * Checks that `--resume ID|PATH` names a session, before anything else is read: its value may be
  * a prompt given in the session's place, and print mode would otherwise wait for one on stdin.
+ * Its path, when found, is what openSession then opens (`resumed`).
  */
 export async function checkResume(
   setup: RunSetup,
-): Promise<{ ok: true } | { ok: false; error: string }> {
+): Promise<{ ok: true; path?: string | null } | { ok: false; error: string }> {
   const { resume } = setup.flags;
   if (typeof resume !== "string" || setup.flags.noSession) return { ok: true };
   const found = await resolveResume(resume, {
@@ -33,13 +34,14 @@ export async function checkResume(
     startCwd: setup.startCwd,
     warn: () => {},
   });
-  return found.ok ? { ok: true } : found;
+  return found.ok ? { ok: true, path: found.path } : found;
 }
 
 /** Opens (or creates) the session of this run; null when sessions are off. */
 export async function openSession(
   setup: RunSetup,
   warn: (message: string) => void,
+  options: { resumed?: string | null } = {},
 ): Promise<
   | { ok: true; writer: SessionWriter | null; history: Message[] }
   | { ok: false; error: string }
@@ -62,6 +64,9 @@ export async function openSession(
   if (flags.session !== undefined) {
     // Relative to where moat was started, like any path argument of a command.
     path = resolve(setup.startCwd, flags.session);
+  } else if (options.resumed !== undefined) {
+    // Already found by checkResume (before stdin was read).
+    path = options.resumed;
   } else if (flags.resume !== undefined) {
     const found = await resolveResume(flags.resume, {
       fs,

@@ -167,7 +167,11 @@ export async function printMode(setup: RunSetup): Promise<number> {
         schema = loaded.schema;
       }
     }
-    const session = await openSession(setup, warn);
+    const session = await openSession(
+      setup,
+      warn,
+      resume.path === undefined ? {} : { resumed: resume.path },
+    );
     if (!session.ok) return setupFailed(session.error);
     writer = session.writer;
     const opened = await openEngine(setup, undefined, reporter);
