@@ -104,7 +104,7 @@ export async function prepareToolCall(
 ): Promise<PreparedCall> {
   const tool = ctx.tools.get(call.name);
   if (tool === undefined) {
-    const names = [...ctx.tools.keys()];
+    const names = [...ctx.tools.values()].filter((t) => t.deferred !== true).map((t) => t.name);
     const available = names.length > 0
       ? `Available tools: ${names.join(", ")}.`
       : "No tools are available in this session.";

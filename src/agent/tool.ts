@@ -58,6 +58,11 @@ export interface Tool<P extends TSchema = TSchema> {
   kind: ToolKind;
   /** True when calls may run in parallel with other concurrency-safe calls. */
   concurrencySafe?: boolean;
+  /**
+   * Callable but not offered: left out of the tool specs sent to the model (a tool found by a
+   * search, e.g. MCP tool search, is offered again without it).
+   */
+  deferred?: boolean;
   /** Cap on result characters; tools without one get the generic `maxResultChars` cap. */
   maxResultChars?: number;
   /**
@@ -82,9 +87,9 @@ export interface Tool<P extends TSchema = TSchema> {
 // deno-lint-ignore no-explicit-any
 export type AnyTool = Tool<any>;
 
-/** What a model is told about each tool: name, description and parameters. */
+/** What a model is told about each tool offered (not deferred): name, description, parameters. */
 export function toolSpecs(tools: readonly AnyTool[]): ToolSpec[] {
-  return tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+  return tools.filter((t) => t.deferred !== true).map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
 }
 
 /** The tool's prunedHint for a call (undefined without one, or when it throws). */

@@ -71,6 +71,8 @@ export interface Settings {
   maxCost?: number;
   /** MCP servers from the config files (a trusted project's override the user's by name). */
   mcpServers: ConfiguredMcpServer[];
+  /** When MCP tools are deferred behind a search tool (default "auto" at 10 % of the window). */
+  mcpToolSearch?: ConfigFile["mcpToolSearch"];
   /** Config files that were found and applied, most specific last. */
   configFiles: string[];
   /** Whether the project is trusted and which of its settings applied. */
@@ -329,6 +331,7 @@ function mergeLayers(
   if (merged.baseUrl !== undefined) settings.baseUrl = merged.baseUrl;
   if (merged.maxTurns !== undefined) settings.maxTurns = merged.maxTurns;
   if (merged.contextWindow !== undefined) settings.contextWindow = merged.contextWindow;
+  if (merged.mcpToolSearch !== undefined) settings.mcpToolSearch = merged.mcpToolSearch;
   if (merged.tools !== undefined) settings.tools = merged.tools;
   if (merged.bashTimeout !== undefined) settings.bashTimeout = merged.bashTimeout;
   if (merged.systemPrompt !== undefined) settings.systemPrompt = merged.systemPrompt;

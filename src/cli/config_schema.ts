@@ -3,6 +3,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { OUTPUT_FORMATS, SANDBOX_MODES } from "./args.ts";
 import { PricesSchema } from "./usage.ts";
 import { McpServersSchema } from "../mcp/config.ts";
+import { McpToolSearchSchema } from "../mcp/tool_search.ts";
 
 /** Schema of `.moat/config.json` (project) and `$XDG_CONFIG_HOME/moat/config.json` (user). */
 export const ConfigFileSchema = Type.Object({
@@ -99,6 +100,7 @@ export const ConfigFileSchema = Type.Object({
   ),
   prices: Type.Optional(PricesSchema),
   mcpServers: Type.Optional(McpServersSchema),
+  mcpToolSearch: Type.Optional(McpToolSearchSchema),
   pricing: Type.Optional(
     Type.Record(Type.String({ minLength: 1 }), PricesSchema, {
       description: "User config only: token prices per model name (they win over prices).",

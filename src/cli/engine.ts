@@ -155,7 +155,7 @@ export async function openEngine(
     },
     sandbox,
     onToolCall: (call) =>
-      mcpCalls !== undefined && mcp?.serverOf(call.name) !== undefined
+      mcpCalls !== undefined && mcp?.serverOf(call.name, call.args) !== undefined
         ? mcpCalls(call)
         : sandbox.onToolCall(call),
     ...(mcp === undefined ? {} : { mcp }),
@@ -168,7 +168,8 @@ export async function openEngine(
       const options: Parameters<typeof buildSystemPrompt>[0] = {
         date: setup.now(),
         workspace: setup.workspace,
-        tools: engine.tools.map((t) => t.name),
+        // Deferred MCP tools stay out: naming them all would cost what deferring saves.
+        tools: engine.tools.filter((t) => t.deferred !== true).map((t) => t.name),
         grants: formatGrants(sandbox.grants),
         contextFiles: context.files,
       };

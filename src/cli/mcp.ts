@@ -8,12 +8,15 @@ import type { AnyTool, OnToolCall, PolicyDecision } from "../agent/mod.ts";
 import type {
   McpClients,
   McpProcessOps,
+  McpPromptCommand,
   McpServerConfig,
   McpServerStatus,
   McpStdioCommand,
   McpStdioServer,
 } from "../mcp/mod.ts";
 import { parseMcpJson } from "../mcp/config.ts";
+import { READ_RESOURCE_TOOL } from "../mcp/names.ts";
+import { knownContextWindow } from "../model/context_window.ts";
 import type { Prompter } from "../policy/approve.ts";
 import { netDenied, urlHostPort } from "../policy/net_deny.ts";
 import type { PermissionDecision } from "../policy/check.ts";
@@ -25,8 +28,10 @@ import { terminalQuote } from "./terminal_text.ts";
 /** The MCP side of a run. */
 export interface McpRun {
   tools(): AnyTool[];
-  /** The server of an MCP tool (by its moat name), or undefined for other tools. */
-  serverOf(toolName: string): string | undefined;
+  /** The server whose grant a call needs (by the moat name and arguments), or undefined. */
+  serverOf(toolName: string, args?: unknown): string | undefined;
+  /** The servers' prompts as slash commands (interactive mode). */
+  promptCommands?(): McpPromptCommand[];
   status(): McpServerStatus[];
   close(): Promise<void>;
 }
@@ -154,22 +159,23 @@ export async function startMcp(
     options.warn("MCP servers cannot be started here: this build has no process support for them");
     return { ok: true };
   }
-  const { createMcpClients } = await import("../mcp/mod.ts");
+  const { createMcpClients, toolSearchOptions } = await import("../mcp/mod.ts");
   const clients: McpClients = createMcpClients(startable, {
     processOps,
     stdioCommand: (server: McpStdioServer) => commands.get(server.name) as McpStdioCommand,
     onWarning: options.warn,
+    toolSearch: toolSearchOptions(
+      setup.settings.mcpToolSearch,
+      setup.settings.contextWindow ?? knownContextWindow(setup.settings.model),
+    ),
   });
   await clients.start();
   return {
     ok: true,
     mcp: {
       tools: () => clients.tools(),
-      // Every tool call asks: the built-ins' names have no "__", so they need no lookup.
-      serverOf: (toolName) =>
-        toolName.includes("__")
-          ? clients.status().find((s) => s.tools.includes(toolName))?.name
-          : undefined,
+      serverOf: (toolName, args) => clients.serverOf(toolName, args),
+      promptCommands: () => clients.promptCommands(),
       status: () => clients.status(),
       close: () => clients.close(),
     },
@@ -190,7 +196,9 @@ export function mcpPolicy(
 ): OnToolCall {
   const allowed = new Set(options.allow === true ? [] : options.allow ?? []);
   return async (call): Promise<PolicyDecision | undefined> => {
-    const server = mcp.serverOf(call.name) as string;
+    const server = mcp.serverOf(call.name, call.args) as string;
+    // "Always" for a resource read holds for that server's resources, not every server's.
+    const key = call.name === READ_RESOURCE_TOOL ? `${call.name} ${server}` : call.name;
     const decide = (
       outcome: PermissionDecision["outcome"],
       by: PermissionDecision["by"],
@@ -205,7 +213,9 @@ export function mcpPolicy(
         by,
         ...(reason === undefined ? {} : { reason }),
       });
-    if (options.allow === true || allowed.has(server) || allowed.has(call.name)) {
+    if (
+      options.allow === true || allowed.has(server) || allowed.has(call.name) || allowed.has(key)
+    ) {
       decide("granted", "grants");
       return undefined;
     }
@@ -220,7 +230,7 @@ export function mcpPolicy(
       question: `moat wants to call the MCP tool ${terminalQuote(call.name)} of server ` +
         `${terminalQuote(server)}. Allow? [y]es once / [a]lways this run / [N]o (Enter)`,
     });
-    if (answer === "always") allowed.add(call.name);
+    if (answer === "always") allowed.add(key);
     if (answer === "once" || answer === "always") {
       decide(answer === "once" ? "approved_once" : "approved_always", "user");
       return undefined;

@@ -13,7 +13,13 @@ import {
   McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Progress, Tool as McpTool } from "@modelcontextprotocol/sdk/types";
+import type {
+  Progress,
+  Prompt as McpPrompt,
+  ServerCapabilities,
+  Tool as McpTool,
+} from "@modelcontextprotocol/sdk/types";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import type { ToolOutput } from "../agent/tool.ts";
 import type { McpServerConfig, McpStdioServer } from "./config.ts";
@@ -44,9 +50,22 @@ export interface ServerConnection {
   error(): string | undefined;
   /** The server's tools as last listed (kept while it restarts; none once failed). */
   tools(): McpTool[];
+  /** What the server declared it offers (resources, prompts); undefined unless ready. */
+  capabilities(): ServerCapabilities | undefined;
+  /** The server's prompts as listed when it became ready (none without the capability). */
+  prompts(): McpPrompt[];
   /** Connects and lists the tools; resolves when ready or failed, never rejects. */
   start(): Promise<void>;
   call: McpCall;
+  /**
+   * Runs one request (`what`, e.g. `read of "uri"`, names it in errors) on the live client,
+   * restarting a crashed server first. Never rejects: failures are `{ok: false, error}`.
+   */
+  request<T>(
+    what: string,
+    run: (client: Client, options: RequestOptions) => Promise<T>,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; value: T } | { ok: false; error: string }>;
   /** Closes the transport (a stdio server's process group is killed); never rejects. */
   close(): Promise<void>;
 }
@@ -58,7 +77,9 @@ interface Live {
   changedEarly: boolean;
 }
 
-type Opened = { ok: true; live: Live; tools: McpTool[] } | { ok: false; error: string };
+type Opened =
+  | { ok: true; live: Live; tools: McpTool[]; prompts: McpPrompt[] }
+  | { ok: false; error: string };
 
 /** Creates the connection of one configured server (nothing starts before `start()`). */
 export function createConnection(
@@ -71,6 +92,7 @@ export function createConnection(
   let state: McpServerState = "starting";
   let error: string | undefined;
   let tools: McpTool[] = [];
+  let prompts: McpPrompt[] = [];
   let live: Live | undefined;
   let crashes = 0;
   let started: Promise<void> | undefined;
@@ -102,7 +124,13 @@ export function createConnection(
     try {
       await client.connect(transport, { signal, timeout: startupMs });
       const listed = await listAll(client, { signal, timeout: startupMs });
-      return { ok: true, live: attempt, tools: listed };
+      const offered = client.getServerCapabilities()?.prompts === undefined
+        ? []
+        : await listPrompts(client, { signal, timeout: startupMs }).catch((e) => {
+          options.onWarning(`MCP server "${name}" could not list its prompts: ${messageOf(e)}`);
+          return [];
+        });
+      return { ok: true, live: attempt, tools: listed, prompts: offered };
     } catch (e) {
       await (transport.abandon?.() ?? transport.close()).catch(() => {});
       if (timeout.signal.aborted) {
@@ -122,6 +150,7 @@ export function createConnection(
   function adopt(opened: Extract<Opened, { ok: true }>): void {
     live = opened.live;
     tools = opened.tools;
+    prompts = opened.prompts;
     state = "ready";
     const current = opened.live;
     current.adopted = true;
@@ -139,6 +168,7 @@ export function createConnection(
       options.onWarning(`MCP server "${name}" ${error}; its tools are unavailable`);
       live = undefined;
       tools = [];
+      prompts = [];
       options.onChange();
     } else {
       state = "crashed";
@@ -179,6 +209,7 @@ export function createConnection(
         state = "failed";
         error = `crashed, and the restart failed: ${opened.error}`;
         tools = [];
+        prompts = [];
         options.onWarning(`MCP server "${name}" ${error}`);
       }
       options.onChange();
@@ -186,14 +217,13 @@ export function createConnection(
     return restarting;
   }
 
-  async function call(
-    tool: string,
-    args: unknown,
+  async function request<T>(
+    what: string,
+    run: (client: Client, requestOptions: RequestOptions) => Promise<T>,
     signal: AbortSignal,
-    onUpdate: Parameters<McpCall>[3],
-  ): Promise<ToolOutput> {
-    const fail = (output: string): ToolOutput => ({ isError: true, output });
-    const cancelled = `The call to "${tool}" of MCP server "${name}" was cancelled`;
+  ): Promise<{ ok: true; value: T } | { ok: false; error: string }> {
+    const fail = (message: string) => ({ ok: false as const, error: message });
+    const cancelled = `The ${what} of MCP server "${name}" was cancelled`;
     if (started === undefined) return fail(`MCP server "${name}" was never started`);
     await started;
     if (state === "crashed") await restart();
@@ -204,26 +234,15 @@ export function createConnection(
     }
     if (signal.aborted) return fail(cancelled);
     try {
-      const result = await current.client.callTool(
-        {
-          name: tool,
-          ...(typeof args === "object" && args !== null
-            ? { arguments: args as Record<string, unknown> }
-            : {}),
-        },
-        undefined,
-        {
-          signal,
-          timeout: options.callTimeoutMs,
-          onprogress: (p: Progress) => onUpdate({ text: progressText(p), details: p }),
-        },
-      );
-      return resultToOutput(result);
+      return {
+        ok: true,
+        value: await run(current.client, { signal, timeout: options.callTimeoutMs }),
+      };
     } catch (e) {
       if (signal.aborted) return fail(cancelled);
       if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
         return fail(
-          `MCP server "${name}" did not answer the call to "${tool}" within ` +
+          `MCP server "${name}" did not answer the ${what} within ` +
             `${options.callTimeoutMs / 1000} s; it was cancelled`,
         );
       }
@@ -231,17 +250,44 @@ export function createConnection(
         const reason = current.transport.endReason?.() ?? "the connection closed";
         // onClosed ran before this rejection and has moved the state on (TS cannot see it).
         return fail(
-          `MCP server "${name}" crashed during the call to "${tool}" (${reason}); ` +
+          `MCP server "${name}" crashed during the ${what} (${reason}); ` +
             ((state as McpServerState) === "failed"
               ? "it crashed before and stays stopped"
               : "it restarts on the next call"),
         );
       }
       if (e instanceof McpError) {
-        return fail(`MCP server "${name}" refused the call to "${tool}": ${e.message}`);
+        return fail(`MCP server "${name}" refused the ${what}: ${e.message}`);
       }
-      return fail(`The call to "${tool}" of MCP server "${name}" failed: ${messageOf(e)}`);
+      return fail(`The ${what} of MCP server "${name}" failed: ${messageOf(e)}`);
     }
+  }
+
+  async function call(
+    tool: string,
+    args: unknown,
+    signal: AbortSignal,
+    onUpdate: Parameters<McpCall>[3],
+  ): Promise<ToolOutput> {
+    const done = await request(
+      `call to "${tool}"`,
+      (client, requestOptions) =>
+        client.callTool(
+          {
+            name: tool,
+            ...(typeof args === "object" && args !== null
+              ? { arguments: args as Record<string, unknown> }
+              : {}),
+          },
+          undefined,
+          {
+            ...requestOptions,
+            onprogress: (p: Progress) => onUpdate({ text: progressText(p), details: p }),
+          },
+        ),
+      signal,
+    );
+    return done.ok ? resultToOutput(done.value) : { isError: true, output: done.error };
   }
 
   return {
@@ -249,6 +295,9 @@ export function createConnection(
     state: () => state,
     error: () => error,
     tools: () => tools,
+    // A crashed server restarts on the next request: what it offered stays offered meanwhile.
+    capabilities: () => state === "failed" ? undefined : live?.client.getServerCapabilities(),
+    prompts: () => prompts,
     start() {
       started ??= (async () => {
         const opened = await open();
@@ -269,6 +318,7 @@ export function createConnection(
       return started;
     },
     call,
+    request,
     async close() {
       lifetime.abort();
       await Promise.allSettled([started, restarting]);
@@ -289,6 +339,22 @@ async function listAll(
   for (let page = 0; page < 100; page++) {
     const result = await client.listTools(cursor === undefined ? {} : { cursor }, options);
     all.push(...result.tools);
+    cursor = result.nextCursor;
+    if (cursor === undefined || cursor === "") break;
+  }
+  return all;
+}
+
+/** Every prompt of the server, page by page (at most 100 pages). */
+async function listPrompts(
+  client: Client,
+  options: { signal?: AbortSignal; timeout: number },
+): Promise<McpPrompt[]> {
+  const all: McpPrompt[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const result = await client.listPrompts(cursor === undefined ? {} : { cursor }, options);
+    all.push(...result.prompts);
     cursor = result.nextCursor;
     if (cursor === undefined || cursor === "") break;
   }

@@ -10,11 +10,18 @@ import type { McpServerConfig, McpStdioServer } from "./config.ts";
 import { createConnection, type McpServerState, type ServerConnection } from "./connection.ts";
 import type { McpProcessOps, McpStdioCommand } from "./ops.ts";
 import { mcpToolName, toMoatTool, toolAllowed } from "./tools.ts";
+import { type McpPromptCommand, promptCommands } from "./prompts.ts";
+import { READ_RESOURCE_TOOL } from "./names.ts";
+import { createResourceTools, resourceServerOf, resourceServers } from "./resources.ts";
+import { createToolSearch, type ToolSearchOptions } from "./tool_search.ts";
 
 export * from "./config.ts";
 export type * from "./ops.ts";
 export type { McpServerState } from "./connection.ts";
 export { mcpToolName, resultToOutput, TOOL_NAME_PATTERN } from "./tools.ts";
+export type { McpPromptCommand } from "./prompts.ts";
+export * from "./names.ts";
+export { McpToolSearchSchema, type McpToolSearchSetting, toolSearchOptions } from "./tool_search.ts";
 
 /** PATH given to a stdio server by `defaultStdioCommand` when the caller names none. */
 const DEFAULT_MCP_PATH = "/usr/bin:/bin";
@@ -40,6 +47,11 @@ export interface McpClientOptions {
   exitGraceMs?: number;
   /** A server failed, crashed or could not refresh its tools. */
   onWarning?: (message: string) => void;
+  /**
+   * Defers the MCP tools behind `search_mcp_tools` when their schemas exceed the budget
+   * (default: never; the CLI passes 10 % of the model's context window).
+   */
+  toolSearch?: ToolSearchOptions;
   /** After `start()`: a server's tools changed (list_changed, restart, failure); re-read `tools()`. */
   onToolsChanged?: (server: string) => void;
 }
@@ -59,8 +71,19 @@ export interface McpServerStatus {
 export interface McpClients {
   /** Starts every server in parallel; resolves when each is ready or failed. Never rejects. */
   start(): Promise<void>;
-  /** The moat tools of every ready (or crashed, restartable) server, in config order. */
+  /**
+   * The moat tools of every ready (or crashed, restartable) server, in config order; first the
+   * resource tools (when a server offers resources) and, over the search budget, the search
+   * tool, with the tools not found yet marked `deferred`. Re-read it before every request.
+   */
   tools(): AnyTool[];
+  /**
+   * The server a call of `toolName` with `args` goes to (whose grant it needs), or undefined:
+   * not an MCP tool, or one that needs no grant (listing resources, searching tools).
+   */
+  serverOf(toolName: string, args?: unknown): string | undefined;
+  /** The prompts of every ready server as slash commands, in config order. */
+  promptCommands(): McpPromptCommand[];
   /** Each server's state, tools and error, in config order. */
   status(): McpServerStatus[];
   /** Closes every transport; stdio servers' process groups are killed. Never rejects. */
@@ -85,7 +108,9 @@ export function createMcpClients(
   const warn = options.onWarning ?? (() => {});
   const path = options.path ?? DEFAULT_MCP_PATH;
   let startedAll = false;
-  let built: { tools: AnyTool[]; names: Map<string, string[]> } | undefined;
+  let built: { tools: AnyTool[]; names: Map<string, string[]>; servers: Map<string, string> } |
+    undefined;
+  const search = createToolSearch(options.toolSearch ?? { mode: "never", budgetTokens: 0 });
   const connections: ServerConnection[] = servers.map((server) =>
     createConnection(server, {
       processOps: options.processOps,
@@ -102,11 +127,14 @@ export function createMcpClients(
     })
   );
 
+  const resourceTools = createResourceTools(() => connections);
+
   /** Names every offered tool; a name already taken gets a hash suffix, then is dropped. */
   function build(): NonNullable<typeof built> {
     if (built !== undefined) return built;
     const tools: AnyTool[] = [];
     const names = new Map<string, string[]>();
+    const servers = new Map<string, string>();
     const taken = new Set<string>();
     for (const connection of connections) {
       const server = connection.config.name;
@@ -125,10 +153,11 @@ export function createMcpClients(
         }
         taken.add(name);
         own.push(name);
+        servers.set(name, server);
         tools.push(toMoatTool(server, tool, name, connection.call));
       }
     }
-    built = { tools, names };
+    built = { tools, names, servers };
     return built;
   }
 
@@ -137,7 +166,17 @@ export function createMcpClients(
       await Promise.all(connections.map((c) => c.start()));
       startedAll = true;
     },
-    tools: () => [...build().tools],
+    tools: () => {
+      const { tools, servers } = build();
+      const offered = search.offer(tools, (name) => servers.get(name));
+      const withResources = resourceServers(connections).length > 0;
+      return withResources ? [...resourceTools, ...offered] : offered;
+    },
+    serverOf: (toolName, args) =>
+      toolName === READ_RESOURCE_TOOL
+        ? resourceServerOf(connections, args)
+        : build().servers.get(toolName),
+    promptCommands: () => promptCommands(connections),
     status: () => {
       const names = build().names;
       return connections.map((c) => {
