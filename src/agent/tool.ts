@@ -89,7 +89,11 @@ export type AnyTool = Tool<any>;
 
 /** What a model is told about each tool offered (not deferred): name, description, parameters. */
 export function toolSpecs(tools: readonly AnyTool[]): ToolSpec[] {
-  return tools.filter((t) => t.deferred !== true).map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+  return tools.filter((t) => t.deferred !== true).map((t) => ({
+    name: t.name,
+    description: t.description,
+    parameters: t.parameters,
+  }));
 }
 
 /** The tool's prunedHint for a call (undefined without one, or when it throws). */

@@ -7,6 +7,9 @@ import type { Approval, ApprovalRequest, Prompter } from "../policy/approve.ts";
 import { createLinePrompter } from "../policy/approve.ts";
 import type { CliSignal, Terminal } from "./io.ts";
 import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
+import { helpWithPrompts, type PromptCommand } from "./repl_prompts.ts";
+
+export type { PromptCommand } from "./repl_prompts.ts";
 
 /** Lines from the terminal, shared by the prompt, the queue and approval questions. */
 export interface LineSource {
@@ -151,6 +154,8 @@ export interface ReplHost {
   grants(): string;
   /** Shows a line among a run's output, after the line being streamed (queued messages). */
   note?(text: string): void;
+  /** More slash commands (MCP prompts): each expands to the text of a request. */
+  promptCommands?(): PromptCommand[];
 }
 
 /** Options of runRepl. */
@@ -174,8 +179,10 @@ export const DOUBLE_PRESS_MS = 1000;
 const SLASH_COMMANDS = ["/help", "/exit", "/quit", "/clear", "/compact", "/model", "/grants"];
 
 /** Whether `line` is a slash command (never sent to the model as a queued message). */
-function isCommand(line: string): boolean {
-  return SLASH_COMMANDS.includes(line.trim().split(/\s+/)[0] ?? "");
+function isCommand(line: string, host: ReplHost): boolean {
+  const first = line.trim().split(/\s+/)[0] ?? "";
+  return SLASH_COMMANDS.includes(first) ||
+    (host.promptCommands?.().some((p) => p.name === first) ?? false);
 }
 
 /** How long after a prompt line further lines still count as the same (pasted) request. */
@@ -290,7 +297,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
       // A line typed ahead was not on the prompt's line yet.
       if (typedAhead) terminal.writeStdout(`${escapeControls(next)}\n`);
       // Lines typed ahead (while a run was busy) stay separate; a command is never a paste.
-      const line = typedAhead || isCommand(next)
+      const line = typedAhead || isCommand(next, host)
         ? next
         : await collectPaste(source, next, options.pasteWindowMs ?? PASTE_WINDOW_MS, idle);
       wakeIdle = undefined;
@@ -302,6 +309,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
       }
       const text = line.trim();
       if (text === "") continue;
+      let request = text;
       // A slash command is one line on its own; a pasted text that starts with "/" is a request.
       if (text.startsWith("/") && !text.includes("\n")) {
         const [command, ...rest] = text.split(/\s+/);
@@ -311,7 +319,7 @@ export async function runRepl(options: ReplOptions): Promise<number> {
           case "/quit":
             return 0;
           case "/help":
-            terminal.writeStdout(REPL_HELP + "\n");
+            terminal.writeStdout(helpWithPrompts(REPL_HELP, host.promptCommands?.() ?? []) + "\n");
             continue;
           case "/clear":
             terminal.writeStdout((await host.clear()) + "\n");
@@ -333,16 +341,33 @@ export async function runRepl(options: ReplOptions): Promise<number> {
           case "/grants":
             terminal.writeStdout(`Grants: ${host.grants()}\n`);
             continue;
-          default:
-            terminal.writeStdout(`Unknown command ${command}; /help lists the commands.\n`);
-            continue;
+          default: {
+            const prompt = host.promptCommands?.().find((p) => p.name === command);
+            if (prompt === undefined) {
+              terminal.writeStdout(`Unknown command ${command}; /help lists the commands.\n`);
+              continue;
+            }
+            // Getting the prompt is a request to its server: Ctrl-C stops it.
+            current = new AbortController();
+            const expanded = await prompt.expand(
+              text.slice(prompt.name.length).trim(),
+              current.signal,
+            );
+            current = undefined;
+            if (terminated) return 143;
+            if (!expanded.ok) {
+              terminal.writeStdout(`${escapeControls(expanded.error)}\n`);
+              continue;
+            }
+            request = expanded.text;
+          }
         }
       }
       current = new AbortController();
       source.setBusy(true);
       // Queued lines go to the model as they are shown; a command waits for the prompt.
-      await host.runPrompt(text, current.signal, () => {
-        const queued = source.drain((queuedLine) => !isCommand(queuedLine));
+      await host.runPrompt(request, current.signal, () => {
+        const queued = source.drain((queuedLine) => !isCommand(queuedLine, host));
         for (const queuedLine of queued) host.note?.(`› ${queuedLine}`);
         return queued;
       });

@@ -21,7 +21,11 @@ export type { McpServerState } from "./connection.ts";
 export { mcpToolName, resultToOutput, TOOL_NAME_PATTERN } from "./tools.ts";
 export type { McpPromptCommand } from "./prompts.ts";
 export * from "./names.ts";
-export { McpToolSearchSchema, type McpToolSearchSetting, toolSearchOptions } from "./tool_search.ts";
+export {
+  McpToolSearchSchema,
+  type McpToolSearchSetting,
+  toolSearchOptions,
+} from "./tool_search.ts";
 
 /** PATH given to a stdio server by `defaultStdioCommand` when the caller names none. */
 const DEFAULT_MCP_PATH = "/usr/bin:/bin";
@@ -108,8 +112,9 @@ export function createMcpClients(
   const warn = options.onWarning ?? (() => {});
   const path = options.path ?? DEFAULT_MCP_PATH;
   let startedAll = false;
-  let built: { tools: AnyTool[]; names: Map<string, string[]>; servers: Map<string, string> } |
-    undefined;
+  let built:
+    | { tools: AnyTool[]; names: Map<string, string[]>; servers: Map<string, string> }
+    | undefined;
   const search = createToolSearch(options.toolSearch ?? { mode: "never", budgetTokens: 0 });
   const connections: ServerConnection[] = servers.map((server) =>
     createConnection(server, {

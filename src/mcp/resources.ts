@@ -16,7 +16,6 @@ import type { ServerConnection } from "./connection.ts";
 import { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "./names.ts";
 import { resultToOutput } from "./tools.ts";
 
-
 /** What the resource tools need of a server's connection. */
 export type ResourceServer = Pick<ServerConnection, "config" | "capabilities" | "request">;
 
@@ -133,15 +132,15 @@ async function listServer(
       signal,
     ),
     // Templates are few: their first page comes with the first page of resources.
-    cursor !== undefined
-      ? undefined
-      : server.request(
-        "listing of its resource templates",
-        (client, options) => client.listResourceTemplates({}, options),
-        signal,
-      ),
+    cursor !== undefined ? undefined : server.request(
+      "listing of its resource templates",
+      (client, options) => client.listResourceTemplates({}, options),
+      signal,
+    ),
   ]);
-  if (!resources.ok) return `Listing the resources of MCP server "${name}" failed: ${resources.error}`;
+  if (!resources.ok) {
+    return `Listing the resources of MCP server "${name}" failed: ${resources.error}`;
+  }
   const lines = [`MCP server "${name}":`];
   const shown = resources.value.resources.map(resourceLine);
   lines.push(shown.length === 0 ? "  (no resources)" : shown.join("\n"));

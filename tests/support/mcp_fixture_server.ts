@@ -13,6 +13,11 @@
  * add_tool (registers a tool and sends notifications/tools/list_changed), and for escape tests
  * under bubblewrap read_file, write_file, connect and env, which report what happened as text.
  *
+ * Prompts (always): greet (required `name`, optional `style`), with an assistant message and an
+ * image; review (optional `focus`). With `--resources`: resources notes.txt (text), pixel.png (an
+ * image blob), data.bin (another blob), the template `fixture://notes/{topic}`, paged two per
+ * page. With `--many-tools=N`: N more tools `bulk_<i>`, each with a large schema.
+ *
  * The SDK's high-level McpServer takes zod schemas only; zod is not a dependency of moat, so
  * this uses the SDK's low-level Server with plain JSON Schema.
  */
@@ -21,8 +26,24 @@ import { Server } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types";
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  Tool,
+} from "@modelcontextprotocol/sdk/types";
 
 /** A 1×1 red PNG, base64. */
 export const FIXTURE_PNG =
@@ -97,16 +118,126 @@ function failure(what: string, e: unknown): CallToolResult {
   return text(`${what} failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
 }
 
-/** The fixture server (not connected). */
-export function createFixtureServer(): Server {
+/** The fixture's resources; listed two per page. */
+const RESOURCES: Resource[] = [
+  { uri: "fixture://notes.txt", name: "notes.txt", mimeType: "text/plain", description: "Notes." },
+  { uri: "fixture://pixel.png", name: "pixel.png", mimeType: "image/png" },
+  { uri: "fixture://data.bin", name: "data.bin", mimeType: "application/octet-stream" },
+];
+
+const PROMPTS: Prompt[] = [
+  {
+    name: "greet",
+    description: "Greets someone.",
+    arguments: [
+      { name: "name", description: "Who to greet", required: true },
+      { name: "style", description: "How" },
+    ],
+  },
+  { name: "review", description: "Asks for a review.", arguments: [{ name: "focus" }] },
+];
+
+/** `tools/list` tool `bulk_<i>` with a schema of about 2,000 characters. */
+function bulkTool(i: number): Tool {
+  const properties: Record<string, object> = {};
+  for (let p = 0; p < 12; p++) {
+    properties[`field_${p}`] = {
+      type: "string",
+      description: `Field ${p} of bulk record ${i}: a long description that takes space.`,
+    };
+  }
+  return {
+    name: `bulk_${i}`,
+    description: i === 7 ? "Uploads a spreadsheet to the archive." : `Bulk operation ${i}.`,
+    inputSchema: obj(properties),
+  };
+}
+
+function readResource(uri: string): ReadResourceResult {
+  if (uri === "fixture://notes.txt") {
+    return { contents: [{ uri, mimeType: "text/plain", text: "the notes" }] };
+  }
+  if (uri === "fixture://pixel.png") {
+    return { contents: [{ uri, mimeType: "image/png", blob: FIXTURE_PNG }] };
+  }
+  if (uri === "fixture://data.bin") {
+    return { contents: [{ uri, mimeType: "application/octet-stream", blob: "AAECAwQF" }] };
+  }
+  const topic = /^fixture:\/\/notes\/(.+)$/.exec(uri)?.[1];
+  if (topic !== undefined) return { contents: [{ uri, text: `notes about ${topic}` }] };
+  throw new McpError(-32002, `Resource not found: ${uri}`);
+}
+
+function getPrompt(name: string, args: Record<string, string>): GetPromptResult {
+  if (name === "greet") {
+    if (args.name === undefined) throw new McpError(-32602, "greet needs a name");
+    return {
+      messages: [
+        {
+          role: "user",
+          content: { type: "text", text: `Greet ${args.name} ${args.style ?? "warmly"}.` },
+        },
+        { role: "assistant", content: { type: "text", text: "Sure." } },
+        { role: "user", content: { type: "image", data: FIXTURE_PNG, mimeType: "image/png" } },
+      ],
+    };
+  }
+  if (name === "review") {
+    return {
+      messages: [{
+        role: "user",
+        content: { type: "text", text: `Review: ${args.focus ?? "all"}` },
+      }],
+    };
+  }
+  throw new McpError(-32602, `Unknown prompt ${name}`);
+}
+
+/** The fixture server (not connected); see the module doc for the options. */
+export function createFixtureServer(
+  options: { resources?: boolean; manyTools?: number } = {},
+): Server {
   const server = new Server(
     { name: "moat-fixture", version: "1.0.0" },
-    { capabilities: { tools: { listChanged: true } } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: {},
+        ...(options.resources ? { resources: {} } : {}),
+      },
+    },
   );
   const tools = [...BASE_TOOLS];
+  for (let i = 0; i < (options.manyTools ?? 0); i++) tools.push(bulkTool(i));
   let cancelled = 0;
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS }));
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    (request) => getPrompt(request.params.name, request.params.arguments ?? {}),
+  );
+  if (options.resources) {
+    server.setRequestHandler(ListResourcesRequestSchema, (request) => {
+      const start = Number(request.params?.cursor ?? "0");
+      const next = start + 2 < RESOURCES.length ? String(start + 2) : undefined;
+      return {
+        resources: RESOURCES.slice(start, start + 2),
+        ...(next === undefined ? {} : { nextCursor: next }),
+      };
+    });
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+      resourceTemplates: [{
+        uriTemplate: "fixture://notes/{topic}",
+        name: "notes by topic",
+        description: "Notes about one topic.",
+      }],
+    }));
+    server.setRequestHandler(
+      ReadResourceRequestSchema,
+      (request) => readResource(request.params.uri),
+    );
+  }
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const progress = (progress: number, total?: number) => {
@@ -239,6 +370,10 @@ if (import.meta.main) {
       Deno.stdout.writeSync(new TextEncoder().encode("this is not JSON-RPC\n"));
     }
     process.stdin.on("end", () => Deno.exit(0));
-    await createFixtureServer().connect(new StdioServerTransport());
+    const many = Deno.args.find((a) => a.startsWith("--many-tools="));
+    await createFixtureServer({
+      resources: Deno.args.includes("--resources"),
+      manyTools: many === undefined ? 0 : Number(many.slice("--many-tools=".length)),
+    }).connect(new StdioServerTransport());
   }
 }

@@ -141,6 +141,7 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
         },
         grants: () => formatGrants(eng.sandbox.grants),
         note: (text) => reporter.note?.(text),
+        promptCommands: () => eng.mcp?.promptCommands?.() ?? [],
       },
     });
   } finally {
