@@ -8,6 +8,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { AnyTool, Tool } from "../agent/tool.ts";
 import { toolSpecs } from "../agent/tool.ts";
 import { estimateFixedTokens } from "../agent/compaction/estimate.ts";
+import type { ToolSpec } from "../model/types.ts";
 import { TOOL_SEARCH_TOOL } from "./names.ts";
 
 /** The share of the context window MCP tool schemas may take before they are deferred. */
@@ -66,7 +67,12 @@ export function toolSearchOptions(
 
 /** Estimated tokens of the tools' specs (name, description, parameters) in a request. */
 export function toolSchemaTokens(tools: readonly AnyTool[]): number {
-  return estimateFixedTokens("", toolSpecs(tools)) - estimateFixedTokens("", []);
+  return estimateFixedTokens("", specsOf(tools)) - estimateFixedTokens("", []);
+}
+
+/** The specs of `tools`, deferred or not. */
+function specsOf(tools: readonly AnyTool[]): ToolSpec[] {
+  return toolSpecs(tools.map((t) => ({ ...t, deferred: false })));
 }
 
 /** Defers MCP tools behind the search tool when they exceed the budget. */
@@ -154,7 +160,7 @@ function searchTool(
         });
       }
       for (const t of matches) found.add(t.name);
-      const schemas = toolSpecs(matches).map((spec) => JSON.stringify(spec));
+      const schemas = specsOf(matches).map((spec) => JSON.stringify(spec));
       return Promise.resolve({
         output: `${matches.length} MCP tool${matches.length === 1 ? "" : "s"} found; call ` +
           `${matches.length === 1 ? "it" : "them"} by name (schemas as JSON, one per line):\n` +

@@ -103,7 +103,10 @@ Deno.test("read_mcp_resource returns text, an image as image content, and descri
   assert.equal(blob.content, undefined);
   const missing = await run(mcp, READ_RESOURCE_TOOL, { server: "fx", uri: "fixture://nope" });
   assert.equal(missing.isError, true);
-  assert.match(missing.output, /MCP server "fx" refused the read of "fixture:\/\/nope": .*not found/);
+  assert.match(
+    missing.output,
+    /MCP server "fx" refused the read of "fixture:\/\/nope": .*not found/,
+  );
   const unknown = await run(mcp, READ_RESOURCE_TOOL, { server: "zz", uri: "fixture://notes.txt" });
   assert.equal(unknown.isError, true);
   assert.match(unknown.output, /"zz" offers no resources/);
