@@ -61,3 +61,45 @@ Deno.test("mcpPolicy() asks on a terminal: once, always for the run, or no", asy
   assert.match(asked[0]?.question ?? "", /call the MCP tool "?tracker__a"? of server "?tracker"?/);
   assert.equal(asked[0]?.location, undefined, "no [d]irectory choice for an MCP call");
 });
+
+/** A run whose resource reads go to the server named in the arguments (as McpClients does). */
+const withResources: McpRun = {
+  ...run,
+  serverOf: (name, args) =>
+    name === "read_mcp_resource" ? (args as { server?: string }).server : run.serverOf(name),
+};
+
+function readOf(server: string) {
+  return { ...callOf("read_mcp_resource"), args: { server, uri: "x://a" } };
+}
+
+Deno.test("mcpPolicy() grants a resource read by the server in its arguments, or the tool's name", async () => {
+  const denied = await mcpPolicy(withResources, { allow: ["tracker"] })(readOf("docs"));
+  assert.equal(denied?.block, true);
+  assert.match(
+    denied?.reason ?? "",
+    /"read_mcp_resource" \(server "docs"\).*--allow-mcp=docs for every tool of the server/,
+  );
+  assert.equal(await mcpPolicy(withResources, { allow: ["docs"] })(readOf("docs")), undefined);
+  const anyServer = mcpPolicy(withResources, { allow: ["read_mcp_resource"] });
+  assert.equal(await anyServer(readOf("docs")), undefined);
+  assert.equal(await anyServer(readOf("tracker")), undefined);
+});
+
+Deno.test("mcpPolicy() holds an 'always' for a resource read for that server only", async () => {
+  const asked: ApprovalRequest[] = [];
+  const policy = mcpPolicy(withResources, {
+    allow: undefined,
+    prompter: {
+      ask(request) {
+        asked.push(request);
+        return Promise.resolve(asked.length === 1 ? "always" : "deny");
+      },
+    },
+  });
+  assert.equal(await policy(readOf("docs")), undefined);
+  assert.equal(await policy(readOf("docs")), undefined);
+  assert.equal((await policy(readOf("tracker")))?.block, true);
+  assert.equal(asked.length, 2);
+  assert.match(asked[1]?.question ?? "", /of server "?tracker"?/);
+});

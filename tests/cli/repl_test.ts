@@ -292,3 +292,45 @@ Deno.test("runRepl() /compact passes the focus to the host and shows what it say
   assert.match(terminal.stdout, /Nothing to compact yet\./);
   assert.doesNotMatch(terminal.stdout, /Unknown command/);
 });
+
+Deno.test("runRepl() runs a prompt command's expansion, says what is missing, and lists it in /help", async () => {
+  const terminal = createFakeTerminal({ tty: { stdin: true, stdout: true } });
+  const log: string[] = [];
+  const source = createLineSource(terminal.readLines());
+  const expanded: string[] = [];
+  const done = runRepl({
+    terminal,
+    source,
+    banner: "",
+    color: false,
+    host: {
+      ...host(log),
+      promptCommands: () => [{
+        name: "/fx:greet",
+        usage: "/fx:greet <name>",
+        description: "Greets \x1b[31msomeone.",
+        expand(argText) {
+          expanded.push(argText);
+          return Promise.resolve(
+            argText === ""
+              ? { ok: false, error: "Missing required argument of /fx:greet: name." }
+              : { ok: true, text: `Greet ${argText}.` },
+          );
+        },
+      }],
+    },
+  });
+  for (const line of ["/help", "/fx:greet", "/fx:greet  Ada  L"]) terminal.typeLine(line);
+  terminal.endInput();
+  assert.equal(await done, 0);
+  assert.deepEqual(expanded, ["", "Ada  L"]);
+  assert.deepEqual(log, ["run:Greet Ada  L.", "queued:"]);
+  assert.ok(terminal.stdout.includes("Missing required argument of /fx:greet: name.\n"));
+  assert.ok(
+    terminal.stdout.includes(
+      "MCP prompts (/<server>:<prompt>; arguments in order, or name=value; quotes keep spaces):\n" +
+        "  /fx:greet <name>\n                 Greets \\u001b[31msomeone.",
+    ),
+    terminal.stdout,
+  );
+});
