@@ -1,0 +1,97 @@
+/**
+ * End-to-end: an MCP server's resources are listed and read through moat's resource tools (a read
+ * needs the server's grant), and over the tool search budget its tools are found by search and
+ * called by name in the same turn.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { createTempWorkspace } from "../support/workspace.ts";
+import { cliEnv, denoDir, PROJECT_ROOT, runMoat, toolResultOf } from "./_cli.ts";
+
+const FIXTURE = join(PROJECT_ROOT, "tests", "support", "mcp_fixture_server.ts");
+
+const hasBwrap = new Deno.Command("bwrap", { args: ["--version"], stdout: "null", stderr: "null" })
+  .output().then((o) => o.success, () => false);
+
+async function setUp(config: Record<string, unknown>) {
+  const server = await startFakeOpenAI();
+  const ws = await createTempWorkspace();
+  const home = await createTempWorkspace();
+  await Deno.mkdir(join(home.dir, "config", "moat"), { recursive: true });
+  await Deno.writeTextFile(
+    join(home.dir, "config", "moat", "config.json"),
+    JSON.stringify({
+      mcpServers: {
+        fx: {
+          command: Deno.execPath(),
+          args: [
+            "run",
+            "--allow-all",
+            "--quiet",
+            `--config=${PROJECT_ROOT}/deno.json`,
+            FIXTURE,
+            "--resources",
+          ],
+          env: { DENO_DIR: denoDir(), NO_COLOR: "1" },
+          startupTimeoutSec: 60,
+        },
+      },
+      ...config,
+    }),
+  );
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "sk-secret" });
+  const sandbox = (await hasBwrap) ? [] : ["--allow-unsandboxed-mcp"];
+  return {
+    server,
+    run: (args: string[]) => runMoat([...sandbox, ...args], { cwd: ws.dir, env }),
+    async [Symbol.asyncDispose]() {
+      await server.close();
+      for (const t of [ws, home]) await t[Symbol.asyncDispose]();
+    },
+  };
+}
+
+const call = (id: string, name: string, args: Record<string, unknown>) =>
+  reply.toolCalls([{ id, name, arguments: args }]);
+
+Deno.test("resources are listed without a grant and read only with --allow-mcp naming the server", async () => {
+  await using t = await setUp({});
+  t.server.script(
+    call("c1", "list_mcp_resources", {}),
+    call("c2", "read_mcp_resource", { server: "fx", uri: "fixture://notes.txt" }),
+    reply.text("Denied."),
+  );
+  const denied = await t.run(["read the notes"]);
+  assert.equal(denied.code, 0, denied.stderr);
+  const tools = t.server.chatRequests[0]?.body?.tools?.map((x) => x.function.name) ?? [];
+  assert.ok(tools.includes("list_mcp_resources") && tools.includes("read_mcp_resource"));
+  assert.match(toolResultOf(t.server, "c1"), /<fixture:\/\/notes\.txt> notes\.txt/);
+  assert.match(toolResultOf(t.server, "c2"), /--allow-mcp=read_mcp_resource, or --allow-mcp=fx/);
+
+  t.server.script(
+    call("c3", "read_mcp_resource", { server: "fx", uri: "fixture://notes/deno" }),
+    reply.text("Read."),
+  );
+  const allowed = await t.run(["--allow-mcp=fx", "read the notes"]);
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.equal(toolResultOf(t.server, "c3"), "[Resource <fixture://notes/deno>]\nnotes about deno");
+});
+
+Deno.test("with mcpToolSearch the MCP tools are found by search and called by name in the same turn", async () => {
+  await using t = await setUp({ mcpToolSearch: "always" });
+  t.server.script(
+    call("c1", "search_mcp_tools", { query: "echo text" }),
+    call("c2", "fx__echo", { text: "found" }),
+    reply.text("Done."),
+  );
+  const result = await t.run(["--allow-mcp=fx", "echo found"]);
+  assert.equal(result.code, 0, result.stderr);
+  const first = t.server.chatRequests[0]?.body;
+  const tools = first?.tools?.map((x) => x.function.name) ?? [];
+  assert.ok(tools.includes("search_mcp_tools") && !tools.includes("fx__echo"), tools.join(","));
+  const system = String(first?.messages[0]?.content);
+  assert.ok(!system.includes("fx__echo"), system);
+  assert.match(toolResultOf(t.server, "c1"), /"name":"fx__echo"/);
+  assert.equal(toolResultOf(t.server, "c2"), "found");
+});
