@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import {
   ErrorCode,
   McpError,
+  PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type {
@@ -39,7 +40,7 @@ export interface ConnectionOptions {
   exitGraceMs?: number;
   clientInfo: { name: string; version: string };
   onWarning: (message: string) => void;
-  /** The tool list or the state changed (ready, refreshed, restarted, failed). */
+  /** The tool or prompt list or the state changed (ready, refreshed, restarted, failed). */
   onChange: () => void;
 }
 
@@ -118,6 +119,10 @@ export function createConnection(
       if (attempt.adopted) void refresh(attempt);
       else attempt.changedEarly = true;
     });
+    // Prompts are listed once the tools are: a change before that is in the listing.
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      if (attempt.adopted) void refreshPrompts(attempt);
+    });
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), startupMs);
     const signal = AbortSignal.any([timeout.signal, lifetime.signal]);
@@ -187,6 +192,22 @@ export function createConnection(
       if (live !== current || lifetime.signal.aborted) return;
       options.onWarning(
         `MCP server "${name}" announced changed tools, but listing them failed: ${
+          messageOf(e)
+        }; the previous list stays`,
+      );
+    }
+  }
+
+  async function refreshPrompts(current: Live): Promise<void> {
+    try {
+      const listed = await listPrompts(current.client, { timeout: startupMs });
+      if (live !== current) return;
+      prompts = listed;
+      options.onChange();
+    } catch (e) {
+      if (live !== current || lifetime.signal.aborted) return;
+      options.onWarning(
+        `MCP server "${name}" announced changed prompts, but listing them failed: ${
           messageOf(e)
         }; the previous list stays`,
       );

@@ -56,7 +56,10 @@ export interface McpClientOptions {
    * (default: never; the CLI passes 10 % of the model's context window).
    */
   toolSearch?: ToolSearchOptions;
-  /** After `start()`: a server's tools changed (list_changed, restart, failure); re-read `tools()`. */
+  /**
+   * After `start()`: a server's tools or prompts changed (list_changed, restart, failure);
+   * re-read `tools()` and `promptCommands()`.
+   */
   onToolsChanged?: (server: string) => void;
 }
 

@@ -108,3 +108,27 @@ Deno.test("a server's prompts become slash commands that expand through the serv
   assert.match(!missing.ok ? missing.error : "", /^Missing required argument of \/fx:greet: name/);
   assert.deepEqual(await commands[1]?.expand("", signal), { ok: true, text: "Review: all" });
 });
+
+Deno.test("prompts/list_changed refreshes the prompt commands", async () => {
+  const changed = Promise.withResolvers<string>();
+  const mcp = createMcpClients([fixtureServer("fx")], {
+    processOps: recordingProcessOps(),
+    path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    onToolsChanged: (server) => changed.resolve(server),
+  });
+  try {
+    await mcp.start();
+    assert.equal(mcp.promptCommands().some((c) => c.name === "/fx:late"), false);
+    const add = mcp.tools().find((t) => t.name === "fx__add_prompt");
+    assert.ok(add);
+    const added = await add.execute({ name: "late" }, new AbortController().signal, {
+      toolCallId: "c1",
+      onUpdate: () => {},
+    });
+    assert.equal(added.output, "added prompt late");
+    assert.equal(await changed.promise, "fx");
+    assert.ok(mcp.promptCommands().some((c) => c.name === "/fx:late"));
+  } finally {
+    await mcp.close();
+  }
+});

@@ -142,3 +142,23 @@ Deno.test("a deferred MCP tool called right after the search runs within the sam
   assert.deepEqual(seen[0], [TOOL_SEARCH_TOOL]);
   assert.deepEqual(offered(mcp), [TOOL_SEARCH_TOOL, "fx__echo"]);
 });
+
+Deno.test("an unknown tool's error names the offered tools, not the deferred ones", async () => {
+  await using mcp = await start(2_000);
+  const history: Message[] = [];
+  const model = new ScriptedModelClient([
+    scripted.toolCalls([{ name: "fx__nope", args: {} }]),
+    scripted.text("done"),
+  ]);
+  await runAgentLoop({ history, prompt: { role: "user", content: "go" } }, {
+    model,
+    tools: mcp.tools(),
+    system: "test",
+    clock: systemClock,
+  });
+  const results = history.filter((m) => m.role === "toolResult").flatMap((m) => m.results);
+  assert.equal(
+    results[0]?.content,
+    `Error: unknown tool "fx__nope". Available tools: ${TOOL_SEARCH_TOOL}.`,
+  );
+});

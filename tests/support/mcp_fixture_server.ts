@@ -10,7 +10,8 @@
  * (progress notifications; with `ticks` it ends, without it waits for cancellation), stats (what
  * the server saw cancelled), content (resource, resource link, audio), structured (only
  * structuredContent), crash (exits with code 3), pid, spawn_sleeper (a `sleep` grandchild),
- * add_tool (registers a tool and sends notifications/tools/list_changed), and for escape tests
+ * add_tool (registers a tool and sends notifications/tools/list_changed), add_prompt (the same
+ * for a prompt), and for escape tests
  * under bubblewrap read_file, write_file, connect and env, which report what happened as text.
  *
  * Prompts (always): greet (required `name`, optional `style`), with an assistant message and an
@@ -86,6 +87,11 @@ const BASE_TOOLS: Tool[] = [
   { name: "crash", description: "Exits the server with code 3.", inputSchema: obj({}) },
   { name: "pid", description: "The server's process id.", inputSchema: obj({}) },
   { name: "spawn_sleeper", description: "Starts `sleep 60`; its pid.", inputSchema: obj({}) },
+  {
+    name: "add_prompt",
+    description: "Registers a prompt named `name` and announces the change.",
+    inputSchema: obj({ name: str }, ["name"]),
+  },
   {
     name: "add_tool",
     description: "Registers a tool named `name` and announces the change.",
@@ -208,11 +214,12 @@ export function createFixtureServer(
     },
   );
   const tools = [...BASE_TOOLS];
+  const prompts = [...PROMPTS];
   for (let i = 0; i < (options.manyTools ?? 0); i++) tools.push(bulkTool(i));
   let cancelled = 0;
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS }));
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts }));
   server.setRequestHandler(
     GetPromptRequestSchema,
     (request) => getPrompt(request.params.name, request.params.arguments ?? {}),
@@ -319,6 +326,11 @@ export function createFixtureServer(
           .spawn();
         child.unref();
         return text(String(child.pid));
+      }
+      case "add_prompt": {
+        prompts.push({ name: String(args.name), description: "Added at run time." });
+        await server.sendPromptListChanged();
+        return text(`added prompt ${String(args.name)}`);
       }
       case "add_tool": {
         const name = String(args.name);
