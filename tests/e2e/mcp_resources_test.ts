@@ -1,13 +1,14 @@
 /**
  * End-to-end: an MCP server's resources are listed and read through moat's resource tools (a read
  * needs the server's grant), and over the tool search budget its tools are found by search and
- * called by name in the same turn.
+ * called by name in the same turn; its prompts are slash commands of interactive mode.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { cliEnv, denoDir, PROJECT_ROOT, runMoat, toolResultOf } from "./_cli.ts";
+import { cliEnv, denoDir, PROJECT_ROOT, runMoat, startArgv, toolResultOf } from "./_cli.ts";
+import { hasScript, startPty } from "./_pty.ts";
 
 const FIXTURE = join(PROJECT_ROOT, "tests", "support", "mcp_fixture_server.ts");
 
@@ -45,6 +46,11 @@ async function setUp(config: Record<string, unknown>) {
   return {
     server,
     run: (args: string[]) => runMoat([...sandbox, ...args], { cwd: ws.dir, env }),
+    pty: async (args: string[]) =>
+      startPty([Deno.execPath(), ...(await startArgv([...sandbox, ...args]))], {
+        cwd: ws.dir,
+        env,
+      }),
     async [Symbol.asyncDispose]() {
       await server.close();
       for (const t of [ws, home]) await t[Symbol.asyncDispose]();
@@ -94,4 +100,37 @@ Deno.test("with mcpToolSearch the MCP tools are found by search and called by na
   assert.ok(!system.includes("fx__echo"), system);
   assert.match(toolResultOf(t.server, "c1"), /"name":"fx__echo"/);
   assert.equal(toolResultOf(t.server, "c2"), "found");
+});
+
+Deno.test({
+  name: "interactive mode: /help lists the MCP prompts, and a prompt command sends its messages",
+  ignore: !(await hasScript()),
+  async fn() {
+    await using t = await setUp({});
+    t.server.script(reply.text("Hello, Ada."));
+    await using pty = await t.pty([]);
+    await pty.waitFor(/› $/, { timeoutMs: 60_000 });
+    let mark = pty.output.length;
+    await pty.type("/help\r");
+    await pty.waitFor(/\/fx:greet <name> \[style\][\s\S]*Greets someone\.[\s\S]*› $/, {
+      from: mark,
+    });
+    mark = pty.output.length;
+    await pty.type("/fx:greet\r");
+    await pty.waitFor(/Missing required argument of \/fx:greet: name \(Who to greet\)[\s\S]*› $/, {
+      from: mark,
+    });
+    mark = pty.output.length;
+    await pty.type("/fx:greet Ada style=briskly\r");
+    await pty.waitFor(/Hello, Ada\.[\s\S]*› $/, { from: mark });
+    assert.equal(t.server.chatRequests.length, 1);
+    const sent = t.server.chatRequests[0]?.body?.messages.at(-1);
+    assert.equal(sent?.role, "user");
+    assert.equal(
+      sent?.content,
+      "Greet Ada briskly.\n\n[Assistant, as the prompt has it]\nSure.\n\n[Image: image/png]",
+    );
+    await pty.type("\x04");
+    assert.equal(await pty.exited(), 0);
+  },
 });
