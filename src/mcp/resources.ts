@@ -76,8 +76,8 @@ export function createResourceTools(servers: () => readonly ResourceServer[]): A
       }
       const parts = await Promise.all(chosen.map((s) => listServer(s, args.cursor, signal)));
       return {
-        output: parts.join("\n\n"),
-        ...(parts.every((p) => p.startsWith("Listing")) ? { isError: true } : {}),
+        output: parts.map((p) => p.text).join("\n\n"),
+        ...(parts.every((p) => !p.ok) ? { isError: true } : {}),
       };
     },
   };
@@ -118,12 +118,12 @@ export function readResultToOutput(result: Pick<ReadResourceResult, "contents">)
   });
 }
 
-/** One server's listing as text; a failure is one line starting "Listing". */
+/** One server's listing as text, or why there is none. */
 async function listServer(
   server: ResourceServer,
   cursor: string | undefined,
   signal: AbortSignal,
-): Promise<string> {
+): Promise<{ ok: boolean; text: string }> {
   const name = server.config.name;
   const [resources, templates] = await Promise.all([
     server.request(
@@ -139,7 +139,10 @@ async function listServer(
     ),
   ]);
   if (!resources.ok) {
-    return `Listing the resources of MCP server "${name}" failed: ${resources.error}`;
+    return {
+      ok: false,
+      text: `Listing the resources of MCP server "${name}" failed: ${resources.error}.`,
+    };
   }
   const lines = [`MCP server "${name}":`];
   const shown = resources.value.resources.map(resourceLine);
@@ -154,7 +157,7 @@ async function listServer(
   } else if (templates !== undefined && !templates.ok) {
     lines.push(`  Resource templates: listing them failed: ${templates.error}`);
   }
-  return lines.join("\n");
+  return { ok: true, text: lines.join("\n") };
 }
 
 function resourceLine(r: Resource): string {
