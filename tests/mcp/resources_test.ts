@@ -8,6 +8,10 @@ import {
   READ_RESOURCE_TOOL,
 } from "../../src/mcp/mod.ts";
 import { readResultToOutput } from "../../src/mcp/resources.ts";
+import { runAgentLoop } from "../../src/agent/mod.ts";
+import type { Message } from "../../src/model/types.ts";
+import { systemClock } from "../../src/sys/clock.ts";
+import { scripted, ScriptedModelClient } from "../support/scripted_model.ts";
 import { fixtureServer, recordingProcessOps, toolContext } from "./_helpers.ts";
 
 async function start(
@@ -125,4 +129,25 @@ Deno.test("readResultToOutput() says when a resource has no content", () => {
   assert.deepEqual(readResultToOutput({ contents: [] }), {
     output: "(The resource has no content.)",
   });
+});
+
+Deno.test("a large resource is capped in history like any tool result", async () => {
+  await using mcp = await start();
+  const history: Message[] = [];
+  await runAgentLoop({ history, prompt: { role: "user", content: "read" } }, {
+    model: new ScriptedModelClient([
+      scripted.toolCalls([{
+        name: READ_RESOURCE_TOOL,
+        args: { server: "fx", uri: "fixture://big.txt" },
+      }]),
+      scripted.text("done"),
+    ]),
+    tools: mcp.tools(),
+    system: "test",
+    clock: systemClock,
+  });
+  const result = history.filter((m) => m.role === "toolResult").flatMap((m) => m.results)[0];
+  const content = String(result?.content);
+  assert.ok(content.length < 60_000, `${content.length} characters`);
+  assert.match(content, /characters omitted/);
 });

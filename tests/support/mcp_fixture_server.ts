@@ -166,6 +166,10 @@ function readResource(uri: string): ReadResourceResult {
   if (uri === "fixture://pixel.png") {
     return { contents: [{ uri, mimeType: "image/png", blob: FIXTURE_PNG }] };
   }
+  // Not listed: 200,000 characters, to see that the result is capped.
+  if (uri === "fixture://big.txt") {
+    return { contents: [{ uri, mimeType: "text/plain", text: "x".repeat(200_000) }] };
+  }
   if (uri === "fixture://data.bin") {
     return { contents: [{ uri, mimeType: "application/octet-stream", blob: "AAECAwQF" }] };
   }
