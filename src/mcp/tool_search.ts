@@ -28,7 +28,8 @@ const ModeSchema = Type.Union(MODES.map((m) => Type.Literal(m)), {
 
 /** Config schema of `mcpToolSearch`: a mode, or `{mode?, budgetPercent?}`. */
 export const McpToolSearchSchema = Type.Union([
-  ModeSchema,
+  // One flat union: the config's errors list the modes.
+  ...MODES.map((m) => Type.Literal(m)),
   Type.Object({
     mode: Type.Optional(ModeSchema),
     budgetPercent: Type.Optional(Type.Number({
@@ -39,7 +40,9 @@ export const McpToolSearchSchema = Type.Union([
     })),
   }, { additionalProperties: false }),
 ], {
-  description: "Whether MCP tools are deferred behind a search tool to save context.",
+  description: 'Whether MCP tools are deferred behind a search tool to save context: "auto" ' +
+    '(default: when their schemas exceed the budget), "always", "never", or ' +
+    '{"mode": …, "budgetPercent": N}.',
 });
 
 /** The `mcpToolSearch` setting as the config gives it. */

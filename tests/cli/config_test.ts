@@ -185,3 +185,25 @@ Deno.test("parseCliArgs() rejects bad limit, window and schema values with the o
     assert.match(parsed.error, message);
   }
 });
+
+Deno.test("resolveSettings() takes mcpToolSearch as a mode or a budget, and refuses others", async () => {
+  for (const value of ["never", { budgetPercent: 5 }, { mode: "always" }]) {
+    assert.ok(parseConfigFile("/c.json", JSON.stringify({ mcpToolSearch: value })).ok);
+  }
+  for (const value of ["sometimes", { budgetPercent: 0 }, { budgetPercent: 150 }, { x: 1 }]) {
+    const bad = parseConfigFile("/c.json", JSON.stringify({ mcpToolSearch: value }));
+    assert.ok(!bad.ok, JSON.stringify(value));
+    assert.match(bad.error, /"mcpToolSearch"/);
+  }
+  await using home = await createTempWorkspace({
+    "cfg/moat/config.json": JSON.stringify({ mcpToolSearch: { budgetPercent: 5 } }),
+  });
+  await using ws = await createTempWorkspace();
+  const resolved = await resolveSettings(flags([]), {
+    env: { XDG_CONFIG_HOME: home.path("cfg") },
+    workspace: ws.dir,
+    fs: createDenoCliFs(),
+  });
+  assert.ok(resolved.ok);
+  assert.deepEqual(resolved.settings.mcpToolSearch, { budgetPercent: 5 });
+});
