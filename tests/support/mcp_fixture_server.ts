@@ -4,7 +4,8 @@
  * imported (`createFixtureServer`) and served over streamable HTTP in-process.
  *
  * Modes: `normal` serves; `malformed` writes a line that is not JSON-RPC to stdout first, then
- * serves; `hang` never answers (it does not even read stdin).
+ * serves; `hang` never answers (it does not even read stdin). With `--gate=<path>` it starts
+ * serving (answers `initialize`) only once that file exists, so a test decides when it is ready.
  *
  * Tools: echo (read-only), add (a schema with types and `required`), image (a 1×1 PNG), slow
  * (progress notifications; with `ticks` it ends, without it waits for cancellation), stats (what
@@ -229,12 +230,27 @@ export function createFixtureServer(): Server {
   return server;
 }
 
+/** Resolves once `path` exists (checked every 20 ms). */
+async function waitForFile(path: string): Promise<void> {
+  for (;;) {
+    try {
+      await Deno.stat(path);
+      return;
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 if (import.meta.main) {
   const mode = Deno.args.find((a) => a.startsWith("--mode="))?.slice("--mode=".length) ?? "normal";
   if (mode === "hang") {
     // Never answers: keeps running without reading stdin.
     setInterval(() => {}, 60_000);
   } else {
+    const gate = Deno.args.find((a) => a.startsWith("--gate="))?.slice("--gate=".length);
+    if (gate !== undefined) await waitForFile(gate);
     if (mode === "malformed") {
       Deno.stdout.writeSync(new TextEncoder().encode("this is not JSON-RPC\n"));
     }
