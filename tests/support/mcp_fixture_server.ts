@@ -5,7 +5,8 @@
  *
  * Modes: `normal` serves; `malformed` writes a line that is not JSON-RPC to stdout first, then
  * serves; `hang` never answers (it does not even read stdin). With `--gate=<path>` it starts
- * serving (answers `initialize`) only once that file exists, so a test decides when it is ready.
+ * serving (answers `initialize`) only once that file exists, so a test decides when it is ready;
+ * with `--listed=<path>` it creates that file when it has answered its first `tools/list`.
  *
  * Tools: echo (read-only), add (a schema with types and `required`), image (a 1×1 PNG), slow
  * (progress notifications; with `ticks` it ends, without it waits for cancellation), stats (what
@@ -99,7 +100,7 @@ function failure(what: string, e: unknown): CallToolResult {
 }
 
 /** The fixture server (not connected). */
-export function createFixtureServer(): Server {
+export function createFixtureServer(options: { onListed?: () => void } = {}): Server {
   const server = new Server(
     { name: "moat-fixture", version: "1.0.0" },
     { capabilities: { tools: { listChanged: true } } },
@@ -107,7 +108,10 @@ export function createFixtureServer(): Server {
   const tools = [...BASE_TOOLS];
   let cancelled = 0;
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    options.onListed?.();
+    return { tools };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const progress = (progress: number, total?: number) => {
@@ -255,6 +259,9 @@ if (import.meta.main) {
       Deno.stdout.writeSync(new TextEncoder().encode("this is not JSON-RPC\n"));
     }
     process.stdin.on("end", () => Deno.exit(0));
-    await createFixtureServer().connect(new StdioServerTransport());
+    const listed = Deno.args.find((a) => a.startsWith("--listed="))?.slice("--listed=".length);
+    const onListed = listed === undefined ? undefined : () => Deno.writeTextFileSync(listed, "");
+    await createFixtureServer(onListed === undefined ? {} : { onListed })
+      .connect(new StdioServerTransport());
   }
 }
