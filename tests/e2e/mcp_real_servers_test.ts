@@ -7,7 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type FakeToolCall, repeat, reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import {
+  type FakeOpenAIServer,
+  type FakeToolCall,
+  repeat,
+  reply,
+  startFakeOpenAI,
+} from "../support/fake_openai.ts";
 import { type RealMcpServers, realMcpServers } from "../support/real_mcp_servers.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import {
@@ -92,7 +98,8 @@ function listBlock(out: CliResult, name: string): string {
   return [lines[start], ...(end < 0 ? rest : rest.slice(0, end))].join("\n");
 }
 
-const toolNames = (server: Awaited<ReturnType<typeof startFakeOpenAI>>, i: number) =>
+/** The tools the model was offered in chat request `i` (0-based). */
+const toolNames = (server: FakeOpenAIServer, i: number) =>
   server.chatRequests[i]?.body?.tools?.map((x) => x.function.name) ?? [];
 
 Deno.test("moat mcp list shows the reference everything and filesystem servers ready, with their tools", async () => {
