@@ -4,7 +4,9 @@
  * imported (`createFixtureServer`) and served over streamable HTTP in-process.
  *
  * Modes: `normal` serves; `malformed` writes a line that is not JSON-RPC to stdout first, then
- * serves; `hang` never answers (it does not even read stdin).
+ * serves; `hang` never answers (it does not even read stdin). With `--gate=<path>` it starts
+ * serving (answers `initialize`) only once that file exists, so a test decides when it is ready;
+ * with `--listed=<path>` it creates that file when it has answered its first `tools/list`.
  *
  * Tools: echo (read-only), add (a schema with types and `required`), image (a 1×1 PNG), slow
  * (progress notifications; with `ticks` it ends, without it waits for cancellation), stats (what
@@ -205,7 +207,7 @@ function getPrompt(name: string, args: Record<string, string>): GetPromptResult 
 
 /** The fixture server (not connected); see the module doc for the options. */
 export function createFixtureServer(
-  options: { resources?: boolean; manyTools?: number } = {},
+  options: { resources?: boolean; manyTools?: number; onListed?: () => void } = {},
 ): Server {
   const server = new Server(
     { name: "moat-fixture", version: "1.0.0" },
@@ -222,7 +224,10 @@ export function createFixtureServer(
   for (let i = 0; i < (options.manyTools ?? 0); i++) tools.push(bulkTool(i));
   let cancelled = 0;
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    options.onListed?.();
+    return { tools };
+  });
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts }));
   server.setRequestHandler(
     GetPromptRequestSchema,
@@ -376,20 +381,37 @@ export function createFixtureServer(
   return server;
 }
 
+/** Resolves once `path` exists (checked every 20 ms). */
+async function waitForFile(path: string): Promise<void> {
+  for (;;) {
+    try {
+      await Deno.stat(path);
+      return;
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 if (import.meta.main) {
   const mode = Deno.args.find((a) => a.startsWith("--mode="))?.slice("--mode=".length) ?? "normal";
   if (mode === "hang") {
     // Never answers: keeps running without reading stdin.
     setInterval(() => {}, 60_000);
   } else {
+    const gate = Deno.args.find((a) => a.startsWith("--gate="))?.slice("--gate=".length);
+    if (gate !== undefined) await waitForFile(gate);
     if (mode === "malformed") {
       Deno.stdout.writeSync(new TextEncoder().encode("this is not JSON-RPC\n"));
     }
     process.stdin.on("end", () => Deno.exit(0));
     const many = Deno.args.find((a) => a.startsWith("--many-tools="));
+    const listed = Deno.args.find((a) => a.startsWith("--listed="))?.slice("--listed=".length);
     await createFixtureServer({
       resources: Deno.args.includes("--resources"),
       manyTools: many === undefined ? 0 : Number(many.slice("--many-tools=".length)),
+      ...(listed === undefined ? {} : { onListed: () => Deno.writeTextFileSync(listed, "") }),
     }).connect(new StdioServerTransport());
   }
 }
