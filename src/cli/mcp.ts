@@ -28,6 +28,8 @@ export interface McpRun {
   /** The server of an MCP tool (by its moat name), or undefined for other tools. */
   serverOf(toolName: string): string | undefined;
   status(): McpServerStatus[];
+  /** Resolves once every server is ready or failed (they start in the background); never rejects. */
+  whenStarted(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -71,8 +73,9 @@ function deniedUrl(url: string, denyNet: readonly string[]): boolean {
 }
 
 /**
- * Starts the servers that may start and lists their tools; undefined when there are none (or
- * --no-mcp). A server that may not start, or fails, is a warning, never an error.
+ * Starts the servers that may start, without waiting for them (`whenStarted`); undefined when
+ * there are none (or --no-mcp). A server that may not start, or fails, is a warning, never an
+ * error: one failing in the background warns when it does.
  */
 export async function startMcp(
   setup: RunSetup,
@@ -159,8 +162,10 @@ export async function startMcp(
     processOps,
     stdioCommand: (server: McpStdioServer) => commands.get(server.name) as McpStdioCommand,
     onWarning: options.warn,
+    clock: setup.clock,
   });
-  await clients.start();
+  // The first model request does not wait: each server's tools are offered once it is ready.
+  const started = clients.start();
   return {
     ok: true,
     mcp: {
@@ -171,6 +176,7 @@ export async function startMcp(
           ? clients.status().find((s) => s.tools.includes(toolName))?.name
           : undefined,
       status: () => clients.status(),
+      whenStarted: () => started,
       close: () => clients.close(),
     },
   };

@@ -16,6 +16,7 @@ import {
 import type { Progress, Tool as McpTool } from "@modelcontextprotocol/sdk/types";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import type { ToolOutput } from "../agent/tool.ts";
+import type { Clock } from "../agent/types.ts";
 import type { McpServerConfig, McpStdioServer } from "./config.ts";
 import type { McpProcessOps, McpStdioCommand } from "./ops.ts";
 import { createStdioTransport } from "./stdio_transport.ts";
@@ -33,6 +34,8 @@ export interface ConnectionOptions {
   exitGraceMs?: number;
   clientInfo: { name: string; version: string };
   onWarning: (message: string) => void;
+  /** The startup timeout's timer (default: the global timers). */
+  clock?: Pick<Clock, "setTimeout" | "clearTimeout">;
   /** The tool list or the state changed (ready, refreshed, restarted, failed). */
   onChange: () => void;
 }
@@ -97,7 +100,8 @@ export function createConnection(
       else attempt.changedEarly = true;
     });
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), startupMs);
+    const clock = options.clock ?? globalThis;
+    const timer = clock.setTimeout(() => timeout.abort(), startupMs);
     const signal = AbortSignal.any([timeout.signal, lifetime.signal]);
     try {
       await client.connect(transport, { signal, timeout: startupMs });
@@ -114,7 +118,7 @@ export function createConnection(
       }
       return { ok: false, error: transport.endReason?.() ?? messageOf(e) };
     } finally {
-      clearTimeout(timer);
+      clock.clearTimeout(timer as number);
     }
   }
 

@@ -14,7 +14,11 @@ export const DENO_ENV_NAMES = ["HOME", "DENO_DIR", "XDG_CACHE_HOME"];
 /** The stdio fixture as a configured server. */
 export function fixtureServer(
   name = "fixture",
-  options: Partial<Omit<McpStdioServer, "name" | "type">> & { mode?: string } = {},
+  options: Partial<Omit<McpStdioServer, "name" | "type">> & {
+    mode?: string;
+    /** The fixture answers nothing until this file exists (a slow start). */
+    gate?: string;
+  } = {},
 ): McpStdioServer {
   const env: Record<string, string> = { NO_COLOR: "1" };
   for (const key of DENO_ENV_NAMES) {
@@ -32,6 +36,7 @@ export function fixtureServer(
       `--config=${ROOT}/deno.json`,
       FIXTURE,
       `--mode=${options.mode ?? "normal"}`,
+      ...(options.gate === undefined ? [] : [`--gate=${options.gate}`]),
     ],
     env: { ...env, ...options.env },
     cwd: ROOT,

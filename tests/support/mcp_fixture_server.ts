@@ -4,7 +4,8 @@
  * imported (`createFixtureServer`) and served over streamable HTTP in-process.
  *
  * Modes: `normal` serves; `malformed` writes a line that is not JSON-RPC to stdout first, then
- * serves; `hang` never answers (it does not even read stdin).
+ * serves; `hang` never answers (it does not even read stdin). `--gate=PATH` (a slow start) reads
+ * nothing, so answers nothing, until the file PATH exists; then it serves as its mode says.
  *
  * Tools: echo (read-only), add (a schema with types and `required`), image (a 1×1 PNG), slow
  * (progress notifications; with `ticks` it ends, without it waits for cancellation), stats (what
@@ -229,8 +230,25 @@ export function createFixtureServer(): Server {
   return server;
 }
 
+/** Resolves once `path` exists (checked every 10 ms). */
+async function gateOpen(path: string): Promise<void> {
+  for (;;) {
+    try {
+      await Deno.stat(path);
+      return;
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 if (import.meta.main) {
-  const mode = Deno.args.find((a) => a.startsWith("--mode="))?.slice("--mode=".length) ?? "normal";
+  const option = (name: string) =>
+    Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(`--${name}=`.length);
+  const mode = option("mode") ?? "normal";
+  const gate = option("gate");
+  if (gate !== undefined) await gateOpen(gate);
   if (mode === "hang") {
     // Never answers: keeps running without reading stdin.
     setInterval(() => {}, 60_000);
