@@ -134,7 +134,9 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
         stderrLine(c("2", `moat ${info.moatVersion} · grants: ${info.grantsSummary}`));
         if (info.session !== null) stderrLine(c("2", `session: ${info.session}`));
         if (info.mcpStarting !== undefined) {
-          stderrLine(c("2", `MCP servers starting: ${info.mcpStarting.join(", ")} (tools once ready)`));
+          stderrLine(
+            c("2", `MCP servers starting: ${info.mcpStarting.join(", ")} (tools once ready)`),
+          );
         }
       }
     },

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fault, reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { fault, repeat, reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import {
   cliEnv,
@@ -85,6 +85,57 @@ Deno.test("an MCP tool is listed, denied in print mode without --allow-mcp, and 
   const invalid = await t.run([...sandbox, "--allow-mcp", "add"]);
   assert.equal(invalid.code, 0, invalid.stderr);
   assert.match(toolResultOf(t.server, "c3"), /invalid arguments for tool "fixture__add"/);
+});
+
+Deno.test("a slow MCP server does not hold back the first request; its tools come with a later one", async () => {
+  await using t = await setUp();
+  // In the workspace, which a confined server sees.
+  const gate = t.ws.path("gate");
+  const base = fixtureConfig().mcpServers.fixture;
+  await Deno.writeTextFile(
+    join(t.home.dir, "config", "moat", "config.json"),
+    JSON.stringify({
+      mcpServers: { fixture: { ...base, args: [...base.args, `--gate=${gate}`] } },
+    }),
+  );
+  const sandbox = (await hasBwrap) ? [] : ["--allow-unsandboxed-mcp"];
+  const offered = (n: number) =>
+    (t.server.chatRequests[n - 1]?.body?.tools ?? []).some((x) =>
+      x.function.name === "fixture__echo"
+    );
+  const answered = (id: string) => {
+    try {
+      return toolResultOf(t.server, id);
+    } catch {
+      return undefined;
+    }
+  };
+  t.server.script(
+    // The gate is shut: the server has not read `initialize`, yet the first request is here.
+    () => call("c1", "fixture__echo", { text: "early" }),
+    async () => {
+      await Deno.writeTextFile(gate, "open");
+      return call("p", "fixture__echo", { text: "x" });
+    },
+    // Until the server is offered, the model asks for its tool again (each reply is a turn).
+    repeat((_request, n) => {
+      if (answered("c2") !== undefined) return reply.text("Echoed.");
+      if (offered(n)) return call("c2", "fixture__echo", { text: "late" });
+      return reply.toolCalls([{ name: "fixture__echo", arguments: { text: "x" } }], {
+        delayMs: 20,
+      });
+    }),
+  );
+  const run = await t.run([...sandbox, "--allow-mcp", "--max-turns=1000", "-o", "jsonl", "go"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(offered(1), false);
+  assert.match(
+    toolResultOf(t.server, "c1"),
+    /^Error: tool "fixture__echo" is not available: MCP server "fixture" is still starting; its tools are offered once it is ready\./,
+  );
+  assert.equal(toolResultOf(t.server, "c2"), "late");
+  const start = jsonLines(run.stdout)[0];
+  assert.deepEqual(start?.mcpStarting, ["fixture"]);
 });
 
 Deno.test("under bubblewrap an MCP server reads, writes, connects and sees only what the grants allow", async () => {
