@@ -1,6 +1,6 @@
 /** The tools of a run may change while it goes on (an MCP server that becomes ready). */
 import assert from "node:assert/strict";
-import { runAgentLoop } from "../../src/agent/mod.ts";
+import { createContextKeeper, createContextState, runAgentLoop } from "../../src/agent/mod.ts";
 import type { AnyTool } from "../../src/agent/tool.ts";
 import type { Message, ModelRequest, ToolResultMessage } from "../../src/model/types.ts";
 import { systemClock } from "../../src/sys/clock.ts";
@@ -83,4 +83,22 @@ Deno.test("runAgentLoop() keeps the plain unknown-tool error when unknownToolRea
     resultOf(history, "c1").content,
     'Error: unknown tool "grep". Available tools: read.',
   );
+});
+
+Deno.test("the context keeper counts the tools offered now, not those of the run's start", () => {
+  const tools: AnyTool[] = [memoryReadTool({})];
+  let offered: readonly AnyTool[] = [...tools];
+  const keeper = createContextKeeper({
+    state: createContextState(),
+    model: new ScriptedModelClient([]),
+    system: "sys",
+    get tools() {
+      return offered;
+    },
+    clock: systemClock,
+    emit: () => {},
+  });
+  const before = keeper.tokens([]);
+  offered = [...tools, controlledTool("late", { run: () => Promise.resolve({ output: "" }) })];
+  assert.ok(keeper.tokens([]) > before, "the new tool's definition counts");
 });

@@ -11,6 +11,8 @@ import type {
   ModelRequest,
   ToolResultMessage,
 } from "../../src/model/types.ts";
+import { unofferedMcpToolReason } from "../../src/cli/mcp_start.ts";
+import type { McpServerStatus } from "../../src/mcp/mod.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
 import { fixtureServer, goneWithin, isRunning, recordingProcessOps } from "../mcp/_helpers.ts";
 import { scripted } from "../support/scripted_model.ts";
@@ -214,4 +216,38 @@ Deno.test("moat mcp list waits for a slow server and shows it ready", async () =
   assert.equal(code, 0, terminal.stderr);
   assert.match(terminal.stdout, /^"?slow"? {2}stdio {2}ready\n {2}"?slow__echo"?$/m);
   for (const pid of ops.pids) assert.equal(await goneWithin(pid), true, `${pid} is gone`);
+});
+
+Deno.test("unofferedMcpToolReason() says why a server's tool was not offered, and nothing for other names", () => {
+  const status = (name: string, state: McpServerStatus["state"], extra = {}): McpServerStatus => ({
+    name,
+    transport: "stdio",
+    state,
+    tools: [],
+    ...extra,
+  });
+  const statuses = [
+    status("a", "starting"),
+    status("a__b", "ready", { tools: ["a__b__x"] }),
+    status("r", "starting", { tools: ["r__x"] }),
+    status("f", "failed", { error: "failed to start: no answer within 10 s" }),
+  ];
+  const reason = (name: string) => unofferedMcpToolReason(statuses, name);
+  assert.equal(
+    reason("a__x"),
+    'MCP server "a" is still starting; its tools are offered once it is ready',
+  );
+  // The longest server name wins; a tool it lists now came after the request.
+  assert.equal(
+    reason("a__b__x"),
+    'MCP server "a__b" started offering it after this request was sent; it is offered from the next request on',
+  );
+  assert.equal(reason("a__b__y"), undefined, "a ready server does not have that tool");
+  assert.equal(reason("r__y"), undefined, "a restarting server keeps its tools offered");
+  assert.equal(
+    reason("f__x"),
+    'MCP server "f" failed to start: no answer within 10 s; its tools are unavailable',
+  );
+  assert.equal(reason("read"), undefined);
+  assert.equal(reason("z__x"), undefined);
 });
