@@ -38,6 +38,8 @@ export interface BatchOptions {
   maxResultChars: number;
   onToolCall?: OnToolCall;
   afterToolCall?: AfterToolCall;
+  /** Why a tool not offered is missing, when known (AgentOptions.unknownToolReason). */
+  unknownToolReason?: (name: string) => string | undefined;
 }
 
 /** One settled call of a batch, with its UI extras. */
@@ -123,6 +125,9 @@ export async function executeToolBatch(
   const pipeline: PipelineContext = { tools, signal, maxResultChars: options.maxResultChars };
   if (options.onToolCall !== undefined) pipeline.onToolCall = options.onToolCall;
   if (options.afterToolCall !== undefined) pipeline.afterToolCall = options.afterToolCall;
+  if (options.unknownToolReason !== undefined) {
+    pipeline.unknownToolReason = options.unknownToolReason;
+  }
 
   const n = calls.length;
   const outcomes: Array<BatchCallOutcome | undefined> = new Array(n);

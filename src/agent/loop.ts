@@ -58,6 +58,21 @@ export function buildToolMap(tools: readonly AnyTool[]): Map<string, AnyTool> {
   return map;
 }
 
+/** The tools of one request: the list, its name → tool map and what the model is told. */
+interface Offer {
+  list: readonly AnyTool[];
+  map: Map<string, AnyTool>;
+  specs: ToolSpec[];
+}
+
+/** The offer of `list`, or `last` itself when the list holds the same tools (no rebuild). */
+function offerOf(list: readonly AnyTool[], last?: Offer): Offer {
+  if (last !== undefined && list.length === last.list.length) {
+    if (list.every((tool, i) => tool === last.list[i])) return last;
+  }
+  return { list, map: buildToolMap(list), specs: toolSpecs(list) };
+}
+
 /**
  * Runs the agent until the model stops, the run aborts or the turn limit is reached.
  * Rejects with the model client's error (e.g. ModelError) when a request fails; history then holds
@@ -67,8 +82,9 @@ export async function runAgentLoop(
   request: AgentRunRequest,
   options: AgentOptions,
 ): Promise<AgentRunResult> {
-  const tools = buildToolMap(options.tools);
-  const specs: ToolSpec[] = toolSpecs(options.tools);
+  const toolsNow = options.tools;
+  const currentTools = () => typeof toolsNow === "function" ? toolsNow() : toolsNow;
+  let offer = offerOf(currentTools());
   const emit = safeEmitter(options.onEvent);
   const clock = options.clock;
   const userSignal = options.signal ?? new AbortController().signal;
@@ -90,7 +106,10 @@ export async function runAgentLoop(
       state: options.context,
       model: options.model,
       system: options.system,
-      tools: options.tools,
+      // The tools of the request being fitted.
+      get tools() {
+        return offer.list;
+      },
       clock,
       emit,
       ...(options.maxOutputTokens === undefined
@@ -181,6 +200,9 @@ export async function runAgentLoop(
     // --max-turns N: N turns whose calls run, then the report instead of turn N + 1.
     if (turns >= maxIterations) return await stopAtLimit("max_turns");
     emit({ type: "turn_start", turn: turns + 1 });
+    // Each request offers the tools there are now; its reply's calls run with those.
+    offer = offerOf(currentTools(), offer);
+    const { map: tools, specs } = offer;
 
     const streamOptions: ModelStreamOptions = { signal, ...forwardStream(emit) };
     const requestBody: ModelRequest = {
@@ -284,6 +306,9 @@ export async function runAgentLoop(
     };
     if (options.onToolCall !== undefined) batchOptions.onToolCall = options.onToolCall;
     if (options.afterToolCall !== undefined) batchOptions.afterToolCall = options.afterToolCall;
+    if (options.unknownToolReason !== undefined) {
+      batchOptions.unknownToolReason = options.unknownToolReason;
+    }
     // Calls beyond the tool-call limit are refused; the ones within it still run.
     const allowed = limits.maxToolCalls === undefined
       ? calls.length

@@ -36,6 +36,8 @@ export interface PipelineContext {
   maxResultChars: number;
   onToolCall?: OnToolCall;
   afterToolCall?: AfterToolCall;
+  /** Why a tool not offered is missing, when known (AgentOptions.unknownToolReason). */
+  unknownToolReason?: (name: string) => string | undefined;
 }
 
 /** A call after lookup, checks, validation and policy: either ready to run or already decided. */
@@ -108,7 +110,13 @@ export async function prepareToolCall(
     const available = names.length > 0
       ? `Available tools: ${names.join(", ")}.`
       : "No tools are available in this session.";
-    return notExecuted(call, `Error: unknown tool "${call.name}". ${available}`);
+    const reason = ctx.unknownToolReason?.(call.name);
+    return notExecuted(
+      call,
+      reason === undefined
+        ? `Error: unknown tool "${call.name}". ${available}`
+        : `Error: tool "${call.name}" is not available: ${reason}. ${available}`,
+    );
   }
 
   if (call.invalidJson !== undefined) {

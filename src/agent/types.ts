@@ -39,7 +39,17 @@ export interface HealthOptions {
 /** Everything a run needs; side effects come in through these. */
 export interface AgentOptions {
   model: ModelClient;
-  tools: AnyTool[];
+  /**
+   * The tools offered. A function is asked before every model request, so tools that arrive
+   * during the run (an MCP server that became ready) are offered from the next request on; the
+   * calls of a reply run with the tools of its request. Must not throw.
+   */
+  tools: AnyTool[] | (() => AnyTool[]);
+  /**
+   * Why a called tool is not offered, when the caller knows (e.g. its MCP server is still
+   * starting): a clause for the error result, else undefined. Must not throw.
+   */
+  unknownToolReason?: (name: string) => string | undefined;
   system: string;
   signal?: AbortSignal;
   /**

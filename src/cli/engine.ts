@@ -21,6 +21,7 @@ import type { RunSetup, SandboxHandle, SandboxRequest } from "./setup.ts";
 import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
 import { workSummary } from "./outcome_text.ts";
 import { mcpPolicy, type McpRun, startMcp } from "./mcp.ts";
+import { holdWarnings, unofferedMcpToolReason } from "./mcp_start.ts";
 import { costOf } from "./usage.ts";
 import {
   compactionLine,
@@ -40,8 +41,15 @@ export interface Engine {
   contexts: ContextStates;
   /** The permission policy of every call: the sandbox's, and MCP calls' own. */
   onToolCall: OnToolCall;
-  /** The MCP servers of the run, when any started. */
+  /** The MCP servers of the run, when any started (they may still be starting). */
   mcp?: McpRun;
+  /** Why a called tool is not offered, when its MCP server says (e.g. it is still starting). */
+  unknownToolReason?: (name: string) => string | undefined;
+  /**
+   * The MCP warnings held since the engine opened: call right after the reporter's start and
+   * report them; later ones (servers failing in the background) go straight to the reporter.
+   */
+  startReporting(): string[];
   /** Stops the MCP servers and closes the sandbox; must not reject. */
   close(): Promise<void>;
 }
@@ -121,12 +129,12 @@ export async function openEngine(
   const opened = await setup.deps.openSandbox(request);
   if (!opened.ok) return opened;
   const sandbox = opened.sandbox;
-  // MCP servers start once the sandbox can confine them; their warnings wait for run_start.
-  const startWarnings: string[] = [];
-  let started = false;
+  // MCP servers start (in the background) once the sandbox can confine them; their warnings wait
+  // for run_start.
+  const mcpWarnings = holdWarnings((message) => reporter.warning(message));
   const mcpStart = setup.recording === undefined
     ? await startMcp(setup, sandbox, {
-      warn: (message) => started ? reporter.warning(message) : startWarnings.push(message),
+      warn: mcpWarnings.warn,
       secretEnvNames: secretEnvNames(settings),
     })
     : { ok: true as const };
@@ -158,7 +166,10 @@ export async function openEngine(
       mcpCalls !== undefined && mcp?.serverOf(call.name, call.args) !== undefined
         ? mcpCalls(call)
         : sandbox.onToolCall(call),
-    ...(mcp === undefined ? {} : { mcp }),
+    ...(mcp === undefined
+      ? {}
+      : { mcp, unknownToolReason: (name) => unofferedMcpToolReason(mcp.status(), name) }),
+    startReporting: mcpWarnings.release,
     async close() {
       await mcp?.close();
       await sandbox.close();
@@ -179,8 +190,7 @@ export async function openEngine(
     },
   };
   engineRef.engine = engine;
-  started = true;
-  return { ok: true, engine, contextWarnings: [...startWarnings, ...context.warnings] };
+  return { ok: true, engine, contextWarnings: context.warnings };
 }
 
 /** The run error for a failed run: a ModelError names its cause; anything else is a bug. */
@@ -244,7 +254,8 @@ export async function runOnce(
   const stopLookup = lookUpContextWindow(context, options.model);
   const agentOptions: Parameters<typeof runAgentLoop>[1] = {
     model: options.model,
-    tools: [...engine.tools, ...(options.answer?.tools ?? [])],
+    // Asked before every request: an MCP server that became ready is offered from the next one.
+    tools: () => [...engine.tools, ...(options.answer?.tools ?? [])],
     system: options.answer === undefined
       ? engine.system()
       : `${engine.system()}\n\n${options.answer.instructions}`,
@@ -261,6 +272,9 @@ export async function runOnce(
       options.observe?.(event);
     },
   };
+  if (engine.unknownToolReason !== undefined) {
+    agentOptions.unknownToolReason = engine.unknownToolReason;
+  }
   if (options.maxTurns !== undefined) agentOptions.maxIterations = options.maxTurns;
   if (context !== undefined) agentOptions.context = context;
   const answer = options.answer;

@@ -151,6 +151,7 @@ export function runStartRecord(info: RunStartInfo): Record<string, unknown> {
     grantsSummary: info.grantsSummary,
     sandbox: info.sandbox,
     tools: info.tools,
+    ...(info.mcpStarting === undefined ? {} : { mcpStarting: info.mcpStarting }),
     session: info.session,
     ...(info.project === undefined ? {} : { project: info.project }),
     ...(info.replay === undefined ? {} : { replay: info.replay }),

@@ -33,6 +33,8 @@ export interface McpRun {
   /** The servers' prompts as slash commands (interactive mode). */
   promptCommands?(): McpPromptCommand[];
   status(): McpServerStatus[];
+  /** Resolves once every server is ready or failed (they start in the background); never rejects. */
+  whenStarted(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,8 +78,9 @@ function deniedUrl(url: string, denyNet: readonly string[]): boolean {
 }
 
 /**
- * Starts the servers that may start and lists their tools; undefined when there are none (or
- * --no-mcp). A server that may not start, or fails, is a warning, never an error.
+ * Starts the servers that may start, without waiting for them (`whenStarted`); undefined when
+ * there are none (or --no-mcp). A server that may not start, or fails, is a warning, never an
+ * error: one failing in the background warns when it does.
  */
 export async function startMcp(
   setup: RunSetup,
@@ -168,8 +171,10 @@ export async function startMcp(
       setup.settings.mcpToolSearch,
       setup.settings.contextWindow ?? knownContextWindow(setup.settings.model),
     ),
+    clock: setup.clock,
   });
-  await clients.start();
+  // The first model request does not wait: each server's tools are offered once it is ready.
+  const started = clients.start();
   return {
     ok: true,
     mcp: {
@@ -177,6 +182,7 @@ export async function startMcp(
       serverOf: (toolName, args) => clients.serverOf(toolName, args),
       promptCommands: () => clients.promptCommands(),
       status: () => clients.status(),
+      whenStarted: () => started,
       close: () => clients.close(),
     },
   };

@@ -22,7 +22,9 @@ export async function mcpList(setup: RunSetup): Promise<number> {
     return EXIT.usage;
   }
   try {
-    for (const w of opened.contextWarnings) warn(w);
+    for (const w of [...opened.engine.startReporting(), ...opened.contextWarnings]) warn(w);
+    // The list shows final states: wait for every server (each within its startup timeout).
+    await opened.engine.mcp?.whenStarted();
     const statuses = opened.engine.mcp?.status() ?? [];
     if (statuses.length === 0) {
       terminal.writeStdout(

@@ -133,6 +133,11 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
       if (options.verbose) {
         stderrLine(c("2", `moat ${info.moatVersion} · grants: ${info.grantsSummary}`));
         if (info.session !== null) stderrLine(c("2", `session: ${info.session}`));
+        if (info.mcpStarting !== undefined) {
+          stderrLine(
+            c("2", `MCP servers starting: ${info.mcpStarting.join(", ")} (tools once ready)`),
+          );
+        }
       }
     },
     event(event: AgentEvent) {

@@ -33,7 +33,10 @@ export interface RunStartInfo {
   /** One-line human summary of the grants. */
   grantsSummary: string;
   sandbox: string;
+  /** The tools offered now (those of MCP servers still starting come later). */
   tools: string[];
+  /** MCP servers still starting: their tools are offered from a later request, once ready. */
+  mcpStarting?: string[];
   session: string | null;
   moatVersion: string;
   /** Set when the model's side is played back from a recording (--replay). */

@@ -23,6 +23,7 @@ import type {
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import type { ToolOutput } from "../agent/tool.ts";
+import type { Clock } from "../agent/types.ts";
 import type { McpServerConfig, McpStdioServer } from "./config.ts";
 import type { McpProcessOps, McpStdioCommand } from "./ops.ts";
 import { createStdioTransport } from "./stdio_transport.ts";
@@ -40,6 +41,8 @@ export interface ConnectionOptions {
   exitGraceMs?: number;
   clientInfo: { name: string; version: string };
   onWarning: (message: string) => void;
+  /** The startup timeout's timer (default: the global timers). */
+  clock?: Pick<Clock, "setTimeout" | "clearTimeout">;
   /** The tool or prompt list or the state changed (ready, refreshed, restarted, failed). */
   onChange: () => void;
 }
@@ -124,7 +127,8 @@ export function createConnection(
       if (attempt.adopted) void refreshPrompts(attempt);
     });
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), startupMs);
+    const clock = options.clock ?? globalThis;
+    const timer = clock.setTimeout(() => timeout.abort(), startupMs);
     const signal = AbortSignal.any([timeout.signal, lifetime.signal]);
     try {
       await client.connect(transport, { signal, timeout: startupMs });
@@ -147,7 +151,7 @@ export function createConnection(
       }
       return { ok: false, error: transport.endReason?.() ?? messageOf(e) };
     } finally {
-      clearTimeout(timer);
+      clock.clearTimeout(timer as number);
     }
   }
 

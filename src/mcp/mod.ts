@@ -5,6 +5,7 @@
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport";
 import type { AnyTool } from "../agent/tool.ts";
+import type { Clock } from "../agent/types.ts";
 import { VERSION } from "../version.ts";
 import type { McpServerConfig, McpStdioServer } from "./config.ts";
 import { createConnection, type McpServerState, type ServerConnection } from "./connection.ts";
@@ -56,6 +57,8 @@ export interface McpClientOptions {
    * (default: never; the CLI passes 10 % of the model's context window).
    */
   toolSearch?: ToolSearchOptions;
+  /** The timers of the startup timeouts (default: the global ones). */
+  clock?: Pick<Clock, "setTimeout" | "clearTimeout">;
   /**
    * After `start()`: a server's tools or prompts changed (list_changed, restart, failure);
    * re-read `tools()` and `promptCommands()`.
@@ -128,6 +131,7 @@ export function createMcpClients(
       ...(options.exitGraceMs === undefined ? {} : { exitGraceMs: options.exitGraceMs }),
       clientInfo: { name: "moat", version: VERSION },
       onWarning: warn,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
       onChange: () => {
         built = undefined;
         if (startedAll) options.onToolsChanged?.(server.name);

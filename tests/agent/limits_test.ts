@@ -51,7 +51,7 @@ function resultsOf(message: Message | undefined): ToolResultMessage["results"] {
 function run(
   model: ScriptedModelClient,
   history: Message[],
-  extra: Partial<AgentOptions> & { tools: AnyTool[] },
+  extra: Partial<AgentOptions> & Pick<AgentOptions, "tools">,
 ) {
   return runAgentLoop({ history, prompt: user("go") }, {
     model,

@@ -4,7 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fault, reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import {
+  fault,
+  type RecordedRequest,
+  repeatUntil,
+  reply,
+  startFakeOpenAI,
+} from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import {
   cliEnv,
@@ -60,31 +66,103 @@ async function setUp(config: unknown = fixtureConfig()) {
 const call = (id: string, name: string, args: Record<string, unknown>) =>
   reply.toolCalls([{ id, name, arguments: args }]);
 
+/** The text of the last tool result a request carries ("" when none). */
+function lastToolResultOf(request: RecordedRequest | undefined): string {
+  const results = (request?.body?.messages ?? []).filter((m) => m.role === "tool");
+  return String(results.at(-1)?.content ?? "");
+}
+
+const offeredIn = (request: RecordedRequest | undefined, tool: string) =>
+  (request?.body?.tools ?? []).some((x) => x.function.name === tool);
+
+/**
+ * Servers start in parallel with the run: the model lists the workspace (a turn every 100 ms)
+ * until a request offers `tool`, which takes the next step.
+ */
+const untilOffered = (tool = "fixture__echo") =>
+  repeatUntil(
+    reply.toolCalls([{ name: "ls", arguments: {} }], { delayMs: 100 }),
+    (request) => offeredIn(request, tool),
+  );
+
 Deno.test("an MCP tool is listed, denied in print mode without --allow-mcp, and runs with it", async () => {
   await using t = await setUp();
   const sandbox = (await hasBwrap) ? [] : ["--allow-unsandboxed-mcp"];
-  t.server.script(call("c1", "fixture__echo", { text: "hello" }), reply.text("Denied."));
+  t.server.script(
+    untilOffered(),
+    call("c1", "fixture__echo", { text: "hello" }),
+    reply.text("Denied."),
+  );
   const denied = await t.run([...sandbox, "--output", "jsonl", "echo hello"]);
   assert.equal(denied.code, 0, denied.stderr);
-  const tools = t.server.chatRequests[0]?.body?.tools?.map((x) => x.function.name) ?? [];
+  const tools = t.server.chatRequests.at(-2)?.body?.tools?.map((x) => x.function.name) ?? [];
   assert.ok(tools.includes("fixture__echo") && tools.includes("read"), denied.stderr);
   const result = toolResultOf(t.server, "c1");
   assert.match(result, /--allow-mcp=fixture__echo/);
-  const permission = jsonLines(denied.stdout).find((e) => e.type === "permission");
-  assert.equal(permission?.access, "mcp");
+  const permission = jsonLines(denied.stdout).find((e) =>
+    e.type === "permission" && e.access === "mcp"
+  );
+  assert.equal(permission?.target, "fixture__echo");
   assert.equal(permission?.outcome, "denied");
 
-  t.server.script(call("c2", "fixture__echo", { text: "hello" }), reply.text("Echoed."));
+  t.server.script(
+    untilOffered(),
+    call("c2", "fixture__echo", { text: "hello" }),
+    reply.text("Echoed."),
+  );
   const allowed = await t.run([...sandbox, "--allow-mcp=fixture", "echo hello"]);
   assert.equal(allowed.code, 0, allowed.stderr);
   assert.match(toolResultOf(t.server, "c2"), /hello/);
   assert.match(allowed.stderr, /✓ fixture__echo/);
 
   // Arguments are checked against the tool's JSON Schema before the server sees them.
-  t.server.script(call("c3", "fixture__add", { a: "one" }), reply.text("Bad args."));
+  t.server.script(
+    untilOffered(),
+    call("c3", "fixture__add", { a: "one" }),
+    reply.text("Bad args."),
+  );
   const invalid = await t.run([...sandbox, "--allow-mcp", "add"]);
   assert.equal(invalid.code, 0, invalid.stderr);
   assert.match(toolResultOf(t.server, "c3"), /invalid arguments for tool "fixture__add"/);
+});
+
+Deno.test("a slow MCP server does not hold back the first request; its tools come with a later one", async () => {
+  await using t = await setUp();
+  // In the workspace, which a confined server sees.
+  const gate = t.ws.path("gate");
+  const base = fixtureConfig().mcpServers.fixture;
+  await Deno.writeTextFile(
+    join(t.home.dir, "config", "moat", "config.json"),
+    JSON.stringify({
+      mcpServers: { fixture: { ...base, args: [...base.args, `--gate=${gate}`] } },
+    }),
+  );
+  const sandbox = (await hasBwrap) ? [] : ["--allow-unsandboxed-mcp"];
+  t.server.script(
+    // The gate is shut: the server has not read `initialize`, yet the first request is here.
+    call("c1", "fixture__echo", { text: "early" }),
+    async () => {
+      await Deno.writeTextFile(gate, "open");
+      return call("p", "fixture__echo", { text: "x" });
+    },
+    // Until the server is offered, the model asks for its tool again (each reply is a turn).
+    repeatUntil(
+      reply.toolCalls([{ name: "fixture__echo", arguments: { text: "x" } }], { delayMs: 100 }),
+      (request) => offeredIn(request, "fixture__echo"),
+    ),
+    call("c2", "fixture__echo", { text: "late" }),
+    reply.text("Echoed."),
+  );
+  const run = await t.run([...sandbox, "--allow-mcp", "--max-turns=1000", "-o", "jsonl", "go"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(offeredIn(t.server.chatRequests[0], "fixture__echo"), false);
+  assert.match(
+    toolResultOf(t.server, "c1"),
+    /^Error: tool "fixture__echo" is not available: MCP server "fixture" is still starting; its tools are offered once it is ready\./,
+  );
+  assert.equal(toolResultOf(t.server, "c2"), "late");
+  const start = jsonLines(run.stdout)[0];
+  assert.deepEqual(start?.mcpStarting, ["fixture"]);
 });
 
 Deno.test("under bubblewrap an MCP server reads, writes, connects and sees only what the grants allow", async () => {
@@ -92,6 +170,7 @@ Deno.test("under bubblewrap an MCP server reads, writes, connects and sees only 
   await using t = await setUp();
   const secret = t.outside.path("secret.txt");
   t.server.script(
+    untilOffered(),
     reply.toolCalls([
       { id: "r1", name: "fixture__read_file", arguments: { path: secret } },
       { id: "r2", name: "fixture__read_file", arguments: { path: t.ws.path("notes.txt") } },
@@ -137,18 +216,16 @@ Deno.test("without bubblewrap a stdio MCP server starts only with --allow-unsand
     ),
   );
 
-  t.server.script(reply.text("With MCP."));
+  t.server.script(untilOffered(), reply.text("With MCP."));
   const on = await t.run(["--sandbox=off", "--allow-unsandboxed-mcp", "hi"]);
   assert.equal(on.code, 0, on.stderr);
-  assert.ok(
-    (t.server.chatRequests[1]?.body?.tools ?? []).some((x) => x.function.name === "fixture__echo"),
-  );
+  assert.ok(offeredIn(t.server.chatRequests.at(-1), "fixture__echo"));
 
   t.server.script(reply.text("None."));
   const none = await t.run(["--no-mcp", "hi"]);
   assert.equal(none.code, 0, none.stderr);
   assert.ok(
-    !(t.server.chatRequests[2]?.body?.tools ?? []).some((x) =>
+    !(t.server.chatRequests.at(-1)?.body?.tools ?? []).some((x) =>
       x.function.name.startsWith("fixture__")
     ),
   );
@@ -169,10 +246,21 @@ Deno.test("a project's MCP servers need trust, and a failing server is a warning
   assert.equal(t.server.chatRequests.length, 0);
 
   await Deno.remove(t.ws.path(".moat"), { recursive: true });
-  t.server.script(fault.status(500, { retryAfter: 0 }), reply.text("Still fine."));
+  // The model asks for the server's tool until the answer is no longer "still starting".
+  const ask = reply.toolCalls([{ name: "broken__x", arguments: {} }], { delayMs: 50 });
+  t.server.script(
+    fault.status(500, { retryAfter: 0 }),
+    ask,
+    repeatUntil(ask, (request) => !lastToolResultOf(request).includes("still starting")),
+    reply.text("Still fine."),
+  );
   const run = await t.run(["--allow-unsandboxed-mcp", "hi"]);
   assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stderr, /broken/);
+  assert.match(run.stderr, /MCP server "broken" failed to start: /);
+  assert.match(
+    lastToolResultOf(t.server.chatRequests.at(-1)),
+    /^Error: tool "broken__x" is not available: MCP server "broken" failed to start: .*; its tools are unavailable\./,
+  );
 });
 
 Deno.test("moat mcp list shows each server's state and tools, without a model", async () => {
@@ -202,6 +290,7 @@ Deno.test("descriptors moat inherits (200<secret) do not reach an MCP server, co
   await using t = await setUp();
   const sandbox = (await hasBwrap) ? [] : ["--allow-unsandboxed-mcp"];
   t.server.script(
+    untilOffered(),
     // A high number: the server's runtime opens low descriptors of its own (a pipe there blocks).
     call("f1", "fixture__read_file", { path: "/proc/self/fd/200" }),
     reply.text("Probed."),

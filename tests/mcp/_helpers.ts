@@ -18,6 +18,8 @@ export function fixtureServer(
     mode?: string;
     /** More fixture arguments, e.g. "--resources", "--many-tools=40". */
     fixtureArgs?: string[];
+    /** The fixture answers nothing until this file exists (a slow start). */
+    gate?: string;
   } = {},
 ): McpStdioServer {
   const env: Record<string, string> = { NO_COLOR: "1" };
@@ -37,6 +39,7 @@ export function fixtureServer(
       FIXTURE,
       `--mode=${options.mode ?? "normal"}`,
       ...(options.fixtureArgs ?? []),
+      ...(options.gate === undefined ? [] : [`--gate=${options.gate}`]),
     ],
     env: { ...env, ...options.env },
     cwd: ROOT,

@@ -18,7 +18,8 @@
  * `fault.unauthorized()`, `fault.contextOverflow()`, `fault.disconnect(r, {afterChunks, clean})`,
  * `fault.malformed(r, {afterChunks})`, `fault.stall(r, {afterChunks})` (only `: ping` comments
  * follow, until the client aborts; `await server.waitForStreamsClosed()` proves it went away). A step may be a function `(request, n) => step` (e.g. keep calling tools
- * forever with `repeat((req) => …)`); `repeat(step, times)` repeats a step. When the script runs
+ * forever with `repeat((req) => …)`); `repeat(step, times)` repeats a step, `repeatUntil(step,
+ * (req) => done)` until a request for which `done` holds (it takes the next step). When the script runs
  * out the server answers 500 "script exhausted" (with `x-should-retry: false`). Every request is
  * recorded in `server.requests`; `await server.waitForRequest(n)` resolves with the n-th request
  * (1-based, any path). Requests are validated like the real API (tool messages must follow their
@@ -151,11 +152,13 @@ export interface FakeWireMessage {
 /** A function step: decides the reply from the request (n = 1-based chat request number). */
 export type StepFn = (request: RecordedRequest, n: number) => Step | Promise<Step>;
 
-/** A step repeated `times` times (forever when undefined). */
+/** A step repeated `times` times (forever when undefined), or until `until` holds. */
 export interface RepeatStep {
   kind: "repeat";
   step: Step;
   remaining: number | undefined;
+  /** Ends the repeat: the first request it holds for takes the next step instead. */
+  until?: (request: RecordedRequest) => boolean;
 }
 
 /** One scripted answer. */
@@ -405,6 +408,11 @@ export const fault = {
 /** Repeats a step `times` times, or forever when `times` is omitted. */
 export function repeat(step: Step, times?: number): RepeatStep {
   return { kind: "repeat", step, remaining: times };
+}
+
+/** Repeats a step until a request for which `until` holds: that one takes the next step. */
+export function repeatUntil(step: Step, until: (request: RecordedRequest) => boolean): RepeatStep {
+  return { kind: "repeat", step, remaining: undefined, until };
 }
 
 /** Problems the real OpenAI API would reject this request body for (empty when fine). */
@@ -789,9 +797,13 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
     if (openStreams === 0) { for (const w of idleWaiters.splice(0)) w(); }
   }
 
-  function takeStep(): Step | undefined {
+  function takeStep(request: RecordedRequest): Step | undefined {
     const head = queue[0];
     if (head === undefined) return undefined;
+    if (typeof head !== "function" && head.kind === "repeat" && head.until?.(request) === true) {
+      queue.shift();
+      return takeStep(request);
+    }
     if (typeof head !== "function" && head.kind === "repeat") {
       if (head.remaining !== undefined) {
         head.remaining--;
@@ -836,7 +848,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
       }
     }
     const n = chatRequests.length;
-    const step = takeStep();
+    const step = takeStep(rec);
     if (step === undefined) {
       return json(500, {
         error: {

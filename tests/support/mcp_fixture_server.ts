@@ -395,22 +395,24 @@ async function waitForFile(path: string): Promise<void> {
 }
 
 if (import.meta.main) {
-  const mode = Deno.args.find((a) => a.startsWith("--mode="))?.slice("--mode=".length) ?? "normal";
+  const option = (name: string) =>
+    Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(`--${name}=`.length);
+  const mode = option("mode") ?? "normal";
+  const gate = option("gate");
+  if (gate !== undefined) await waitForFile(gate);
   if (mode === "hang") {
     // Never answers: keeps running without reading stdin.
     setInterval(() => {}, 60_000);
   } else {
-    const gate = Deno.args.find((a) => a.startsWith("--gate="))?.slice("--gate=".length);
-    if (gate !== undefined) await waitForFile(gate);
     if (mode === "malformed") {
       Deno.stdout.writeSync(new TextEncoder().encode("this is not JSON-RPC\n"));
     }
     process.stdin.on("end", () => Deno.exit(0));
-    const many = Deno.args.find((a) => a.startsWith("--many-tools="));
-    const listed = Deno.args.find((a) => a.startsWith("--listed="))?.slice("--listed=".length);
+    const many = option("many-tools");
+    const listed = option("listed");
     await createFixtureServer({
       resources: Deno.args.includes("--resources"),
-      manyTools: many === undefined ? 0 : Number(many.slice("--many-tools=".length)),
+      manyTools: many === undefined ? 0 : Number(many),
       ...(listed === undefined ? {} : { onListed: () => Deno.writeTextFileSync(listed, "") }),
     }).connect(new StdioServerTransport());
   }

@@ -55,7 +55,10 @@ export interface ContextKeeperOptions {
   state: ContextState;
   model: ModelClient;
   system: string;
-  /** The run's tools: their definitions count in every request; their hints word the stubs. */
+  /**
+   * The run's tools: their definitions count in every request; their hints word the stubs. Read
+   * at each estimate (the tools of a run may grow: the loop offers each request's own).
+   */
   tools: readonly AnyTool[];
   /** Durations only (the run's Clock). */
   clock: { now(): number };
@@ -98,8 +101,15 @@ const thousands = (n: number) => n.toLocaleString("en-US");
 /** Creates the keeper of one run. */
 export function createContextKeeper(options: ContextKeeperOptions): ContextKeeper {
   const { state } = options;
-  const fixedRaw = estimateFixedTokens(options.system, toolSpecs(options.tools));
-  const rawTokens = (history: readonly Message[]) => fixedRaw + estimateMessagesTokens(history);
+  let fixed: { tools: readonly AnyTool[]; tokens: number } | undefined;
+  const fixedRaw = () => {
+    const tools = options.tools;
+    if (fixed?.tools !== tools) {
+      fixed = { tools, tokens: estimateFixedTokens(options.system, toolSpecs(tools)) };
+    }
+    return fixed.tokens;
+  };
+  const rawTokens = (history: readonly Message[]) => fixedRaw() + estimateMessagesTokens(history);
   const tokens = (history: readonly Message[]) => {
     const anchor = state.anchor;
     if (anchor !== undefined && anchor.history === history && history.length >= anchor.messages) {
@@ -161,7 +171,7 @@ export function createContextKeeper(options: ContextKeeperOptions): ContextKeepe
         for (let level = fitOptions.level ?? 0; level <= 2; level++) {
           const step = await compactStep({
             history,
-            messageBudget: Math.floor(limit / state.calibration) - fixedRaw,
+            messageBudget: Math.floor(limit / state.calibration) - fixedRaw(),
             window,
             calibration: state.calibration,
             level: level as CompactionLevel,

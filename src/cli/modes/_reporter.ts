@@ -68,6 +68,9 @@ export function startInfo(
     project: setup.settings.project,
     notes: setup.grantNotes,
   };
+  // Their tools are not in `tools`: they come with a later request, once the server is ready.
+  const starting = engine.mcp?.status().filter((s) => s.state === "starting").map((s) => s.name);
+  if (starting !== undefined && starting.length > 0) info.mcpStarting = starting;
   const recording = setup.recording;
   if (recording !== undefined) {
     info.model = recording.header.model;

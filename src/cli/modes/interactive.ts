@@ -65,7 +65,14 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
     const eng = opened.engine;
     engine = eng;
     reporter.start(startInfo(setup, eng, writerRef.writer?.path ?? null));
-    for (const w of [...settings.warnings, ...eng.sandbox.warnings, ...opened.contextWarnings]) {
+    for (
+      const w of [
+        ...settings.warnings,
+        ...eng.sandbox.warnings,
+        ...eng.startReporting(),
+        ...opened.contextWarnings,
+      ]
+    ) {
       reporter.warning(w);
     }
     let model = settings.model;

@@ -185,6 +185,7 @@ export async function printMode(setup: RunSetup): Promise<number> {
         ...setup.settings.warnings,
         ...pending.splice(0),
         ...engine.sandbox.warnings,
+        ...engine.startReporting(),
         ...opened.contextWarnings,
       ]
     ) {
