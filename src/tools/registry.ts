@@ -43,7 +43,7 @@ export interface BuiltinToolOptions {
   processRegistry?: ProcessRegistry;
   /** Helper threads of grep (the tool Worker's entry point starts them); none: one thread. */
   grepThreads?: ScanThreads;
-  /** The OS sandbox's placeholder paths: read, grep, find and ls show them as missing while unused. */
+  /** The OS sandbox's placeholder paths: read, grep, find and ls treat unused ones as missing. */
   placeholders?: readonly string[];
   /** bash says that empty read-only placeholder directories may stand in the workspace. */
   bashPlaceholders?: boolean;

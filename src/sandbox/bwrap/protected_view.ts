@@ -93,8 +93,8 @@ export function protectedMountSteps(
 
 /**
  * The mount points of protected directories that were missing at the start, inside a write grant
- * in a real, writable directory and not carved out: each needs a placeholder before a host starts (bash could
- * create the directory otherwise), or has one (`exists`).
+ * in a real, writable directory and not carved out: each needs a placeholder before a host
+ * starts (bash could create the directory otherwise), or has one (`exists`).
  */
 export function protectedMountTargets(
   protection: Protection,
