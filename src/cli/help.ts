@@ -103,7 +103,10 @@ Trust (docs/security.md):
   project: one whose real path is in trustedProjects of the user config, or with
   --trust-project. On a terminal moat asks once; without one it exits 2 before any request.
   Inside a write grant, .git/hooks, .git/config, the core.hooksPath directory and .moat/ stay
-  read-only for every tool unless --allow-write names them (e.g. --allow-write=.,.git/hooks).
+  read-only for every tool unless --allow-write names them (e.g. --allow-write=.,.git/hooks);
+  so do other programs' run-later files at the workspace and git roots: .claude, .codex,
+  .agents, .gemini, .qwen, .cursor, .opencode, opencode.json(c), .pi, .mcp.json, .vscode,
+  .idea, .devcontainer, .envrc and .gitmodules (e.g. --allow-write=.,.vscode).
 
 Exit codes: 0 completed · 1 model/provider error (or a replay ran out of replies) · 2 usage/config
 error or required sandbox unavailable · 3 a limit was reached (turns, wall time, tool calls,

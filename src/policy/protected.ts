@@ -1,7 +1,9 @@
 /**
  * Protected paths: git's hooks and config (and what chooses them: `.git` files, `commondir`,
  * core.hooksPath, included config files), moat's own config directories and the global git
- * config. Each makes programs run later, outside any sandbox, so inside a write grant they stay
+ * config, and other programs' run-later files at each root (src/policy/_run_later.ts: other
+ * agents' settings, `.mcp.json`, editor tasks, `.envrc`, `.gitmodules`). Each makes programs run
+ * later, outside any sandbox, so inside a write grant they stay
  * read-only for every tool and in the bash sandbox unless an `--allow-write=` value names them or
  * a path inside them (a carve-out). `computeProtection` finds them once per run from real paths;
  * the policy (layer 3) and the Worker's file operations (layer 2) refuse writes with
@@ -9,6 +11,7 @@
  */
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandPath, type GitConfigTree, readGitConfigTree } from "./_git_config.ts";
+import { RUN_LATER, runLaterEntry, type RunLaterWhy } from "./_run_later.ts";
 import { isWithin } from "./_within.ts";
 import { flagWith } from "./grant_hints.ts";
 import { type Grants, realLocationSync, type Scope } from "./grants.ts";
@@ -22,7 +25,8 @@ export type ProtectedWhy =
   | "git_file"
   | "moat_project"
   | "moat_user"
-  | "git_global";
+  | "git_global"
+  | RunLaterWhy;
 
 /** One protected path (real path), why it is protected, and what it was when computed. */
 export interface ProtectedPath {
@@ -52,7 +56,7 @@ export interface ProtectedHit {
   why: ProtectedWhy;
 }
 
-const WHY: Record<ProtectedWhy, string> = {
+const WHY: Record<Exclude<ProtectedWhy, RunLaterWhy>, string> = {
   hooks: "git runs it outside the sandbox",
   hooks_path: "it is the core.hooksPath directory, whose hooks git runs outside the sandbox",
   git_config: "it can make git run programs",
@@ -91,7 +95,8 @@ export interface ProtectionOptions {
 
 /**
  * Finds the protected paths of a run: those of the git repository containing the workspace and
- * of a `.git` directly inside each write-granted directory, `.moat/` of the workspace, the user's
+ * of a `.git` directly inside each write-granted directory, the run-later entries at the
+ * workspace and at each of their work trees, `.moat/` of the workspace, the user's
  * moat config directory and the global git config, kept when inside a write grant. Warnings say
  * what cannot be fully protected (a protected path that is a symlink). Never throws.
  */
@@ -208,6 +213,11 @@ export function computeProtection(
   if (grants.write !== true) { for (const w of grants.write) addDotGit(join(w, ".git"), w); }
 
   protect(join(workspace, ".moat"), "moat_project", "dir");
+  // Missing ones as directories: bwrap's placeholder is then an empty directory, which git
+  // ignores (an empty placeholder file would be committed by `git add -A`).
+  for (const root of [workspace, ...roots]) {
+    for (const entry of RUN_LATER) protect(join(root, entry.name), entry.why, "dir");
+  }
   const xdg = absoluteOrUndefined(env["XDG_CONFIG_HOME"]) ??
     (home === undefined ? undefined : join(home, ".config"));
   if (xdg !== undefined) protect(join(xdg, "moat"), "moat_user", "dir");
@@ -308,7 +318,10 @@ function patternHit(workspace: string, path: string): ProtectedHit | undefined {
  * --allow-write=.,.git/hooks)`. The example keeps the write grants already given.
  */
 export function protectedDetail(protection: Protection, hit: ProtectedHit): string {
-  return `"${hit.path}" is protected because ${WHY[hit.why]}; to allow it, add it to ` +
+  const why = hit.why in WHY
+    ? WHY[hit.why as keyof typeof WHY]
+    : runLaterEntry(basename(hit.path))?.sentence ?? "it makes programs run outside the sandbox";
+  return `"${hit.path}" is protected because ${why}; to allow it, add it to ` +
     `--allow-write (e.g. ${allowHint(protection, hit.path)})`;
 }
 

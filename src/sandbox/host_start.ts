@@ -86,8 +86,12 @@ export function createHostStarter(setup: HostSetup): HostStarter {
     };
     // A granted, denied or protected path that became a symlink (or another file) since the
     // start would mount what it leads to: no host then.
-    const problem = placeholdersProblem(bwrap.mountPoints, view) ?? hostViewProblem(view);
+    const targets = viewMountTargets(view);
+    const problem = bwrap.mountPoints.ensure(targets) ?? hostViewProblem(view);
     if (problem !== undefined) return failedHost(problem);
+    // The tools show the placeholders this run holds as missing while they stay unused.
+    const placeholders = targets.map((t) => t.path).filter((p) => bwrap.mountPoints.holds(p));
+    if (placeholders.length > 0) config.toolOptions.placeholders = placeholders;
     const tmp = privateTmp(view);
     if (tmp !== undefined) config.privateTmp = tmp;
     // Under a scoped --allow-run, bash must not run moat's own runtime either.

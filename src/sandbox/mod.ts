@@ -251,6 +251,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...sys.tools,
     bashCommandPrefix: [],
     ...(bwrap && !tmpGranted ? { bashPrivateTmp: "/tmp" } : {}),
+    bashPlaceholders: bwrap !== undefined &&
+      scan.protection.paths.some((p) => p.kind === "missing_dir"),
   });
   const selected = options.tools === undefined ? local : selectTools(local, options.tools);
   const tools = selected.map((tool): AnyTool => ({

@@ -43,6 +43,7 @@ export function toInfo(info: Deno.FileInfo): FileInfo {
     mode: info.mode === null ? null : info.mode & 0o7777,
     dev: info.dev ?? null,
     ino: info.ino ?? null,
+    mtime: info.mtime?.getTime() ?? null,
   };
 }
 

@@ -12,6 +12,7 @@ import {
 } from "./paths.ts";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead } from "./truncate.ts";
 import { FsError } from "./ops.ts";
+import { hiddenAsMissing, placeholderFilter } from "./placeholders.ts";
 import type { Tool, ToolOutput } from "../agent/tool.ts";
 
 /** Arguments of find. */
@@ -44,6 +45,7 @@ export function createFindTool(options: FindToolOptions): Tool<typeof FindParams
   const resolve = pathResolver(options.cwd, fs, { home: options.home });
   const defaultLimit = options.defaultLimit ?? 1000;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const hidden = placeholderFilter(fs, options.placeholders);
 
   async function run(args: FindArgs, signal: AbortSignal): Promise<ToolOutput> {
     const fail = (output: string): ToolOutput => ({ isError: true, output });
@@ -56,6 +58,7 @@ export function createFindTool(options: FindToolOptions): Tool<typeof FindParams
     let root: string;
     try {
       root = await fs.realPath(abs);
+      if (await hidden.hides(root)) throw hiddenAsMissing(abs);
       if (!(await fs.stat(root)).isDirectory) {
         return fail(`Cannot search "${shownRoot}": it is a file, not a directory; use read`);
       }
@@ -67,6 +70,7 @@ export function createFindTool(options: FindToolOptions): Tool<typeof FindParams
           absPath: abs,
           verb: "search",
           what: "Directory",
+          hidden,
         }),
       );
     }
@@ -77,6 +81,7 @@ export function createFindTool(options: FindToolOptions): Tool<typeof FindParams
       ancestors: await workspaceAncestors(fs, options.cwd, root),
       includeDirs: true,
       signal,
+      hidden,
     });
     for await (const entry of walker) {
       if (!matches(entry.rel)) continue;

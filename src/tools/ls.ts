@@ -1,5 +1,6 @@
 /** The ls tool: one directory's entries, sorted case-insensitively, bounded. */
 import { type Static, Type } from "@sinclair/typebox";
+import { join } from "node:path";
 import {
   displayPath,
   fsFailure,
@@ -9,6 +10,7 @@ import {
   realLocation,
 } from "./paths.ts";
 import { FsError } from "./ops.ts";
+import { hiddenAsMissing, placeholderFilter } from "./placeholders.ts";
 import type { Tool, ToolOutput } from "../agent/tool.ts";
 
 /** Arguments of ls. */
@@ -34,6 +36,7 @@ export function createLsTool(options: LsToolOptions): Tool<typeof LsParams> {
   const fs = options.fs;
   const resolve = pathResolver(options.cwd, fs, { home: options.home });
   const defaultLimit = options.defaultLimit ?? 500;
+  const hidden = placeholderFilter(fs, options.placeholders);
 
   async function run(args: LsArgs): Promise<ToolOutput> {
     const limit = args.limit ?? defaultLimit;
@@ -42,6 +45,7 @@ export function createLsTool(options: LsToolOptions): Tool<typeof LsParams> {
     const names: string[] = [];
     try {
       const real = await fs.realPath(abs);
+      if (await hidden.hides(real)) throw hiddenAsMissing(abs);
       if (!(await fs.stat(real)).isDirectory) {
         return {
           isError: true,
@@ -49,6 +53,8 @@ export function createLsTool(options: LsToolOptions): Tool<typeof LsParams> {
         };
       }
       for await (const entry of fs.readDir(real)) {
+        const path = join(real, entry.name);
+        if (hidden.names(path) && await hidden.hides(path)) continue;
         names.push(
           entry.isDirectory ? `${entry.name}/` : entry.isSymlink ? `${entry.name}@` : entry.name,
         );
@@ -62,6 +68,7 @@ export function createLsTool(options: LsToolOptions): Tool<typeof LsParams> {
           absPath: abs,
           verb: "list",
           what: "Directory",
+          hidden,
         }),
       };
     }

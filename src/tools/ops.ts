@@ -46,6 +46,8 @@ export interface FileInfo {
   /** Device and inode, the identity used by the open-file race check; null where unknown. */
   dev: number | null;
   ino: number | null;
+  /** Modification time (ms since the epoch); absent or null where unknown. */
+  mtime?: number | null;
 }
 
 /** One directory entry (symlinks are reported as symlinks, not followed). */

@@ -2,6 +2,7 @@
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { expandHome } from "../policy/home.ts";
 import { FsError, type FsOps } from "./ops.ts";
+import { hiddenAsMissing, type PlaceholderFilter } from "./placeholders.ts";
 
 /** The options every filesystem tool takes: serialisable apart from the injectable `fs`. */
 export interface FsToolOptions {
@@ -11,6 +12,8 @@ export interface FsToolOptions {
   home?: string;
   /** Filesystem operations (the entry points pass Deno's: src/sys/fs.ts). */
   fs: FsOps;
+  /** The OS sandbox's placeholder paths (real paths), shown as missing while unused. */
+  placeholders?: readonly string[];
 }
 
 /** A path argument that cannot be resolved (e.g. `~` without a known home directory). */
@@ -130,7 +133,7 @@ function editDistance(a: string, b: string): number {
 async function describeMissing(
   fs: FsOps,
   absPath: string,
-  options: { cwd: string; what?: string },
+  options: { cwd: string; what?: string; hidden?: PlaceholderFilter },
 ): Promise<string> {
   const what = options.what ?? "File";
   const shown = displayPath(options.cwd, absPath);
@@ -138,6 +141,8 @@ async function describeMissing(
   let wanted = basename(absPath);
   for (;;) {
     try {
+      // A placeholder directory counts as missing too.
+      if (await options.hidden?.hidesResolved(dir)) throw hiddenAsMissing(dir);
       const info = await fs.stat(dir);
       if (!info.isDirectory) {
         return `${what} not found: "${shown}" ("${displayPath(options.cwd, dir)}" is a file)`;
@@ -154,6 +159,7 @@ async function describeMissing(
   const names: string[] = [];
   try {
     for await (const entry of fs.readDir(dir)) {
+      if (await options.hidden?.hides(join(dir, entry.name))) continue;
       names.push(entry.isDirectory ? `${entry.name}/` : entry.name);
       if (names.length >= 5000) break;
     }
@@ -189,7 +195,13 @@ async function describeMissing(
 export async function fsFailure(
   fs: FsOps,
   e: FsError,
-  options: { cwd: string; absPath: string; verb: string; what?: string },
+  options: {
+    cwd: string;
+    absPath: string;
+    verb: string;
+    what?: string;
+    hidden?: PlaceholderFilter;
+  },
 ): Promise<string> {
   const shown = displayPath(options.cwd, options.absPath);
   const head = `Cannot ${options.verb} "${shown}"`;
@@ -198,6 +210,7 @@ export async function fsFailure(
       return await describeMissing(fs, options.absPath, {
         cwd: options.cwd,
         ...(options.what === undefined ? {} : { what: options.what }),
+        ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
       });
     case "not_a_directory":
       return `${head}: a parent path is not a directory; check the path with ls`;

@@ -17,6 +17,7 @@ import {
   markCutLine,
 } from "./truncate.ts";
 import { type FileHandle, FsError } from "./ops.ts";
+import { hiddenAsMissing, placeholderFilter } from "./placeholders.ts";
 import type { Tool, ToolOutput } from "../agent/tool.ts";
 
 /** Arguments of read. */
@@ -83,6 +84,7 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
   const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const resolve = pathResolver(options.cwd, fs, { home: options.home });
+  const hidden = placeholderFilter(fs, options.placeholders);
 
   async function run(args: ReadArgs): Promise<ToolOutput> {
     // The schema forbids these; guard anyway so a direct call cannot print "lines 0-1999".
@@ -96,6 +98,8 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
     const shown = displayPath(options.cwd, abs);
     let handle: FileHandle | undefined;
     try {
+      // The sandbox's placeholder (an empty directory, mostly) is as missing as the path it holds.
+      if (await hidden.hidesResolved(abs)) throw hiddenAsMissing(abs);
       handle = await fs.openFile(abs);
       const size = handle.info.size;
       const reader = new LineReader(handle, { maxChars: MAX_LINE_CHARS });
@@ -209,7 +213,7 @@ export function createReadTool(options: ReadToolOptions): Tool<typeof ReadParams
       if (!(e instanceof FsError)) throw e;
       return {
         isError: true,
-        output: await fsFailure(fs, e, { cwd: options.cwd, absPath: abs, verb: "read" }),
+        output: await fsFailure(fs, e, { cwd: options.cwd, absPath: abs, verb: "read", hidden }),
       };
     } finally {
       handle?.close();

@@ -43,13 +43,22 @@ export interface BuiltinToolOptions {
   processRegistry?: ProcessRegistry;
   /** Helper threads of grep (the tool Worker's entry point starts them); none: one thread. */
   grepThreads?: ScanThreads;
+  /** The OS sandbox's placeholder paths: read, grep, find and ls treat unused ones as missing. */
+  placeholders?: readonly string[];
+  /** bash says that empty read-only placeholder directories may stand in the workspace. */
+  bashPlaceholders?: boolean;
 }
 
 /** Builds the seven built-in tools sharing one FsOps. */
 export function createBuiltinTools(options: BuiltinToolOptions): AnyTool[] {
   const fs = options.fs;
   const home = options.home ?? options.env?.HOME;
-  const common = { cwd: options.cwd, fs, ...(home === undefined ? {} : { home }) };
+  const common = {
+    cwd: options.cwd,
+    fs,
+    ...(home === undefined ? {} : { home }),
+    ...(options.placeholders === undefined ? {} : { placeholders: options.placeholders }),
+  };
   return [
     createReadTool(common),
     createBashTool({
@@ -68,6 +77,7 @@ export function createBuiltinTools(options: BuiltinToolOptions): AnyTool[] {
         ? {}
         : { processRegistry: options.processRegistry }),
       ...(options.bashPrivateTmp === undefined ? {} : { privateTmp: options.bashPrivateTmp }),
+      ...(options.bashPlaceholders ? { placeholders: true } : {}),
     }),
     createEditTool(common),
     createWriteTool(common),

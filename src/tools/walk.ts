@@ -1,12 +1,14 @@
 /**
  * The shared tree walker of grep and find: depth-first in name order, honouring .gitignore and
- * .ignore files (nested too, and those of parent directories up to the workspace), skipping .git.
+ * .ignore files (nested too, and those of parent directories up to the workspace), skipping .git
+ * and the sandbox's unused placeholders.
  */
 import ignore from "ignore";
 // @ts-types="@types/picomatch"
 import picomatch from "picomatch";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { type DirEntry, FsError, type FsOps } from "./ops.ts";
+import type { PlaceholderFilter } from "./placeholders.ts";
 
 /** One entry found by the walk. */
 export interface WalkEntry {
@@ -33,6 +35,8 @@ export interface WalkOptions {
   pace?: () => Promise<void>;
   /** Called for directories that could not be listed (e.g. not granted); the walk goes on. */
   onSkip?: (path: string, error: FsError) => void;
+  /** The sandbox's placeholders: skipped while they are unused (src/tools/placeholders.ts). */
+  hidden?: PlaceholderFilter;
 }
 
 const IGNORE_FILES = [".gitignore", ".ignore"];
@@ -249,7 +253,7 @@ export async function* walkTreeBatches(
     const chain = level ? [...outerChain, null] : outerChain;
     return { dir, prefix: withSep(dir), rel, entries, next: 0, levels, chain };
   };
-  const signal = options.signal;
+  const { signal, hidden } = options;
   if (signal?.aborted) return;
   const stack: Frame[] = [];
   // The root's own answers at the levels above it, from its whole path.
@@ -267,6 +271,7 @@ export async function* walkTreeBatches(
       const entry = frame.entries[frame.next++] as DirEntry;
       if (entry.isDirectory && entry.name === ".git") continue;
       const path = frame.prefix + entry.name;
+      if (hidden?.names(path) && await hidden.hides(path)) continue;
       const results = entry.isDirectory
         ? new Array<IgnoreResult | null>(frame.levels.length)
         : null;

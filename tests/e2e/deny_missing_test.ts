@@ -1,5 +1,6 @@
 /** End-to-end: deny lists naming missing paths, mistyped grants, nothing left in the workspace. */
 import assert from "node:assert/strict";
+import { RUN_LATER } from "../../src/policy/_run_later.ts";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { cliEnv, processesMatching, runMoat, spawnMoat, waitUntil } from "./_cli.ts";
@@ -16,7 +17,8 @@ const names = async (dir: string) =>
   (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
 
 Deno.test({
-  name: "moat killed with SIGKILL mid-run leaves no placeholder of a missing denied path or .moat",
+  name:
+    "moat killed with SIGKILL mid-run leaves no placeholder of a missing denied path, .moat or a run-later file",
   ignore: !BWRAP,
   fn: async () => {
     await using server = await startFakeOpenAI();
@@ -40,8 +42,13 @@ Deno.test({
         `"${needle}" to start`,
         async () => (await processesMatching(needle)).length > 0,
       );
-      // While it runs, the mount points stand in the workspace.
-      assert.deepEqual(await names(ws.dir), [".env", ".moat", "a.txt", "generated"]);
+      // While it runs, the mount points stand in the workspace: the denied paths', .moat's and
+      // those of other programs' run-later files.
+      const runLater = RUN_LATER.map((e) => e.name);
+      assert.deepEqual(
+        await names(ws.dir),
+        [".env", ".moat", "a.txt", "generated", ...runLater].sort(),
+      );
     } finally {
       child.kill("SIGKILL");
     }

@@ -138,3 +138,84 @@ Deno.test({
     assert.match(toolResultOf(server, "b2"), /^second\nfirst/m);
   },
 });
+
+for (const sandbox of BWRAP ? ["auto", "off"] : ["off"]) {
+  Deno.test(`[--sandbox=${sandbox}] other programs' run-later files (.vscode, .envrc, .mcp.json, .claude) are refused with the flag that allows them; ls shows no placeholder; none is left`, async () => {
+    await using server = await startFakeOpenAI();
+    await using ws = await gitWorkspace();
+    await using home = await createTempWorkspace();
+    const task = '{"tasks":[{"label":"x","command":"id","runOptions":{"runOn":"folderOpen"}}]}';
+    server.script(
+      reply.toolCalls([
+        { id: "w1", name: "write", arguments: { path: ".vscode/tasks.json", content: task } },
+        { id: "w2", name: "write", arguments: { path: ".envrc", content: "id\n" } },
+        { id: "w3", name: "write", arguments: { path: ".mcp.json", content: "{}" } },
+        { id: "l1", name: "ls", arguments: {} },
+      ]),
+      reply.toolCalls([{
+        id: "b1",
+        name: "bash",
+        arguments: {
+          command: 'mkdir -p .claude && echo "{}" > .claude/settings.json; echo "rc=$?"; ls -A',
+        },
+      }]),
+      reply.text("done"),
+    );
+    const before = await Array.fromAsync(Deno.readDir(ws.dir), (e) => e.name);
+    const result = await runMoat(
+      [`--sandbox=${sandbox}`, "--allow-run=bash,mkdir,ls", "--fail-on-deny", "-o", "jsonl", "go"],
+      {
+        cwd: ws.dir,
+        env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+      },
+    );
+    assert.equal(result.code, 4, result.stderr);
+    assert.equal(
+      toolResultOf(server, "w1"),
+      `Tool "write" blocked by permissions: write access to "${
+        join(ws.dir, ".vscode/tasks.json")
+      }" is denied: "${
+        join(ws.dir, ".vscode")
+      }" is protected because VS Code runs its tasks (on folder open), terminal profiles and ` +
+        "launch configurations outside the sandbox; to allow it, add it to --allow-write (e.g. " +
+        "--allow-write=.,.vscode)",
+    );
+    assert.match(toolResultOf(server, "w2"), /\.envrc" is protected because direnv runs it/);
+    assert.match(toolResultOf(server, "w3"), /--allow-write=\.,\.mcp\.json\)/);
+    assert.equal(toolResultOf(server, "l1"), ".git/\na.txt");
+    const denied = jsonLines(result.stdout).filter((e) =>
+      e.type === "permission" && e.by === "protected" && e.outcome === "denied"
+    );
+    assert.equal(denied.length, 3);
+    if (sandbox === "auto") {
+      // bash meets the read-only placeholder (its own `ls -A` shows it, as its description says).
+      assert.doesNotMatch(toolResultOf(server, "b1"), /rc=0\b/);
+      assert.match(toolResultOf(server, "b1"), /\.claude/);
+    }
+    // Nothing was planted, and no placeholder is left.
+    const names = (await Array.fromAsync(Deno.readDir(ws.dir), (e) => e.name)).sort();
+    const expected = sandbox === "auto" ? before : [...before, ".claude"];
+    assert.deepEqual(names, expected.sort());
+  });
+}
+
+Deno.test("--allow-write=.,.vscode lets the model write .vscode/tasks.json and nothing else of the kind", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await gitWorkspace();
+  await using home = await createTempWorkspace();
+  server.script(
+    reply.toolCalls([
+      { id: "w1", name: "write", arguments: { path: ".vscode/tasks.json", content: "{}\n" } },
+      { id: "w2", name: "write", arguments: { path: ".idea/workspace.xml", content: "<x/>" } },
+    ]),
+    reply.text("done"),
+  );
+  const result = await runMoat(["--allow-write=.,.vscode", "-p", "go"], {
+    cwd: ws.dir,
+    env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(await Deno.readTextFile(ws.path(".vscode/tasks.json")), "{}\n");
+  assert.match(toolResultOf(server, "w2"), /--allow-write=\.,\.vscode,\.idea\)/);
+  await assert.rejects(Deno.lstat(ws.path(".idea")), Deno.errors.NotFound);
+});

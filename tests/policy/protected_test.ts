@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { parseGitConfig } from "../../src/policy/_git_config.ts";
+import { RUN_LATER } from "../../src/policy/_run_later.ts";
 import { defaultGrants, type Grants } from "../support/grants.ts";
 import {
   computeProtection,
@@ -26,9 +27,15 @@ function compute(grants: Grants, workspace: string, env: Record<string, string> 
   return computeProtection(grants, { workspace, env: { HOME: "/nonexistent", ...env }, ops });
 }
 
-/** `path why kind` lines, relative to `root`, for compact comparisons. */
-function rows(root: TempWorkspace, paths: ProtectedPath[]): string[] {
-  return paths.map((p) => `${p.path.replace(root.dir + "/", "")} ${p.why} ${p.kind}`);
+const RUN_LATER_WHYS = new Set(RUN_LATER.map((e) => e.why as string));
+
+/**
+ * `path why kind` lines, relative to `root`, for compact comparisons; without the run-later
+ * entries (other programs' files at each root) unless `runLater`.
+ */
+function rows(root: TempWorkspace, paths: ProtectedPath[], runLater = false): string[] {
+  return paths.filter((p) => runLater || !RUN_LATER_WHYS.has(p.why))
+    .map((p) => `${p.path.replace(root.dir + "/", "")} ${p.why} ${p.kind}`);
 }
 
 Deno.test("parseGitConfig() reads sections, subsections, quotes, escapes, comments and continuations", () => {
@@ -294,4 +301,71 @@ Deno.test("protectedDetail() names the path, the reason and a flag that keeps th
     detail({ allowAll: false, write: ["/w"] }, "/other/.git/hooks"),
     /--allow-write=\.,\/other\/\.git\/hooks\)$/,
   );
+});
+
+/** The rows of run-later entries. */
+function runLaterOnly(list: string[]): string[] {
+  return list.filter((r) => RUN_LATER_WHYS.has(r.split(" ")[1] ?? ""));
+}
+
+/** The run-later rows expected at `root` (relative): `kinds` for the entries that exist. */
+function runLaterRows(root: string, kinds: Record<string, "file" | "dir"> = {}): string[] {
+  return RUN_LATER.map((e) => `${root}/${e.name} ${e.why} ${kinds[e.name] ?? "missing_dir"}`);
+}
+
+Deno.test("computeProtection() protects other programs' run-later files at the workspace and at each work-tree root, existing or not", async () => {
+  await using root = await createTempWorkspace({
+    ...gitDir("repo/.git"),
+    "repo/.vscode/tasks.json": "{}",
+    "repo/.envrc": "export A=1\n",
+    "repo/.gitmodules": "",
+    "repo/pkg/.mcp.json": "{}",
+    "repo/pkg/.claude/settings.json": "{}",
+    ...gitDir("lib/.git"),
+    "lib/opencode.json": "{}",
+    "plain/x": "",
+  });
+  const repo = root.path("repo");
+  const pkg = root.path("repo/pkg");
+  const write = [repo, root.path("lib"), root.path("plain")];
+  const { protection } = compute({ ...defaultGrants(pkg), write }, pkg);
+  const sorted = (list: string[]) => [...list].sort((a, b) => a.localeCompare(b));
+  // Missing entries, files among them, are all directories to be: bwrap's placeholder for each
+  // is an empty directory, which git does not commit.
+  assert.deepEqual(
+    sorted(runLaterOnly(rows(root, protection.paths, true))),
+    sorted([
+      ...runLaterRows("lib", { "opencode.json": "file" }),
+      ...runLaterRows("repo", { ".vscode": "dir", ".envrc": "file", ".gitmodules": "file" }),
+      ...runLaterRows("repo/pkg", { ".mcp.json": "file", ".claude": "dir" }),
+    ]),
+  );
+  // Only inside the write grants: with the workspace alone granted, the repository root is not.
+  const narrow = compute(defaultGrants(pkg), pkg).protection;
+  assert.deepEqual(
+    sorted(runLaterOnly(rows(root, narrow.paths, true))),
+    sorted(runLaterRows("repo/pkg", { ".mcp.json": "file", ".claude": "dir" })),
+  );
+  // A write and the reason it is refused, for each entry; `--allow-write=.,.vscode` lifts one.
+  for (const entry of RUN_LATER) {
+    const path = `${pkg}/${entry.name}`;
+    const hit = findProtection(narrow, `${path}/x`) ?? { path: "", why: "hooks" as const };
+    assert.deepEqual(hit, { path, why: entry.why }, entry.name);
+    assert.equal(
+      protectedDetail(narrow, hit),
+      `"${path}" is protected because ${entry.sentence}; to allow it, add it to ` +
+        `--allow-write (e.g. --allow-write=.,${entry.name})`,
+    );
+  }
+  const carved = compute(
+    { ...defaultGrants(pkg), write: [pkg, `${pkg}/.vscode`], namedWrite: [`${pkg}/.vscode`] },
+    pkg,
+  ).protection;
+  assert.equal(findProtection(carved, `${pkg}/.vscode/settings.json`), undefined);
+  assert.equal(findProtection(carved, `${pkg}/.vscode`), undefined);
+  assert.deepEqual(findProtection(carved, `${pkg}/.envrc`), {
+    path: `${pkg}/.envrc`,
+    why: "direnv",
+  });
+  assert.equal(findProtection(carved, `${pkg}/src/.vscode/x`), undefined, "not a root");
 });

@@ -93,8 +93,8 @@ export function protectedMountSteps(
 
 /**
  * The mount points of protected directories that were missing at the start, inside a write grant
- * in a real, writable directory: each needs a placeholder before a host starts (bash could
- * create the directory otherwise), or has one (`exists`).
+ * in a real, writable directory and not carved out: each needs a placeholder before a host
+ * starts (bash could create the directory otherwise), or has one (`exists`).
  */
 export function protectedMountTargets(
   protection: Protection,
@@ -104,6 +104,8 @@ export function protectedMountTargets(
   const targets: MountTarget[] = [];
   for (const p of protection.paths) {
     if (p.kind !== "missing_dir" || writableRoot(p.path) === undefined) continue;
+    // Carved out: nothing to keep read-only there.
+    if (protection.named.includes(p.path)) continue;
     const parent = dirname(p.path);
     const inside = protection.paths.some((q) => q !== p && isWithin(parent, q.path));
     if (paths.lstat(parent)?.kind !== "dir" || realPathOf(paths, parent) !== parent || inside) {

@@ -18,6 +18,8 @@ export interface WireToolOptions {
   bashTimeoutSec?: number;
   bashMaxTimeoutSec?: number;
   bashCommandPrefix?: string[];
+  /** The placeholders this host's view mounts over (bwrap): the tools hide the unused ones. */
+  placeholders?: string[];
   /** What the Worker's file operations enforce beyond Deno's permissions (worker/_guarded_fs.ts). */
   guard?: WireFsGuard;
 }

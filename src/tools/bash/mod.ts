@@ -57,6 +57,8 @@ export interface BashToolOptions {
   updateClock?: UpdateClock;
   /** A directory private to the run and discarded at its end (the OS sandbox's /tmp), if any. */
   privateTmp?: string;
+  /** Placeholders of protected paths may stand in the workspace (the OS sandbox's): say so. */
+  placeholders?: boolean;
 }
 
 /** Creates the bash tool. */
@@ -84,7 +86,11 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
       (options.privateTmp === undefined
         ? ""
         : ` ${options.privateTmp} is private to this run and discarded at its end: keep files ` +
-          "you need inside the workspace."),
+          "you need inside the workspace.") +
+      (options.placeholders
+        ? " Empty read-only directories such as .vscode may appear during the run: they are " +
+          "moat's placeholders keeping protected paths read-only; leave them."
+        : ""),
     parameters: BashParams,
     kind: "execute",
     concurrencySafe: false,

@@ -13,6 +13,7 @@ import {
   realLocation,
 } from "../paths.ts";
 import { byteLength, DEFAULT_MAX_BYTES, formatSize } from "../truncate.ts";
+import { hiddenAsMissing, placeholderFilter } from "../placeholders.ts";
 import { globMatcher, workspaceAncestors } from "../walk.ts";
 import { compileSearch, type Search, type SearchSpec } from "./pattern.ts";
 import { createFileScanner, type Pace, type ScanOutcome } from "./scan.ts";
@@ -83,6 +84,7 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
   const defaultLimit = options.defaultLimit ?? 100;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const chunkBytes = Math.max(BINARY_SNIFF_BYTES, options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
+  const hidden = placeholderFilter(fs, options.placeholders);
 
   async function run(args: GrepArgs, outerSignal: AbortSignal): Promise<ToolOutput> {
     const fail = (output: string): ToolOutput => ({ isError: true, output });
@@ -114,11 +116,18 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     let rootInfo;
     try {
       root = await fs.realPath(abs);
+      if (await hidden.hides(root)) throw hiddenAsMissing(abs);
       rootInfo = await fs.stat(root);
     } catch (e) {
       if (!(e instanceof FsError)) throw e;
       return fail(
-        await fsFailure(fs, e, { cwd: options.cwd, absPath: abs, verb: "search", what: "Path" }),
+        await fsFailure(fs, e, {
+          cwd: options.cwd,
+          absPath: abs,
+          verb: "search",
+          what: "Path",
+          hidden,
+        }),
       );
     }
     const matcher = args.glob === undefined ? null : globMatcher(args.glob);
@@ -182,6 +191,7 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
         glob: matcher,
         signal,
         pace,
+        hidden,
         scanHere: scan,
         width: scanner.width,
         threads: options.threads,

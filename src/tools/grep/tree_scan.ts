@@ -5,6 +5,7 @@
  * order, so the output is the same however the work was split.
  */
 import type { FsOps } from "../ops.ts";
+import type { PlaceholderFilter } from "../placeholders.ts";
 import { walkTreeBatches } from "../walk.ts";
 import type { SearchSpec } from "./pattern.ts";
 import type { ScanOutcome } from "./scan.ts";
@@ -31,6 +32,8 @@ export interface TreeScanOptions {
   signal: AbortSignal;
   /** Gives the event loop a turn when due (the calling thread's scans and walk are synchronous). */
   pace: () => Promise<void>;
+  /** The sandbox's placeholders, skipped while unused (see `walkTree`). */
+  hidden?: PlaceholderFilter;
   /** Scans one file on the calling thread. */
   scanHere: (path: string, rel: string) => Promise<ScanOutcome>;
   /** Files the calling thread scans at the same time. */
@@ -189,6 +192,7 @@ export async function scanTree(options: TreeScanOptions): Promise<number> {
       ancestors: options.ancestors,
       signal,
       pace,
+      ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
     });
     for await (const entries of walker) {
       for (const entry of entries) {

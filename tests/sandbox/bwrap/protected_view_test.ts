@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { defaultGrants, type Grants } from "../../support/grants.ts";
 import { computeProtection } from "../../../src/policy/protected.ts";
+import { RUN_LATER } from "../../../src/policy/_run_later.ts";
 import { buildHostArgs, viewMountTargets } from "../../../src/sandbox/bwrap/view.ts";
 import { protectedViewProblem } from "../../../src/sandbox/bwrap/protected_view.ts";
 import { createDenoScanOps } from "../../../src/sys/paths.ts";
@@ -101,7 +102,14 @@ Deno.test("buildHostArgs() mounts protected paths read-only after the grants, th
     paths: ops,
     protection,
   };
-  assert.deepEqual(viewMountTargets(spec), [{ path: `${ws}/.moat`, kind: "dir", exists: false }]);
+  // So do the missing run-later entries (other programs' files), a file's name among them: as
+  // directories, which git does not commit.
+  const missing = [".moat", ...RUN_LATER.map((e) => e.name)];
+  assert.deepEqual(
+    viewMountTargets(spec).sort((a, b) => a.path.localeCompare(b.path)),
+    missing.map((name) => ({ path: `${ws}/${name}`, kind: "dir", exists: false }))
+      .sort((a, b) => a.path.localeCompare(b.path)),
+  );
   assert.ok(!args.some((m) => m.includes(".moat")), args.join("\n"));
   await Deno.mkdir(`${ws}/.moat`);
   assert.ok(mounts(buildHostArgs(spec)).includes(`--ro-bind ${ws}/.moat`));
@@ -149,4 +157,36 @@ Deno.test("buildHostArgs() binds each directory above a protected path onto itse
   assert.ok(at(`--ro-bind ${ws}/.moat/a/b`) > at(`--ro-bind ${ws}/.moat`));
   assert.equal(at(`--bind ${ws}/.moat/a`), -1, "inside .moat everything stays read-only");
   assert.equal(at(`--tmpfs ${ws}/.moat/new`), -1, "nothing can be created inside .moat");
+});
+
+Deno.test("buildHostArgs() mounts existing run-later entries read-only; a carved-out one needs no placeholder", async () => {
+  await using root = await createTempWorkspace({
+    ...gitDir("ws/.git"),
+    "ws/.vscode/tasks.json": "{}",
+    "ws/.envrc": "",
+  });
+  const ws = root.path("ws");
+  const grants: Grants = {
+    ...defaultGrants(ws),
+    write: [ws, `${ws}/.claude`],
+    namedWrite: [`${ws}/.claude`],
+  };
+  const spec = {
+    bwrapPath: "/usr/bin/bwrap",
+    grants,
+    cwd: ws,
+    env: {},
+    command: ["/opt/moat"],
+    paths: ops,
+    protection: compute(grants, ws).protection,
+  };
+  const args = mounts(buildHostArgs(spec));
+  for (const path of [`${ws}/.vscode`, `${ws}/.envrc`]) {
+    assert.ok(args.indexOf(`--ro-bind ${path}`) > args.indexOf(`--bind ${ws}`), args.join("\n"));
+  }
+  const targets = viewMountTargets(spec).map((t) => t.path);
+  assert.ok(targets.includes(`${ws}/.idea`), targets.join("\n"));
+  for (const name of [".vscode", ".envrc", ".claude"]) {
+    assert.ok(!targets.includes(`${ws}/${name}`), name);
+  }
 });
