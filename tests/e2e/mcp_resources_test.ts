@@ -5,7 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import {
+  type RecordedRequest,
+  repeatUntil,
+  reply,
+  startFakeOpenAI,
+} from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { cliEnv, denoDir, PROJECT_ROOT, runMoat, startArgv, toolResultOf } from "./_cli.ts";
 import { hasScript, startPty } from "./_pty.ts";
@@ -61,21 +66,36 @@ async function setUp(config: Record<string, unknown>) {
 const call = (id: string, name: string, args: Record<string, unknown>) =>
   reply.toolCalls([{ id, name, arguments: args }]);
 
+const offered = (request: RecordedRequest | undefined) =>
+  (request?.body?.tools ?? []).map((x) => x.function.name);
+
+/**
+ * Servers start in parallel with the run: the model lists the workspace (a turn every 100 ms)
+ * until a request offers `tool`, which takes the next step.
+ */
+const untilOffered = (tool: string) =>
+  repeatUntil(
+    reply.toolCalls([{ name: "ls", arguments: {} }], { delayMs: 100 }),
+    (request) => offered(request).includes(tool),
+  );
+
 Deno.test("resources are listed without a grant and read only with --allow-mcp naming the server", async () => {
   await using t = await setUp({});
   t.server.script(
+    untilOffered("read_mcp_resource"),
     call("c1", "list_mcp_resources", {}),
     call("c2", "read_mcp_resource", { server: "fx", uri: "fixture://notes.txt" }),
     reply.text("Denied."),
   );
   const denied = await t.run(["read the notes"]);
   assert.equal(denied.code, 0, denied.stderr);
-  const tools = t.server.chatRequests[0]?.body?.tools?.map((x) => x.function.name) ?? [];
+  const tools = offered(t.server.chatRequests.at(-3));
   assert.ok(tools.includes("list_mcp_resources") && tools.includes("read_mcp_resource"));
   assert.match(toolResultOf(t.server, "c1"), /<fixture:\/\/notes\.txt> notes\.txt/);
   assert.match(toolResultOf(t.server, "c2"), /--allow-mcp=read_mcp_resource, or --allow-mcp=fx/);
 
   t.server.script(
+    untilOffered("read_mcp_resource"),
     call("c3", "read_mcp_resource", { server: "fx", uri: "fixture://notes/deno" }),
     reply.text("Read."),
   );
@@ -87,16 +107,17 @@ Deno.test("resources are listed without a grant and read only with --allow-mcp n
 Deno.test("with mcpToolSearch the MCP tools are found by search and called by name in the same turn", async () => {
   await using t = await setUp({ mcpToolSearch: "always" });
   t.server.script(
+    untilOffered("search_mcp_tools"),
     call("c1", "search_mcp_tools", { query: "echo text" }),
     call("c2", "fx__echo", { text: "found" }),
     reply.text("Done."),
   );
   const result = await t.run(["--allow-mcp=fx", "echo found"]);
   assert.equal(result.code, 0, result.stderr);
-  const first = t.server.chatRequests[0]?.body;
-  const tools = first?.tools?.map((x) => x.function.name) ?? [];
+  const searching = t.server.chatRequests.at(-3);
+  const tools = offered(searching);
   assert.ok(tools.includes("search_mcp_tools") && !tools.includes("fx__echo"), tools.join(","));
-  const system = String(first?.messages[0]?.content);
+  const system = String(searching?.body?.messages[0]?.content);
   assert.ok(!system.includes("fx__echo"), system);
   assert.match(toolResultOf(t.server, "c1"), /"name":"fx__echo"/);
   assert.equal(toolResultOf(t.server, "c2"), "found");
@@ -110,11 +131,16 @@ Deno.test({
     t.server.script(reply.text("Hello, Ada."));
     await using pty = await t.pty([]);
     await pty.waitFor(/› $/, { timeoutMs: 60_000 });
+    // The server starts in parallel with the session: /help lists its prompts once it is ready.
     let mark = pty.output.length;
-    await pty.type("/help\r");
-    await pty.waitFor(/\/fx:greet <name> \[style\][\s\S]*Greets someone\.[\s\S]*› $/, {
-      from: mark,
-    });
+    for (let attempt = 0;; attempt++) {
+      mark = pty.output.length;
+      await pty.type("/help\r");
+      await pty.waitFor(/Enter sends\.[\s\S]*› $/, { from: mark });
+      if (/\/fx:greet <name> \[style\][\s\S]*Greets someone\./.test(pty.output.slice(mark))) break;
+      assert.ok(attempt < 300, "the prompts of the server never appeared in /help");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     mark = pty.output.length;
     await pty.type("/fx:greet\r");
     await pty.waitFor(/Missing required argument of \/fx:greet: name \(Who to greet\)[\s\S]*› $/, {
