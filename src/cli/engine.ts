@@ -183,6 +183,7 @@ export async function openEngine(
         tools: engine.tools.filter((t) => t.deferred !== true).map((t) => t.name),
         grants: formatGrants(sandbox.grants),
         contextFiles: context.files,
+        mcpStarting: (mcp?.status() ?? []).filter((s) => s.state === "starting").map((s) => s.name),
       };
       if (settings.systemPrompt !== undefined) options.override = settings.systemPrompt;
       if (settings.appendSystemPrompt !== undefined) options.append = settings.appendSystemPrompt;

@@ -25,6 +25,8 @@ export interface SystemPromptOptions {
   tools: readonly string[];
   /** One-line human summary of the effective grants. */
   grants: string;
+  /** MCP servers still starting: their tools come with a later request. */
+  mcpStarting?: readonly string[];
   contextFiles?: readonly ContextFile[];
   /** Replaces the built-in paragraph (context files and `append` still follow). */
   override?: string;
@@ -47,6 +49,14 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
       `permission flag would allow it (e.g. --allow-write=PATH) and continue with what you can do. ` +
       `Read files before editing them, keep changes minimal, and finish with a short answer.`;
   const parts = [base];
+  const starting = options.mcpStarting ?? [];
+  if (options.override === undefined && starting.length > 0) {
+    const names = starting.map((s) => `"${s}"`).join(", ");
+    parts[0] += ` The MCP server${starting.length > 1 ? "s" : ""} ${names} ` +
+      `${starting.length > 1 ? "are" : "is"} still starting: ${
+        starting.length > 1 ? "their" : "its"
+      } tools are offered with a later request once ready.`;
+  }
   for (const file of options.contextFiles ?? []) {
     parts.push(`Instructions from ${file.path}:\n\n${file.text.trim()}`);
   }

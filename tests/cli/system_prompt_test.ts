@@ -56,3 +56,20 @@ Deno.test("loadContextFiles() without a git root reads only the workspace's AGEN
   // The temp dir is not in a git repo, so the walk finds no root and stops at the workspace.
   assert.deepEqual(files.map((f) => f.text), ["mine"]);
 });
+
+Deno.test("buildSystemPrompt() says which MCP servers are still starting, and nothing when none", () => {
+  const base = {
+    date: new Date(2026, 0, 2),
+    workspace: "/w",
+    tools: ["read"],
+    grants: "read: /w",
+  };
+  const one = buildSystemPrompt({ ...base, mcpStarting: ["docs"] });
+  assert.match(
+    one,
+    /The MCP server "docs" is still starting: its tools are offered with a later request/,
+  );
+  const two = buildSystemPrompt({ ...base, mcpStarting: ["a", "b"] });
+  assert.match(two, /The MCP servers "a", "b" are still starting: their tools/);
+  assert.doesNotMatch(buildSystemPrompt({ ...base, mcpStarting: [] }), /still starting/);
+});
