@@ -40,6 +40,8 @@ export interface McpClientOptions {
   exitGraceMs?: number;
   /** A server failed, crashed or could not refresh its tools. */
   onWarning?: (message: string) => void;
+  /** What would fix a server that could not start, given why (appended to its error). */
+  explainFailure?: (server: McpServerConfig, error: string) => string | undefined;
   /** After `start()`: a server's tools changed (list_changed, restart, failure); re-read `tools()`. */
   onToolsChanged?: (server: string) => void;
 }
@@ -93,6 +95,7 @@ export function createMcpClients(
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       callTimeoutMs: (options.callTimeoutSec ?? DEFAULT_CALL_TIMEOUT_SEC) * 1000,
       ...(options.exitGraceMs === undefined ? {} : { exitGraceMs: options.exitGraceMs }),
+      ...(options.explainFailure === undefined ? {} : { explainFailure: options.explainFailure }),
       clientInfo: { name: "moat", version: VERSION },
       onWarning: warn,
       onChange: () => {

@@ -68,6 +68,10 @@ export function startInfo(
     project: setup.settings.project,
     notes: setup.grantNotes,
   };
+  const views = (engine.mcp?.status() ?? []).flatMap((s) =>
+    s.view === undefined ? [] : [{ name: s.name, view: s.view }]
+  );
+  if (views.length > 0) info.mcpViews = views;
   const recording = setup.recording;
   if (recording !== undefined) {
     info.model = recording.header.model;
