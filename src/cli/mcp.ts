@@ -137,7 +137,12 @@ export async function startMcp(
       }
       const [bwrap, ...args] = plan.confined;
       // bubblewrap sets the server's environment itself (--clearenv, --setenv).
-      command = { command: bwrap as string, args, env: { PATH: env["PATH"] ?? "" } };
+      command = {
+        command: bwrap as string,
+        args,
+        env: { PATH: env["PATH"] ?? "" },
+        program: server.command,
+      };
     } else if (setup.flags.allowUnsandboxedMcp) {
       command = { command: server.command, args: server.args, env, cwd };
     } else {

@@ -142,7 +142,7 @@ function packageDir(file: string, ops: PathOps): string | undefined {
   const parts = file.split("/");
   const first = parts.indexOf("node_modules");
   if (first > 0) return parts.slice(0, first + 1).join("/");
-  for (let dir = dirname(file); ; dir = dirname(dir)) {
+  for (let dir = dirname(file);; dir = dirname(dir)) {
     if (ops.lstat(join(dir, "package.json")) !== undefined) return dir;
     if (dir === "/") return undefined;
   }

@@ -8,15 +8,15 @@ import { dirname, resolve } from "node:path";
 import type { McpStdioServer } from "../mcp/mod.ts";
 import { isWithin, resolveHome, toolEnvironment } from "../policy/mod.ts";
 import type { ConfiguredMcpServer } from "./config.ts";
-import { missingScript, ownCode, type OwnCode } from "./mcp_own_code.ts";
+import { missingScript, type OwnCode, ownCode } from "./mcp_own_code.ts";
 import {
   launcherHint,
   launcherNeeds,
   readGrantHint,
   resolvePermissions,
   type ServerPermissions,
-  serverView,
   type ServerView,
+  serverView,
   unreadableArgs,
   viewSummary,
 } from "./mcp_view.ts";

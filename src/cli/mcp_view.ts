@@ -48,7 +48,10 @@ export function resolvePermissions(
       const abs = resolve(options.workspace, expanded.path);
       const real = realLocationSync(options.ops, abs);
       if (real === undefined) {
-        return { ok: false, error: `"permissions.${kind}" entry "${entry}": cannot resolve "${abs}"` };
+        return {
+          ok: false,
+          error: `"permissions.${kind}" entry "${entry}": cannot resolve "${abs}"`,
+        };
       }
       if (!out[kind].includes(real)) out[kind].push(real);
     }
@@ -74,13 +77,22 @@ export function resolvePermissions(
 }
 
 /** The server's view from the tools' grants, its own code and its permissions. */
-export function serverView(grants: Grants, own: OwnCode, permissions: ServerPermissions): ServerView {
-  const union = (scope: true | string[], more: string[]): true | string[] =>
-    scope === true ? true : [...new Set([...scope, ...more])];
+export function serverView(
+  grants: Grants,
+  own: OwnCode,
+  permissions: ServerPermissions,
+): ServerView {
+  // A path already inside a listed one (or a system directory) adds nothing to say.
+  const union = (scope: true | string[], more: string[], covered: string[] = []): true | string[] =>
+    scope === true
+      ? true
+      : [...scope, ...more.filter((p) => !covered.some((c) => isWithin(p, c)))].filter(
+        (p, i, all) => all.indexOf(p) === i && !all.some((q) => q !== p && isWithin(p, q)),
+      );
   // Only a bare --allow-net without --deny-net shares the machine's network with a server.
   const toolsNet = grants.net === true && grants.denyNet.length === 0 ? true : [];
   return {
-    read: union(grants.read, [...own.paths, ...permissions.read, ...permissions.run]),
+    read: union(grants.read, [...own.paths, ...permissions.read, ...permissions.run], SYSTEM_DIRS),
     write: union(grants.write, permissions.write),
     net: union(toolsNet, permissions.net),
     denyRead: [...grants.denyRead],
@@ -209,7 +221,9 @@ export function launcherHint(needs: LauncherNeeds, origin: ServerOrigin): string
   const grant: Record<string, string[]> = {};
   if (needs.hosts.length > 0) grant.net = needs.hosts;
   if (needs.cacheEntries.length > 0) grant.write = needs.cacheEntries;
-  const line = `"permissions": ${JSON.stringify(grant).replaceAll('":', '": ').replaceAll(",", ", ")}`;
+  const line = `"permissions": ${
+    JSON.stringify(grant).replaceAll('":', '": ').replaceAll(",", ", ")
+  }`;
   const where = origin.origin === "project"
     ? `configure server "${origin.name}" in the user config with ${line}`
     : `add ${line} to server "${origin.name}" in "${origin.file}"`;

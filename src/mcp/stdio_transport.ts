@@ -57,7 +57,7 @@ export function createStdioTransport(
       if (child !== undefined) return Promise.reject(new Error("The transport is already started"));
       const spawned = ops.spawn(command);
       if (!spawned.ok) {
-        problem = `could not start "${command.command}": ${spawned.message}`;
+        problem = `could not start "${command.program ?? command.command}": ${spawned.message}`;
         return Promise.reject(new Error(problem));
       }
       const proc = spawned.child;
@@ -99,8 +99,10 @@ export function createStdioTransport(
         : `exited with code ${exit.code}`;
       const head = stderrChars <= STDERR_HEAD_CHARS
         ? stderrLines(stderrHead)
-        : // Past the head, its last lines too: a crash after chatty start-up logs says why there.
-          `${stderrLines(stderrHead)} | … | ${stderrLines(stderrTail).split(" | ").slice(-2).join(" | ")}`;
+        // Past the head, its last lines too: a crash after chatty start-up logs says why there.
+        : `${stderrLines(stderrHead)} | … | ${
+          stderrLines(stderrTail).split(" | ").slice(-2).join(" | ")
+        }`;
       return head === "" ? how : `${how}: ${head}`;
     },
   };
@@ -181,7 +183,7 @@ export function stderrLines(text: string): string {
   const plain = text.replace(/\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|\x1b./g, "");
   return plain.split(/\r?\n/)
     // deno-lint-ignore no-control-regex
-    .map((line) => line.replace(/[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f]/g, "").trimEnd())
+    .map((line) => line.replace(/[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f]/g, "").trim())
     .filter((line) => line.trim() !== "")
     .slice(0, STDERR_HEAD_LINES)
     .join(" | ");

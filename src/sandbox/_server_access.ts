@@ -6,7 +6,7 @@
  */
 import { computeProtection, type Protection } from "../policy/mod.ts";
 import type { ScanOps } from "../policy/ops.ts";
-import { type ConfineSpec, confinedCommand, type HostSetup } from "./host_start.ts";
+import { confinedCommand, type ConfineSpec, type HostSetup } from "./host_start.ts";
 import type { HostAccess } from "./hosts.ts";
 
 /**

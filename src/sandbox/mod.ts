@@ -306,10 +306,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     mode: bwrap ? "bwrap" : "worker",
     warnings,
-    confine: serverConfiner(hostSetup, () => ({ grants: hosts.grants, protection: hosts.protection }), {
-      workspace: options.cwd,
-      env: options.env,
-    }),
+    confine: serverConfiner(hostSetup, () => hosts, { workspace: options.cwd, env: options.env }),
     toolEnv: () => ({ ...toolOptions.env }),
     get grants() {
       return hosts.grants;
