@@ -3,7 +3,8 @@
  * `node_modules/mini-mcp` (the server, a plain script speaking newline-delimited JSON-RPC), the
  * sibling package `node_modules/mini-mcp-helper` it requires (hoisted as npm does), and the
  * `node_modules/.bin/mini-mcp` symlink. Tools: greet (uses the helper), read_file and env, which
- * report what happened as text. `--fail` makes it write colored stderr lines and exit 3 at once.
+ * report what happened as text. `--fail` makes it write colored stderr lines and exit 3 at once;
+ * `--config=FILE` makes it exit 1 when it cannot read FILE.
  */
 import { join } from "node:path";
 import { createTempWorkspace, type TempWorkspace } from "./workspace.ts";
@@ -15,6 +16,15 @@ if (process.argv.includes("--fail")) {
   process.stderr.write("\x1b[31mError: mini-mcp cannot open its database\x1b[0m\n");
   process.stderr.write("    at open (/x/db.js:1:1)\n");
   process.exit(3);
+}
+const config = process.argv.find((a) => a.startsWith("--config="));
+if (config !== undefined) {
+  try {
+    fs.readFileSync(config.slice("--config=".length), "utf8");
+  } catch (e) {
+    process.stderr.write("mini-mcp: cannot read its config: " + e.code + "\n");
+    process.exit(1);
+  }
 }
 const { greet } = require("mini-mcp-helper");
 const tools = [
