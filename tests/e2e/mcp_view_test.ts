@@ -175,3 +175,39 @@ Deno.test("--deny-read inside a server's own code stays masked", async () => {
   assert.match(block, /exited with code 1: .*Cannot find module 'mini-mcp-helper'/);
   assert.match(block, new RegExp(`can: read .* \\(not ${helper}\\)`));
 });
+
+Deno.test("permissions.write makes a directory writable for that server only, its git hooks staying read-only", async () => {
+  if (!(await hasBwrap)) return;
+  await using t = await setUp();
+  const repo = t.outside.path("repo");
+  await Deno.mkdir(join(repo, ".git", "hooks"), { recursive: true });
+  await Deno.writeTextFile(join(repo, ".git", "config"), "[core]\n");
+  await t.configure({ w: { command: t.install.bin, permissions: { write: [repo] } } });
+  t.server.script(
+    reply.toolCalls([
+      { id: "w1", name: "w__write_file", arguments: { path: join(repo, "out.txt"), text: "ok" } },
+      {
+        id: "w2",
+        name: "w__write_file",
+        arguments: { path: join(repo, ".git", "hooks", "pre-commit"), text: "evil" },
+      },
+      {
+        id: "w3",
+        name: "w__write_file",
+        arguments: { path: join(repo, ".git", "config"), text: "evil" },
+      },
+      { id: "b1", name: "bash", arguments: { command: `echo x > ${join(repo, "bash.txt")}` } },
+    ]),
+    reply.text("Done."),
+  );
+  const run = await t.run(["--allow-mcp=w", "--allow-run", "go"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(toolResultOf(t.server, "w1"), "written");
+  assert.equal(await Deno.readTextFile(join(repo, "out.txt")), "ok");
+  assert.match(toolResultOf(t.server, "w2"), /^write failed: E(ROFS|ACCES|PERM)/);
+  assert.match(toolResultOf(t.server, "w3"), /^write failed: E(ROFS|ACCES|PERM)/);
+  assert.equal(await Deno.readTextFile(join(repo, ".git", "config")), "[core]\n");
+  await assert.rejects(Deno.stat(join(repo, ".git", "hooks", "pre-commit")), Deno.errors.NotFound);
+  // The tools' grants are not widened by a server's.
+  await assert.rejects(Deno.stat(join(repo, "bash.txt")), Deno.errors.NotFound);
+});

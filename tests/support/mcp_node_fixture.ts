@@ -2,7 +2,7 @@
  * A real Node MCP server installed like an npm package, for tests: a temporary directory holding
  * `node_modules/mini-mcp` (the server, a plain script speaking newline-delimited JSON-RPC), the
  * sibling package `node_modules/mini-mcp-helper` it requires (hoisted as npm does), and the
- * `node_modules/.bin/mini-mcp` symlink. Tools: greet (uses the helper), read_file and env, which
+ * `node_modules/.bin/mini-mcp` symlink. Tools: greet (uses the helper), read_file, write_file and env, which
  * report what happened as text. `--fail` makes it write colored stderr lines and exit 3 at once;
  * `--config=FILE` makes it exit 1 when it cannot read FILE.
  */
@@ -30,6 +30,7 @@ const { greet } = require("mini-mcp-helper");
 const tools = [
   { name: "greet", description: "Greets", inputSchema: { type: "object", properties: { who: { type: "string" } } } },
   { name: "read_file", description: "Reads a file", inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
+  { name: "write_file", description: "Writes a file", inputSchema: { type: "object", properties: { path: { type: "string" }, text: { type: "string" } }, required: ["path", "text"] } },
   { name: "env", description: "One variable", inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
 ];
 const send = (m) => process.stdout.write(JSON.stringify(m) + "\n");
@@ -38,6 +39,9 @@ function call(name, args) {
   if (name === "greet") return text(greet(args.who ?? "world"));
   if (name === "read_file") {
     try { return text(fs.readFileSync(args.path, "utf8")); } catch (e) { return text("read failed: " + e.code); }
+  }
+  if (name === "write_file") {
+    try { fs.writeFileSync(args.path, args.text); return text("written"); } catch (e) { return text("write failed: " + e.code); }
   }
   if (name === "env") return text(process.env[args.name] ?? "(unset)");
   return { content: [{ type: "text", text: "unknown tool" }], isError: true };
