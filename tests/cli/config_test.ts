@@ -211,7 +211,9 @@ Deno.test("resolveSettings() keeps the user's MCP permissions and drops a projec
   const warning = resolved.settings.warnings.find((w) => w.includes('"permissions"'));
   assert.equal(
     warning,
-    `"permissions" of MCP server "theirs" in the project config "${ws.path(".moat/config.json")}" ` +
+    `"permissions" of MCP server "theirs" in the project config "${
+      ws.path(".moat/config.json")
+    }" ` +
       "is ignored: a project cannot widen what its servers may touch; give them in the user " +
       "config or a file passed with --mcp-config",
   );

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { dirname, resolve } from "node:path";
-import { findOnPath, missingScript, type OwnCodeOps, ownCode } from "../../src/cli/mcp_own_code.ts";
+import { findOnPath, missingScript, ownCode, type OwnCodeOps } from "../../src/cli/mcp_own_code.ts";
 
 type Entry = { kind: "dir" } | { kind: "file"; text?: string; mode?: number } | {
   kind: "symlink";
@@ -11,7 +11,9 @@ type Entry = { kind: "dir" } | { kind: "file"; text?: string; mode?: number } | 
 function fakeOps(entries: Record<string, Entry>): OwnCodeOps {
   const all = new Map<string, Entry>(Object.entries(entries));
   for (const p of Object.keys(entries)) {
-    for (let d = dirname(p); d !== "/"; d = dirname(d)) if (!all.has(d)) all.set(d, { kind: "dir" });
+    for (let d = dirname(p); d !== "/"; d = dirname(d)) {
+      if (!all.has(d)) all.set(d, { kind: "dir" });
+    }
   }
   all.set("/", { kind: "dir" });
   const real = (p: string, hops = 0): string | undefined => {
@@ -87,7 +89,11 @@ Deno.test("ownCode() gives `node <script>` the script's package (nearest package
     "/srv/tools/fs-server/dist/index.js": { kind: "file" },
     "/srv/tools/other/secret.txt": { kind: "file" },
   });
-  const own = ownCode("node", ["--enable-source-maps", "/srv/tools/fs-server/dist/index.js", "/data"], {
+  const own = ownCode("node", [
+    "--enable-source-maps",
+    "/srv/tools/fs-server/dist/index.js",
+    "/data",
+  ], {
     cwd: "/work",
     path: PATH,
     ops,
