@@ -80,7 +80,6 @@ export function planStdio(
     ...toolEnvironment({ env: permissions.env }, setup.env, options.secretEnvNames),
   };
   for (const [k, v] of Object.entries(server.env)) if (!secrets.has(k)) env[k] = v;
-  const view = serverView(sandbox.grants, own, permissions);
   const confined = sandbox.confine?.({
     command: [server.command, ...server.args],
     env,
@@ -90,6 +89,10 @@ export function planStdio(
     net: permissions.net,
   });
   if (confined !== undefined && "error" in confined) return notStarted(confined.error);
+  // Without bubblewrap (--allow-unsandboxed-mcp) nothing confines it.
+  const view: ServerView = confined === undefined
+    ? { read: true, write: true, net: true, denyRead: [] }
+    : serverView(sandbox.grants, own, permissions);
   const explain = (error: string): string | undefined => {
     if (ops === undefined) return undefined;
     const hints: string[] = [];
@@ -114,7 +117,7 @@ export function planStdio(
     cwd,
     ...(confined === undefined ? {} : { confined: confined.argv }),
     ...(refused === undefined ? {} : { refused }),
-    summary: viewSummary(view, home),
+    summary: viewSummary(view, home) + (confined === undefined ? " (not sandboxed)" : ""),
     view,
     explain,
   };

@@ -13,7 +13,8 @@ import { defaultGrants } from "../support/grants.ts";
 /** Every path exists as itself (no symlinks); programs live in /usr/bin. */
 const ops: PathOps = {
   realPath: (path) => ({ ok: true, path }),
-  stat: (path) => path.startsWith("/usr/bin/") ? { kind: "file", mode: 0o755 } : { kind: "dir", mode: 0o755 },
+  stat: (path) =>
+    path.startsWith("/usr/bin/") ? { kind: "file", mode: 0o755 } : { kind: "dir", mode: 0o755 },
   lstat: () => ({ kind: "dir" }),
 };
 const none = { read: [], write: [], net: [], env: [], run: [] };
@@ -21,7 +22,13 @@ const user = { name: "fs", origin: "user" as const, file: "/home/u/.config/moat/
 
 Deno.test("resolvePermissions() expands ~ and resolves relative paths against the workspace", () => {
   const resolved = resolvePermissions(
-    { read: ["~/data", "docs"], write: ["../out"], run: ["git"], env: ["TOKEN"], net: ["a.example"] },
+    {
+      read: ["~/data", "docs"],
+      write: ["../out"],
+      run: ["git"],
+      env: ["TOKEN"],
+      net: ["a.example"],
+    },
     { workspace: "/w/proj", home: "/home/u", path: "/usr/bin", ops },
   );
   assert.deepEqual(resolved, {
@@ -45,7 +52,10 @@ Deno.test("resolvePermissions() expands ~ and resolves relative paths against th
 });
 
 Deno.test("serverView() adds own code and permissions to the tools' grants; deny-read stays out", () => {
-  const grants = { ...defaultGrants("/w", { paths: ops }), denyRead: ["/opt/mcp/node_modules/secret"] };
+  const grants = {
+    ...defaultGrants("/w", { paths: ops }),
+    denyRead: ["/opt/mcp/node_modules/secret"],
+  };
   const view = serverView(grants, { paths: ["/opt/mcp/node_modules", "/usr/lib/node_modules"] }, {
     ...none,
     read: ["/data"],
@@ -60,7 +70,10 @@ Deno.test("serverView() adds own code and permissions to the tools' grants; deny
   assert.equal(readableIn(view, "/opt/mcp/node_modules/x/index.js"), true);
   assert.equal(readableIn(view, "/opt/mcp/node_modules/secret/key"), false);
   assert.equal(readableIn(view, "/opt/other"), false);
-  assert.equal(viewSummary(serverView(defaultGrants("/w", { paths: ops }), { paths: [] }, none)), "read /w · write /w · net none");
+  assert.equal(
+    viewSummary(serverView(defaultGrants("/w", { paths: ops }), { paths: [] }, none)),
+    "read /w · write /w · net none",
+  );
 });
 
 Deno.test("launcherNeeds() names the registry host and the cache npx and uvx lack, and the line to add", () => {
@@ -75,13 +88,21 @@ Deno.test("launcherNeeds() names the registry host and the cache npx and uvx lac
       '"/home/u/.config/moat/config.json"',
   );
   // Another registry from the environment, and a cache already granted.
-  const granted = serverView(defaultGrants("/w", { paths: ops }), { paths: [] }, { ...none, write: ["/home/u/.npm"] });
+  const granted = serverView(defaultGrants("/w", { paths: ops }), { paths: [] }, {
+    ...none,
+    write: ["/home/u/.npm"],
+  });
   const mirror = launcherNeeds("/usr/bin/npx", granted, {
     env: { npm_config_registry: "https://npm.example.com/" },
     home,
     ops,
   });
-  assert.deepEqual(mirror, { launcher: "npx", hosts: ["npm.example.com"], caches: [], cacheEntries: [] });
+  assert.deepEqual(mirror, {
+    launcher: "npx",
+    hosts: ["npm.example.com"],
+    caches: [],
+    cacheEntries: [],
+  });
   const uvx = launcherNeeds("uvx", view, { env: {}, home, ops });
   assert.deepEqual(uvx?.hosts, ["pypi.org", "files.pythonhosted.org"]);
   assert.deepEqual(uvx?.caches, ["/home/u/.cache/uv"]);
