@@ -107,7 +107,7 @@ export function planStdio(
     else if (execvp !== undefined) {
       hints.push(`"${execvp}" is not in the server's view: name it by a path it can read`);
     }
-    const needs = launcherNeeds(server.command, view, { env, home, ops });
+    const needs = launcherNeeds(server.command, view, { env, home, ops, args: server.args });
     if (needs !== undefined) hints.push(launcherHint(needs, origin));
     return hints.length === 0 ? undefined : hints.join("; ");
   };

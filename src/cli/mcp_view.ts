@@ -146,7 +146,7 @@ export function readGrantHint(origin: ServerOrigin, dirs: string[]): string {
     `"${origin.file}", or give ${flag}`;
 }
 
-/** What a package launcher (npx, bunx, uvx, pipx) needs to fetch and run a package. */
+/** What a package launcher (npx, bunx, uvx, uv run, pipx) needs to fetch and run a package. */
 export interface LauncherNeeds {
   launcher: string;
   /** Hosts it downloads from that the server cannot reach. */
@@ -164,7 +164,12 @@ export interface LauncherNeeds {
 export function launcherNeeds(
   command: string,
   view: ServerView,
-  options: { env: Record<string, string>; home: string | undefined; ops: PathOps },
+  options: {
+    env: Record<string, string>;
+    home: string | undefined;
+    ops: PathOps;
+    args?: readonly string[];
+  },
 ): LauncherNeeds | undefined {
   const launcher = basename(command);
   const { env, home } = options;
@@ -183,7 +188,10 @@ export function launcherNeeds(
         : [at(env["BUN_INSTALL_CACHE_DIR"], "~/.bun/install/cache")];
       break;
     }
+    case "uv":
     case "uvx":
+      // `uv run` installs a script's dependencies as uvx does; other uv commands are not runs.
+      if (launcher === "uv" && !(options.args ?? []).includes("run")) return undefined;
       hosts = ["pypi.org", "files.pythonhosted.org"];
       caches = [at(env["UV_CACHE_DIR"], `${xdgCache}/uv`)];
       break;

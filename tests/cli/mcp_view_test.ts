@@ -113,4 +113,14 @@ Deno.test("launcherNeeds() names the registry host and the cache npx and uvx lac
   );
   assert.equal(launcherNeeds("uvx", all, { env: {}, home, ops }), undefined);
   assert.equal(launcherNeeds("node", view, { env: {}, home, ops }), undefined);
+  assert.deepEqual(
+    launcherNeeds("uv", view, { env: {}, home, ops, args: ["run", "s.py"] })?.caches,
+    [
+      "/home/u/.cache/uv",
+    ],
+  );
+  assert.equal(
+    launcherNeeds("uv", view, { env: {}, home, ops, args: ["tool", "list"] }),
+    undefined,
+  );
 });
