@@ -30,6 +30,8 @@ export interface OwnCode {
 const JS_RUNTIMES = new Set(["node", "nodejs", "deno", "bun"]);
 const PYTHON = /^python(\d+(\.\d+)?)?$/;
 const JS_FILE = /\.(c|m)?(j|t)sx?$/;
+/** Directories the view always shows read-only. */
+const SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
 /** Directories whose whole content is never somebody's own code. */
 const SHARED = ["/", "/tmp", "/var/tmp", "/dev/shm", "/usr", "/usr/local", "/opt", "/home"];
 
@@ -117,6 +119,8 @@ export function ownCode(
     if (venv !== undefined) {
       add(guard(venv.root, program));
       if (venv.base !== undefined && !SHARED.includes(venv.base)) add(venv.base);
+    } else if (PYTHON.test(basename(command))) {
+      add(pythonPrefix(program, ops, guard));
     }
   }
   const target = script ?? program;
@@ -128,8 +132,15 @@ export function ownCode(
   const js = JS_RUNTIMES.has(basename(command)) || JS_FILE.test(file) ||
     file.split("/").includes("node_modules");
   if (python && script !== undefined) add(guard(dirname(file), file));
-  else if (js) add(guard(packageDir(file, ops), file));
-  // A plain executable: the sandbox mounts the program it finds on PATH itself.
+  else if (js) {
+    add(guard(packageDir(file, ops), file));
+    // A script run by its `#!/usr/bin/env node` line needs node itself in the view.
+    if (script === undefined && !JS_RUNTIMES.has(basename(command))) {
+      const node = findOnPath("node", { path: options.path, cwd, ops });
+      const nodeReal = node === undefined ? undefined : ops.realPath(node);
+      if (nodeReal?.ok && !SYSTEM.some((d) => isWithin(nodeReal.path, d))) add(nodeReal.path);
+    }
+  } // A plain executable: the sandbox mounts the program it finds on PATH itself.
   else if (script !== undefined || command.includes("/")) add(file);
   return out;
 }
@@ -146,6 +157,24 @@ function packageDir(file: string, ops: PathOps): string | undefined {
     if (ops.lstat(join(dir, "package.json")) !== undefined) return dir;
     if (dir === "/") return undefined;
   }
+}
+
+/**
+ * The installation prefix of a Python outside the system directories (`<prefix>/bin/python3.12`
+ * next to `<prefix>/lib/python3.12`: its standard library), as `guard` allows it.
+ */
+function pythonPrefix(
+  program: string,
+  ops: PathOps,
+  guard: (dir: string | undefined, file: string) => string,
+): string | undefined {
+  const real = ops.realPath(program);
+  if (!real.ok || SYSTEM.some((d) => isWithin(real.path, d))) return undefined;
+  const bin = dirname(real.path);
+  if (basename(bin) !== "bin") return undefined;
+  const prefix = dirname(bin);
+  if (ops.stat(join(prefix, "lib", basename(real.path)))?.kind !== "dir") return undefined;
+  return guard(prefix, real.path);
 }
 
 /** The venv a program lies in (`<root>/bin/<program>` next to `<root>/pyvenv.cfg`). */

@@ -154,3 +154,24 @@ Deno.test("ownCode() adds nothing for a program on PATH outside a package; missi
   );
   assert.equal(missingScript("mcp-go", ["x.js"], { cwd: "/w", ops }), undefined);
 });
+
+Deno.test("ownCode() adds node for a script run by its #! line, and the prefix of a Python outside /usr", () => {
+  const ops = fakeOps({
+    "/home/u/.nvm/v20/bin/node": exe,
+    "/home/u/.nvm/v20/lib/node_modules/mcp-x/package.json": { kind: "file" },
+    "/home/u/.nvm/v20/lib/node_modules/mcp-x/cli.js": exe,
+    "/home/u/.nvm/v20/bin/mcp-x": { kind: "symlink", target: "../lib/node_modules/mcp-x/cli.js" },
+    "/home/u/.pyenv/3.12/bin/python3.12": exe,
+    "/home/u/.pyenv/3.12/lib/python3.12/os.py": { kind: "file" },
+    "/srv/mcp/server.py": { kind: "file" },
+  });
+  const options = { cwd: "/w", path: "/home/u/.nvm/v20/bin:/usr/bin", home: "/home/u", ops };
+  assert.deepEqual(ownCode("mcp-x", [], options).paths, [
+    "/home/u/.nvm/v20/lib/node_modules",
+    "/home/u/.nvm/v20/bin/node",
+  ]);
+  assert.deepEqual(
+    ownCode("/home/u/.pyenv/3.12/bin/python3.12", ["/srv/mcp/server.py"], options).paths,
+    ["/home/u/.pyenv/3.12", "/srv/mcp"],
+  );
+});
