@@ -135,7 +135,9 @@ export interface Sandbox {
   readonly protection: Protection;
   /**
    * The command line that runs a program (an MCP server) confined like the tools: the tools' view
-   * (plus the program itself) and environment plus `env`, its own pid namespace, network only with a bare --allow-net.
+   * (plus the program itself and the spec's `readOnly`, and its `readWrite` with their protected
+   * paths read-only) and environment plus `env`, its own pid namespace, network only with a bare
+   * --allow-net.
    * Undefined without bubblewrap; an error when the view cannot be built safely.
    */
   confine(spec: ConfineSpec): { argv: string[] } | { error: string } | undefined;
