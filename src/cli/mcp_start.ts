@@ -12,6 +12,7 @@ import { missingScript, type OwnCode, ownCode } from "./mcp_own_code.ts";
 import {
   launcherHint,
   launcherNeeds,
+  readableIn,
   readGrantHint,
   resolvePermissions,
   type ServerPermissions,
@@ -80,8 +81,16 @@ export function planStdio(
     ...toolEnvironment({ env: permissions.env }, setup.env, options.secretEnvNames),
   };
   for (const [k, v] of Object.entries(server.env)) if (!secrets.has(k)) env[k] = v;
+  const sandboxed = serverView(sandbox.grants, own, permissions);
+  // Found on PATH through a symlink the view does not show (the bin/ of a global npm install):
+  // it runs by its real path, which its own code holds.
+  let program = server.command;
+  if (ops !== undefined && own.program !== undefined && !server.command.includes("/")) {
+    const real = ops.realPath(own.program);
+    if (real.ok && !readableIn(sandboxed, own.program)) program = real.path;
+  }
   const confined = sandbox.confine?.({
-    command: [server.command, ...server.args],
+    command: [program, ...server.args],
     env,
     cwd,
     readOnly: [...own.paths, ...permissions.read, ...permissions.run],
@@ -92,7 +101,7 @@ export function planStdio(
   // Without bubblewrap (--allow-unsandboxed-mcp) nothing confines it.
   const view: ServerView = confined === undefined
     ? { read: true, write: true, net: true, denyRead: [] }
-    : serverView(sandbox.grants, own, permissions);
+    : sandboxed;
   const explain = (error: string): string | undefined => {
     if (ops === undefined) return undefined;
     const hints: string[] = [];

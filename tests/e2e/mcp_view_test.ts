@@ -58,13 +58,17 @@ function blockOf(stdout: string, name: string): string {
 Deno.test("a Node server outside the workspace reads its own code (and its hoisted dependency) under the default grants", async () => {
   if (!(await hasBwrap)) return;
   await using t = await setUp();
+  // As a global install puts it on PATH: a bin/ symlink outside the view.
+  await Deno.mkdir(t.install.path("bin"));
+  await Deno.symlink(t.install.script, t.install.path("bin/mini-mcp"));
   await t.configure({
     bin: { command: t.install.bin },
     script: { command: "node", args: [t.install.script] },
+    onpath: { command: "mini-mcp", env: { PATH: `${t.install.path("bin")}:/usr/bin:/bin` } },
   });
   const list = await t.run(["mcp", "list"]);
   assert.equal(list.code, 0, list.stderr);
-  for (const name of ["bin", "script"]) {
+  for (const name of ["bin", "script", "onpath"]) {
     const block = blockOf(list.stdout, name);
     assert.match(block, new RegExp(`^"?${name}"? {2}stdio {2}ready\\n`), list.stdout + list.stderr);
     assert.match(block, new RegExp(`^ {2}"?${name}__greet"?$`, "m"));
