@@ -262,6 +262,7 @@ export async function resolveSettings(
     { value: project.mcpServers, origin: "project", file: projectPath },
   ]);
   if (!mcp.ok) return mcp;
+  warnings.push(...mcp.warnings);
   const layers: ConfigFile[] = [userLayer, project, fromEnv.config, fromFlags];
   return mergeLayers(layers, {
     configFiles,
@@ -358,20 +359,34 @@ export function pricesFor(settings: Settings, model: string): Prices | undefined
   return settings.pricing?.[model] ?? settings.prices;
 }
 
-/** The servers of each config layer, later layers overriding earlier ones by name. */
+/**
+ * The servers of each config layer, later layers overriding earlier ones by name. A project's
+ * server never gets grants of its own: its `permissions` are dropped with a warning.
+ */
 export function configuredMcpServers(
   layers: Array<{ value: unknown; origin: ConfiguredMcpServer["origin"]; file: string }>,
-): { ok: true; servers: ConfiguredMcpServer[] } | { ok: false; error: string } {
+):
+  | { ok: true; servers: ConfiguredMcpServer[]; warnings: string[] }
+  | { ok: false; error: string } {
   const all: ConfiguredMcpServer[] = [];
+  const warnings: string[] = [];
   for (const layer of layers) {
     if (layer.value === undefined) continue;
     const parsed = parseMcpServers(layer.value, layer.file);
     if (!parsed.ok) return parsed;
-    all.push(
-      ...parsed.servers.map((server) => ({ server, origin: layer.origin, file: layer.file })),
-    );
+    for (const server of parsed.servers) {
+      if (layer.origin === "project" && server.type === "stdio" && server.permissions) {
+        delete server.permissions;
+        warnings.push(
+          `"permissions" of MCP server "${server.name}" in the project config "${layer.file}" ` +
+            "is ignored: a project cannot widen what its servers may touch; give them in the " +
+            "user config or a file passed with --mcp-config",
+        );
+      }
+      all.push({ server, origin: layer.origin, file: layer.file });
+    }
   }
-  return { ok: true, servers: latestByName(all) };
+  return { ok: true, servers: latestByName(all), warnings };
 }
 
 /** One server per name: the last one given (a later layer wins), in the order they last came. */

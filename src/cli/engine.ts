@@ -21,7 +21,7 @@ import type { RunSetup, SandboxHandle, SandboxRequest } from "./setup.ts";
 import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
 import { workSummary } from "./outcome_text.ts";
 import { mcpPolicy, type McpRun, startMcp } from "./mcp.ts";
-import { holdWarnings, unofferedMcpToolReason } from "./mcp_start.ts";
+import { holdWarnings, unofferedMcpToolReason } from "./mcp_background.ts";
 import { costOf } from "./usage.ts";
 import {
   compactionLine,

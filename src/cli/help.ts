@@ -8,7 +8,7 @@ Usage:
   moat [flags] [prompt]          print mode when a prompt is given or stdin is piped
   moat [flags]                   interactive mode on a terminal
   moat sessions [--cwd DIR]      list this workspace's sessions, newest first
-  moat mcp list [flags]          start the configured MCP servers; show their state and tools
+  moat mcp list [flags]          start the configured MCP servers; show state, access, tools
   (a subcommand comes first; to send such a word as the prompt: moat -p -- sessions)
 
 Model:

@@ -3,7 +3,7 @@
  * only when --allow-net names its host, a stdio one only under bubblewrap unless
  * --allow-unsandboxed-mcp), confined like the tools, and whether each call may run.
  */
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { AnyTool, OnToolCall, PolicyDecision } from "../agent/mod.ts";
 import type {
   McpClients,
@@ -22,6 +22,7 @@ import { netDenied, urlHostPort } from "../policy/net_deny.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { type ConfiguredMcpServer, latestByName } from "./config.ts";
 import { readTextOrReason } from "./io.ts";
+import { planStdio } from "./mcp_start.ts";
 import type { RunSetup, SandboxHandle } from "./setup.ts";
 import { terminalQuote } from "./terminal_text.ts";
 
@@ -32,7 +33,8 @@ export interface McpRun {
   serverOf(toolName: string, args?: unknown): string | undefined;
   /** The servers' prompts as slash commands (interactive mode). */
   promptCommands?(): McpPromptCommand[];
-  status(): McpServerStatus[];
+  /** Each server's state; a stdio one's `view` says what it can read, write and reach. */
+  status(): Array<McpServerStatus & { view?: string }>;
   /** Resolves once every server is ready or failed (they start in the background); never rejects. */
   whenStarted(): Promise<void>;
   close(): Promise<void>;
@@ -91,8 +93,10 @@ export async function startMcp(
   const found = await mcpServersOf(setup);
   if (!found.ok) return found;
   if (found.servers.length === 0) return { ok: true };
-  const secrets = new Set(options.secretEnvNames);
   const commands = new Map<string, McpStdioCommand>();
+  const refusals = new WeakMap<McpStdioCommand, string>();
+  const explain = new Map<string, (error: string) => string | undefined>();
+  const summaries = new Map<string, string>();
   const startable: McpServerConfig[] = [];
   const net = sandbox.grants.net;
   for (const { server, origin, file } of found.servers) {
@@ -117,15 +121,17 @@ export async function startMcp(
       startable.push(server);
       continue;
     }
-    const env: Record<string, string> = { ...(sandbox.toolEnv?.() ?? {}) };
-    for (const [k, v] of Object.entries(server.env)) if (!secrets.has(k)) env[k] = v;
-    const cwd = server.cwd === undefined ? setup.workspace : resolve(dirname(file), server.cwd);
-    const confined = sandbox.confine?.({ command: [server.command, ...server.args], env, cwd });
-    if (confined !== undefined && "error" in confined) {
-      options.warn(`MCP server ${name} was not started: ${confined.error}`);
+    const plan = planStdio(setup, sandbox, { server, origin, file }, {
+      secretEnvNames: options.secretEnvNames,
+      name,
+    });
+    if (!plan.ok) {
+      options.warn(plan.warning);
       continue;
     }
-    if (confined !== undefined) {
+    const { env, cwd } = plan;
+    let command: McpStdioCommand;
+    if (plan.confined !== undefined) {
       if (net !== true && net.length > 0) {
         options.warn(
           `MCP server ${name} runs without the network: a scoped --allow-net reaches only bash ` +
@@ -137,15 +143,16 @@ export async function startMcp(
             "(through moat's proxy, which holds the list)",
         );
       }
-      const [bwrap, ...args] = confined.argv;
+      const [bwrap, ...args] = plan.confined;
       // bubblewrap sets the server's environment itself (--clearenv, --setenv).
-      commands.set(server.name, {
+      command = {
         command: bwrap as string,
         args,
         env: { PATH: env["PATH"] ?? "" },
-      });
+        program: server.command,
+      };
     } else if (setup.flags.allowUnsandboxedMcp) {
-      commands.set(server.name, { command: server.command, args: server.args, env, cwd });
+      command = { command: server.command, args: server.args, env, cwd };
     } else {
       options.warn(
         `MCP server ${name} was not started: without the OS sandbox (bubblewrap) it would run ` +
@@ -154,14 +161,25 @@ export async function startMcp(
       );
       continue;
     }
+    commands.set(server.name, command);
+    if (plan.refused !== undefined) refusals.set(command, plan.refused);
+    explain.set(server.name, plan.explain);
+    summaries.set(server.name, plan.summary);
     startable.push(server);
   }
   if (startable.length === 0) return { ok: true };
-  const processOps: McpProcessOps | undefined = setup.deps.createMcpProcessOps?.();
-  if (processOps === undefined) {
+  const spawner: McpProcessOps | undefined = setup.deps.createMcpProcessOps?.();
+  if (spawner === undefined) {
     options.warn("MCP servers cannot be started here: this build has no process support for them");
     return { ok: true };
   }
+  // A server whose program or script is missing fails at its spawn: listed, with the reason.
+  const processOps: McpProcessOps = {
+    spawn: (command) => {
+      const refused = refusals.get(command);
+      return refused === undefined ? spawner.spawn(command) : { ok: false, message: refused };
+    },
+  };
   const { createMcpClients, toolSearchOptions } = await import("../mcp/mod.ts");
   const clients: McpClients = createMcpClients(startable, {
     processOps,
@@ -172,6 +190,7 @@ export async function startMcp(
       setup.settings.contextWindow ?? knownContextWindow(setup.settings.model),
     ),
     clock: setup.clock,
+    explainFailure: (server, error) => explain.get(server.name)?.(error),
   });
   // The first model request does not wait: each server's tools are offered once it is ready.
   const started = clients.start();
@@ -181,7 +200,11 @@ export async function startMcp(
       tools: () => clients.tools(),
       serverOf: (toolName, args) => clients.serverOf(toolName, args),
       promptCommands: () => clients.promptCommands(),
-      status: () => clients.status(),
+      status: () =>
+        clients.status().map((s) => {
+          const view = summaries.get(s.name);
+          return view === undefined ? s : { ...s, view };
+        }),
       whenStarted: () => started,
       close: () => clients.close(),
     },

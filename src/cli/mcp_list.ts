@@ -3,9 +3,12 @@ import { openEngine } from "./engine.ts";
 import { EXIT } from "./exit.ts";
 import type { Reporter } from "./report.ts";
 import type { RunSetup } from "./setup.ts";
-import { terminalQuote } from "./terminal_text.ts";
+import { escapeUnsafe, terminalQuote } from "./terminal_text.ts";
 
-/** Prints one block per server (name, transport, state, tools or error); exit 0, or 2 on setup errors. */
+/**
+ * Prints one block per server (name, transport, state, error, what a stdio one can read, write
+ * and reach, tools); exit 0, or 2 on setup errors.
+ */
 export async function mcpList(setup: RunSetup): Promise<number> {
   const { terminal } = setup;
   const warn = (message: string) => terminal.writeStderr(`moat: warning: ${message}\n`);
@@ -38,6 +41,7 @@ export async function mcpList(setup: RunSetup): Promise<number> {
     for (const s of statuses) {
       terminal.writeStdout(`${terminalQuote(s.name)}  ${s.transport}  ${s.state}\n`);
       if (s.error !== undefined) terminal.writeStdout(`  error: ${terminalQuote(s.error)}\n`);
+      if (s.view !== undefined) terminal.writeStdout(`  can: ${escapeUnsafe(s.view)}\n`);
       for (const tool of s.tools) terminal.writeStdout(`  ${terminalQuote(tool)}\n`);
     }
     return EXIT.ok;

@@ -132,6 +132,9 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
       }
       if (options.verbose) {
         stderrLine(c("2", `moat ${info.moatVersion} · grants: ${info.grantsSummary}`));
+        for (const { name, view } of info.mcpViews ?? []) {
+          stderrLine(c("2", escapeUnsafe(`MCP server "${name}": ${view}`)));
+        }
         if (info.session !== null) stderrLine(c("2", `session: ${info.session}`));
         if (info.mcpStarting !== undefined) {
           stderrLine(

@@ -45,6 +45,8 @@ export interface RunStartInfo {
   project?: ProjectTrustInfo;
   /** Lines said once on stderr after the workspace line (a granted file that does not exist). */
   notes?: readonly string[];
+  /** Each stdio MCP server's view (`read … · write … · net …`), by name; --verbose shows them. */
+  mcpViews?: ReadonlyArray<{ name: string; view: string }>;
 }
 
 /** The recording a replay plays back. */

@@ -14,6 +14,7 @@ import type { Sandbox, SandboxMode, SandboxOptions } from "../sandbox/mod.ts";
 import type { McpProcessOps } from "../mcp/mod.ts";
 import type { CliFlags } from "./args.ts";
 import { resolveSettings, type Settings } from "./config.ts";
+import type { OwnCodeOps } from "./mcp_own_code.ts";
 import { EXIT, usageError } from "./exit.ts";
 import { type CliFs, readTextOrReason, type Terminal } from "./io.ts";
 import { openLineSource } from "./line_input.ts";
@@ -78,6 +79,8 @@ export interface RunSetup {
   startCwd: string;
   workspace: string;
   grants: Grants;
+  /** Path look-ups for the MCP servers' own code (src/cli/mcp_own_code.ts); absent: none found. */
+  paths?: OwnCodeOps;
   /** What the grants said once on stderr (a new file granted), after the workspace line. */
   grantNotes: readonly string[];
   terminal: Terminal;
@@ -211,6 +214,7 @@ export async function prepareRun(
     startCwd: context.cwd,
     workspace,
     grants: grantsResult.grants,
+    paths: context.paths,
     grantNotes: grantsResult.notes,
     terminal,
     fs,

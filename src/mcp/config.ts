@@ -34,6 +34,35 @@ const commonFields = {
   ),
 };
 
+const permissionList = (description: string) =>
+  Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description }));
+
+/** A stdio server's own grants, in the vocabulary of a Deno permission set (deno.json). */
+const McpPermissionsSchema = Type.Object({
+  read: permissionList(
+    "More paths the server may read (`~` is HOME, relative paths are relative to the " +
+      "workspace), in its view only.",
+  ),
+  write: permissionList(
+    "More paths the server may read and write, in its view only; protected paths (git hooks " +
+      "and config, moat's config) stay read-only.",
+  ),
+  net: permissionList(
+    "Hosts the server may reach (`host` or `host:port`), e.g. registry.npmjs.org.",
+  ),
+  env: permissionList(
+    "Variables passed from moat's environment (a trailing `*` matches a prefix); never the " +
+      "API key.",
+  ),
+  run: permissionList(
+    "Programs (names on PATH or paths) the server runs: they become readable in its view.",
+  ),
+}, {
+  additionalProperties: false,
+  description: "User config and --mcp-config only: the server's grants on top of the tools' " +
+    "(a project's are ignored).",
+});
+
 /** One server run as a program that speaks MCP over stdin/stdout. */
 const McpStdioServerSchema = Type.Object({
   type: Type.Optional(
@@ -54,6 +83,7 @@ const McpStdioServerSchema = Type.Object({
       description: "Working directory of the server (default: moat's working directory).",
     }),
   ),
+  permissions: Type.Optional(McpPermissionsSchema),
   ...commonFields,
 }, { additionalProperties: false, description: "A server spawned as a program over stdio." });
 
@@ -85,6 +115,9 @@ export interface McpToolFilter {
   exclude?: string[];
 }
 
+/** A stdio server's own grants as configured (paths not yet resolved). */
+export type McpPermissions = Static<typeof McpPermissionsSchema>;
+
 /** A stdio server, validated, defaults filled in. */
 export interface McpStdioServer {
   name: string;
@@ -93,6 +126,8 @@ export interface McpStdioServer {
   args: string[];
   env: Record<string, string>;
   cwd?: string;
+  /** Its own grants (from the user's config or --mcp-config; a project's are dropped). */
+  permissions?: McpPermissions;
   tools: McpToolFilter;
   startupTimeoutSec: number;
 }
@@ -202,6 +237,7 @@ function parseServer(name: string, entry: unknown): McpServerConfig | string {
     args: e.args ?? [],
     env: e.env ?? {},
     ...(e.cwd === undefined ? {} : { cwd: e.cwd }),
+    ...(e.permissions === undefined ? {} : { permissions: e.permissions }),
     tools,
     startupTimeoutSec,
   };

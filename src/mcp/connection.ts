@@ -45,6 +45,8 @@ export interface ConnectionOptions {
   clock?: Pick<Clock, "setTimeout" | "clearTimeout">;
   /** The tool or prompt list or the state changed (ready, refreshed, restarted, failed). */
   onChange: () => void;
+  /** What would fix a server that could not start (a grant, a setting), given why; or nothing. */
+  explainFailure?: (server: McpServerConfig, error: string) => string | undefined;
 }
 
 /** One server's connection. */
@@ -101,6 +103,11 @@ export function createConnection(
   let crashes = 0;
   let started: Promise<void> | undefined;
   let restarting: Promise<void> | undefined;
+
+  function explained(reason: string): string {
+    const hint = options.explainFailure?.(config, reason);
+    return hint === undefined ? reason : `${reason}; ${hint}`;
+  }
 
   function makeTransport(): Live["transport"] {
     if (config.type === "stdio") {
@@ -232,7 +239,7 @@ export function createConnection(
         error = undefined;
       } else {
         state = "failed";
-        error = `crashed, and the restart failed: ${opened.error}`;
+        error = `crashed, and the restart failed: ${explained(opened.error)}`;
         tools = [];
         prompts = [];
         options.onWarning(`MCP server "${name}" ${error}`);
@@ -335,7 +342,7 @@ export function createConnection(
         if (opened.ok) adopt(opened);
         else {
           state = "failed";
-          error = `failed to start: ${opened.error}`;
+          error = `failed to start: ${explained(opened.error)}`;
           options.onWarning(`MCP server "${name}" ${error}; its tools are unavailable`);
         }
         options.onChange();

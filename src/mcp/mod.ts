@@ -57,6 +57,8 @@ export interface McpClientOptions {
    * (default: never; the CLI passes 10 % of the model's context window).
    */
   toolSearch?: ToolSearchOptions;
+  /** What would fix a server that could not start, given why (appended to its error). */
+  explainFailure?: (server: McpServerConfig, error: string) => string | undefined;
   /** The timers of the startup timeouts (default: the global ones). */
   clock?: Pick<Clock, "setTimeout" | "clearTimeout">;
   /**
@@ -129,6 +131,7 @@ export function createMcpClients(
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       callTimeoutMs: (options.callTimeoutSec ?? DEFAULT_CALL_TIMEOUT_SEC) * 1000,
       ...(options.exitGraceMs === undefined ? {} : { exitGraceMs: options.exitGraceMs }),
+      ...(options.explainFailure === undefined ? {} : { explainFailure: options.explainFailure }),
       clientInfo: { name: "moat", version: VERSION },
       onWarning: warn,
       ...(options.clock === undefined ? {} : { clock: options.clock }),

@@ -11,6 +11,8 @@ export interface McpStdioCommand {
   /** The whole environment of the process: nothing is inherited. */
   env: Record<string, string>;
   cwd?: string;
+  /** The program as configured, for messages when `command` wraps it (bubblewrap). */
+  program?: string;
 }
 
 /** How a process ended: a code, or the signal that killed it. */

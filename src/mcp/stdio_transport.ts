@@ -1,6 +1,6 @@
 /**
  * The SDK `Transport` over a process started through McpProcessOps: newline-delimited JSON-RPC
- * on stdin/stdout (the SDK's own ReadBuffer and serializer), stderr kept as a short tail for
+ * on stdin/stdout (the SDK's own ReadBuffer and serializer), stderr kept as its first lines for
  * error messages. Unlike the SDK's StdioClientTransport it inherits no environment, kills the
  * whole process group, and treats a line that is not JSON-RPC as fatal (stdout is corrupt).
  */
@@ -12,8 +12,10 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types";
 import type { McpChildProcess, McpProcessExit, McpProcessOps, McpStdioCommand } from "./ops.ts";
 
-/** Characters of stderr kept for error messages. */
-const STDERR_TAIL_CHARS = 2000;
+/** Characters of stderr kept for error messages (its start: where the cause is said). */
+const STDERR_HEAD_CHARS = 800;
+/** Lines of stderr shown in an error message. */
+const STDERR_HEAD_LINES = 8;
 
 /** A stdio transport that can also say why it ended. */
 export interface McpStdioTransport extends Transport {
@@ -40,7 +42,9 @@ export function createStdioTransport(
   const graceMs = options.exitGraceMs ?? 500;
   let child: McpChildProcess | undefined;
   let writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  let stderrHead = "";
   let stderrTail = "";
+  let stderrChars = 0;
   let problem: string | undefined;
   let exit: McpProcessExit | undefined;
   let closing: Promise<void> | undefined;
@@ -53,7 +57,7 @@ export function createStdioTransport(
       if (child !== undefined) return Promise.reject(new Error("The transport is already started"));
       const spawned = ops.spawn(command);
       if (!spawned.ok) {
-        problem = `could not start "${command.command}": ${spawned.message}`;
+        problem = `could not start "${command.program ?? command.command}": ${spawned.message}`;
         return Promise.reject(new Error(problem));
       }
       const proc = spawned.child;
@@ -93,8 +97,13 @@ export function createStdioTransport(
         : exit.signal !== null
         ? `was killed by ${exit.signal}`
         : `exited with code ${exit.code}`;
-      const last = stderrTail.trim().split("\n").slice(-3).join(" | ");
-      return last === "" ? how : `${how}: ${last}`;
+      const head = stderrChars <= STDERR_HEAD_CHARS
+        ? stderrLines(stderrHead)
+        // Past the head, its last lines too: a crash after chatty start-up logs says why there.
+        : `${stderrLines(stderrHead)} | … | ${
+          stderrLines(stderrTail).split(" | ").slice(-2).join(" | ")
+        }`;
+      return head === "" ? how : `${how}: ${head}`;
     },
   };
 
@@ -132,9 +141,12 @@ export function createStdioTransport(
       for (;;) {
         const { done, value } = await reader.read();
         if (done) return;
-        stderrTail = (stderrTail + decoder.decode(value, { stream: true })).slice(
-          -STDERR_TAIL_CHARS,
-        );
+        const text = decoder.decode(value, { stream: true });
+        stderrChars += text.length;
+        if (stderrHead.length < STDERR_HEAD_CHARS) {
+          stderrHead = (stderrHead + text).slice(0, STDERR_HEAD_CHARS);
+        }
+        stderrTail = (stderrTail + text).slice(-STDERR_HEAD_CHARS);
       }
     } catch { /* the pipe broke: the tail so far is all there is */ }
   }
@@ -160,6 +172,21 @@ export function createStdioTransport(
   }
 
   return transport;
+}
+
+/**
+ * The first lines of a server's stderr on one line (" | " between them), without terminal escapes
+ * and control characters, so a message shows the cause (a stack trace's first lines) safely.
+ */
+export function stderrLines(text: string): string {
+  // deno-lint-ignore no-control-regex
+  const plain = text.replace(/\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|\x1b./g, "");
+  return plain.split(/\r?\n/)
+    // deno-lint-ignore no-control-regex
+    .map((line) => line.replace(/[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f]/g, "").trim())
+    .filter((line) => line.trim() !== "")
+    .slice(0, STDERR_HEAD_LINES)
+    .join(" | ");
 }
 
 /** Whether `promise` settles within `ms`. */

@@ -136,6 +136,19 @@ function failedHost(reason: string): HostConnection {
   };
 }
 
+/** A program to confine (an MCP server): its command line, environment and extra access. */
+export interface ConfineSpec {
+  command: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  /** More real paths it reads (its own code, its `permissions.read`), read-only in its view. */
+  readOnly?: string[];
+  /** More real paths it writes (its `permissions.write`); protected paths stay read-only. */
+  readWrite?: string[];
+  /** Hosts it may reach (its `permissions.net`), through moat's proxy once that serves servers. */
+  net?: string[];
+}
+
 /**
  * The command line that runs `command` confined like a tool host of `access`: the same filesystem
  * view plus the program itself (found on the PATH of `env`, read-only), its own pid namespace, no
@@ -145,7 +158,7 @@ function failedHost(reason: string): HostConnection {
 export function confinedCommand(
   setup: HostSetup,
   access: HostAccess,
-  spec: { command: string[]; env: Record<string, string>; cwd?: string },
+  spec: ConfineSpec,
 ): { argv: string[] } | { error: string } | undefined {
   const { bwrap, toolOptions, sys } = setup;
   if (bwrap === undefined) return undefined;
@@ -157,7 +170,7 @@ export function confinedCommand(
     grants: access.grants,
     cwd: spec.cwd ?? toolOptions.cwd,
     spillDir: toolOptions.spillDir,
-    readOnlyPaths: [...bwrap.launch.readOnlyPaths, ...program],
+    readOnlyPaths: [...bwrap.launch.readOnlyPaths, ...program, ...(spec.readOnly ?? [])],
     ...(toolOptions.env["PATH"] === undefined ? {} : { toolPath: toolOptions.env["PATH"] }),
     paths: sys.paths,
     protection: access.protection,

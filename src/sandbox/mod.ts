@@ -41,7 +41,8 @@ import {
 } from "./bwrap/mod.ts";
 import { ToolHostClient } from "./host/client.ts";
 import { startWorkerHost } from "./host/connection.ts";
-import { confinedCommand, createHostStarter, type HostSetup } from "./host_start.ts";
+import { type ConfineSpec, createHostStarter, type HostSetup } from "./host_start.ts";
+import { serverConfiner } from "./_server_access.ts";
 import { ToolHosts } from "./hosts.ts";
 import { hostLaunch } from "./launch.ts";
 import { createMountPoints } from "./mount_points.ts";
@@ -58,6 +59,7 @@ import type { SandboxMode } from "./mode.ts";
 export { TOOL_HOST_COMMAND } from "./host/protocol.ts";
 export { HOST_RUNTIME_FLAGS, type HostLaunch, hostLaunch } from "./launch.ts";
 export type { SandboxSys } from "./ops.ts";
+export type { ConfineSpec } from "./host_start.ts";
 export { workerPermissions } from "./permissions.ts";
 
 export type { SandboxMode } from "./mode.ts";
@@ -133,14 +135,12 @@ export interface Sandbox {
   readonly protection: Protection;
   /**
    * The command line that runs a program (an MCP server) confined like the tools: the tools' view
-   * (plus the program itself) and environment plus `env`, its own pid namespace, network only with a bare --allow-net.
+   * (plus the program itself and the spec's `readOnly`, and its `readWrite` with their protected
+   * paths read-only) and environment plus `env`, its own pid namespace, network only with a bare
+   * --allow-net.
    * Undefined without bubblewrap; an error when the view cannot be built safely.
    */
-  confine(spec: {
-    command: string[];
-    env: Record<string, string>;
-    cwd?: string;
-  }): { argv: string[] } | { error: string } | undefined;
+  confine(spec: ConfineSpec): { argv: string[] } | { error: string } | undefined;
   /** The tools' environment (the allow-list; never the provider key). */
   toolEnv(): Record<string, string>;
   /** Kills the tool host and every process group in it. Idempotent. */
@@ -310,11 +310,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     mode: bwrap ? "bwrap" : "worker",
     warnings,
-    confine: (spec) =>
-      confinedCommand(hostSetup, { grants: hosts.grants, protection: hosts.protection }, {
-        ...spec,
-        env: { ...toolOptions.env, ...spec.env },
-      }),
+    confine: serverConfiner(hostSetup, () => hosts, { workspace: options.cwd, env: options.env }),
     toolEnv: () => ({ ...toolOptions.env }),
     get grants() {
       return hosts.grants;

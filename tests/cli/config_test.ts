@@ -207,3 +207,36 @@ Deno.test("resolveSettings() takes mcpToolSearch as a mode or a budget, and refu
   assert.ok(resolved.ok);
   assert.deepEqual(resolved.settings.mcpToolSearch, { budgetPercent: 5 });
 });
+
+Deno.test("resolveSettings() keeps the user's MCP permissions and drops a project's with a warning", async () => {
+  await using home = await createTempWorkspace({
+    "cfg/moat/config.json": JSON.stringify({
+      mcpServers: { mine: { command: "mine", permissions: { read: ["/opt/mine"] } } },
+    }),
+  });
+  await using ws = await createTempWorkspace({
+    ".moat/config.json": JSON.stringify({
+      mcpServers: { theirs: { command: "theirs", permissions: { write: ["~"] } } },
+    }),
+  });
+  const resolved = await resolveSettings(flags(["--trust-project"]), {
+    env: { XDG_CONFIG_HOME: home.path("cfg") },
+    workspace: ws.dir,
+    fs: createDenoCliFs(),
+  });
+  assert.ok(resolved.ok, resolved.ok ? "" : resolved.error);
+  const byName = new Map(resolved.settings.mcpServers.map((s) => [s.server.name, s.server]));
+  const mine = byName.get("mine");
+  const theirs = byName.get("theirs");
+  assert.deepEqual(mine?.type === "stdio" ? mine.permissions : undefined, { read: ["/opt/mine"] });
+  assert.ok(theirs?.type === "stdio" && theirs.permissions === undefined);
+  const warning = resolved.settings.warnings.find((w) => w.includes('"permissions"'));
+  assert.equal(
+    warning,
+    `"permissions" of MCP server "theirs" in the project config "${
+      ws.path(".moat/config.json")
+    }" ` +
+      "is ignored: a project cannot widen what its servers may touch; give them in the user " +
+      "config or a file passed with --mcp-config",
+  );
+});

@@ -123,3 +123,42 @@ Deno.test("parseMcpJson() reads a .mcp.json file and reports bad JSON and unknow
       `Invalid MCP server config in ".mcp.json": unknown field "servers" (known fields: mcpServers)`,
   });
 });
+
+Deno.test("parseMcpServers() reads a stdio server's permissions in Deno's vocabulary", () => {
+  const permissions = {
+    read: ["/opt/mcp", "~/data"],
+    write: ["~/.npm"],
+    net: ["registry.npmjs.org"],
+    env: ["GITHUB_TOKEN", "NPM_*"],
+    run: ["git"],
+  };
+  const parsed = parseMcpServers({ fs: { command: "npx", permissions } }, "/u/config.json");
+  assert.ok(parsed.ok);
+  const server = parsed.servers[0];
+  assert.equal(server?.type, "stdio");
+  assert.deepEqual(server?.type === "stdio" ? server.permissions : undefined, permissions);
+});
+
+Deno.test("parseMcpServers() names an unknown permission and a value that is not a list", () => {
+  const unknown = parseMcpServers(
+    { fs: { command: "x", permissions: { read: ["/a"], ffi: ["/lib.so"] } } },
+    "/u/config.json",
+  );
+  assert.deepEqual(unknown, {
+    ok: false,
+    error: `Invalid MCP server config in "/u/config.json": server "fs": field ` +
+      `"permissions.ffi": unknown field (known fields: read, write, net, env, run)`,
+  });
+  const scalar = parseMcpServers(
+    { fs: { command: "x", permissions: { net: "registry.npmjs.org" } } },
+    "/u/config.json",
+  );
+  assert.ok(!scalar.ok);
+  assert.match(scalar.error, /server "fs": field "permissions\.net": expected array/);
+  const http = parseMcpServers(
+    { web: { url: "https://example.com/mcp", permissions: { read: ["/a"] } } },
+    "/u/config.json",
+  );
+  assert.ok(!http.ok);
+  assert.match(http.error, /server "web": field "permissions": unknown field/);
+});

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { type AnyTool, type ToolUpdate } from "../../src/agent/tool.ts";
 import { createMcpClients, type McpClients } from "../../src/mcp/mod.ts";
+import { stderrLines } from "../../src/mcp/stdio_transport.ts";
 import {
   DENO_ENV_NAMES,
   fixtureServer,
@@ -286,4 +287,14 @@ Deno.test("close() leaves no server process behind, grandchildren included", asy
   // The servers were awaited; the grandchild was SIGKILLed with their group.
   for (const pid of s.pids) assert.equal(isRunning(pid), false, `${pid} is gone after close()`);
   assert.equal(await goneWithin(sleeper), true, `grandchild ${sleeper} is killed by close()`);
+});
+
+Deno.test("stderrLines() keeps the first lines of stderr on one line, without escapes or controls", () => {
+  const stderr = "\x1b[31mError: cannot open\x1b[0m the db\r\n\n    at open (db.js:1:1)\x07\n" +
+    "\x1b]0;title\x07line 3\n" + Array.from({ length: 10 }, (_, i) => `more ${i}`).join("\n");
+  assert.equal(
+    stderrLines(stderr),
+    "Error: cannot open the db | at open (db.js:1:1) | line 3 | more 0 | more 1 | more 2 | " +
+      "more 3 | more 4",
+  );
 });

@@ -71,6 +71,10 @@ export function startInfo(
   // Their tools are not in `tools`: they come with a later request, once the server is ready.
   const starting = engine.mcp?.status().filter((s) => s.state === "starting").map((s) => s.name);
   if (starting !== undefined && starting.length > 0) info.mcpStarting = starting;
+  const views = (engine.mcp?.status() ?? []).flatMap((s) =>
+    s.view === undefined ? [] : [{ name: s.name, view: s.view }]
+  );
+  if (views.length > 0) info.mcpViews = views;
   const recording = setup.recording;
   if (recording !== undefined) {
     info.model = recording.header.model;
