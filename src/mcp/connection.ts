@@ -28,6 +28,7 @@ import type { McpServerConfig, McpStdioServer } from "./config.ts";
 import type { McpProcessOps, McpStdioCommand } from "./ops.ts";
 import { createStdioTransport } from "./stdio_transport.ts";
 import { type McpCall, resultToOutput } from "./tools.ts";
+import { listAll, listPrompts } from "./_listing.ts";
 
 /** Where a server is: connecting, serving, crashed once (restarts on the next call), or out. */
 export type McpServerState = "starting" | "ready" | "crashed" | "failed";
@@ -359,38 +360,6 @@ export function createConnection(
       if (current !== undefined) await current.transport.close().catch(() => {});
     },
   };
-}
-
-/** Every tool of the server, page by page (at most 100 pages). */
-async function listAll(
-  client: Client,
-  options: { signal?: AbortSignal; timeout: number },
-): Promise<McpTool[]> {
-  const all: McpTool[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 100; page++) {
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, options);
-    all.push(...result.tools);
-    cursor = result.nextCursor;
-    if (cursor === undefined || cursor === "") break;
-  }
-  return all;
-}
-
-/** Every prompt of the server, page by page (at most 100 pages). */
-async function listPrompts(
-  client: Client,
-  options: { signal?: AbortSignal; timeout: number },
-): Promise<McpPrompt[]> {
-  const all: McpPrompt[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 100; page++) {
-    const result = await client.listPrompts(cursor === undefined ? {} : { cursor }, options);
-    all.push(...result.prompts);
-    cursor = result.nextCursor;
-    if (cursor === undefined || cursor === "") break;
-  }
-  return all;
 }
 
 function progressText(p: Progress): string {
