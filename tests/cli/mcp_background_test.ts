@@ -214,7 +214,10 @@ Deno.test("moat mcp list waits for a slow server and shows it ready", async () =
     { env: { HOME: ws.dir }, cwd: ws.dir, terminal, deps, fs: createDenoCliFs() },
   );
   assert.equal(code, 0, terminal.stderr);
-  assert.match(terminal.stdout, /^"?slow"? {2}stdio {2}ready\n {2}"?slow__echo"?$/m);
+  assert.match(
+    terminal.stdout,
+    /^"?slow"? {2}stdio {2}ready\n(?: {2}can: .*\n)? {2}"?slow__echo"?$/m,
+  );
   for (const pid of ops.pids) assert.equal(await goneWithin(pid), true, `${pid} is gone`);
 });
 

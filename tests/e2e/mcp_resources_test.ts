@@ -5,12 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  type RecordedRequest,
-  repeatUntil,
-  reply,
-  startFakeOpenAI,
-} from "../support/fake_openai.ts";
+import { offeredTools, reply, startFakeOpenAI, untilOffered } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { cliEnv, denoDir, PROJECT_ROOT, runMoat, startArgv, toolResultOf } from "./_cli.ts";
 import { hasScript, startPty } from "./_pty.ts";
@@ -66,19 +61,6 @@ async function setUp(config: Record<string, unknown>) {
 const call = (id: string, name: string, args: Record<string, unknown>) =>
   reply.toolCalls([{ id, name, arguments: args }]);
 
-const offered = (request: RecordedRequest | undefined) =>
-  (request?.body?.tools ?? []).map((x) => x.function.name);
-
-/**
- * Servers start in parallel with the run: the model lists the workspace (a turn every 100 ms)
- * until a request offers `tool`, which takes the next step.
- */
-const untilOffered = (tool: string) =>
-  repeatUntil(
-    reply.toolCalls([{ name: "ls", arguments: {} }], { delayMs: 100 }),
-    (request) => offered(request).includes(tool),
-  );
-
 Deno.test("resources are listed without a grant and read only with --allow-mcp naming the server", async () => {
   await using t = await setUp({});
   t.server.script(
@@ -89,7 +71,7 @@ Deno.test("resources are listed without a grant and read only with --allow-mcp n
   );
   const denied = await t.run(["read the notes"]);
   assert.equal(denied.code, 0, denied.stderr);
-  const tools = offered(t.server.chatRequests.at(-3));
+  const tools = offeredTools(t.server.chatRequests.at(-3));
   assert.ok(tools.includes("list_mcp_resources") && tools.includes("read_mcp_resource"));
   assert.match(toolResultOf(t.server, "c1"), /<fixture:\/\/notes\.txt> notes\.txt/);
   assert.match(toolResultOf(t.server, "c2"), /--allow-mcp=read_mcp_resource, or --allow-mcp=fx/);
@@ -115,7 +97,7 @@ Deno.test("with mcpToolSearch the MCP tools are found by search and called by na
   const result = await t.run(["--allow-mcp=fx", "echo found"]);
   assert.equal(result.code, 0, result.stderr);
   const searching = t.server.chatRequests.at(-3);
-  const tools = offered(searching);
+  const tools = offeredTools(searching);
   assert.ok(tools.includes("search_mcp_tools") && !tools.includes("fx__echo"), tools.join(","));
   const system = String(searching?.body?.messages[0]?.content);
   assert.ok(!system.includes("fx__echo"), system);

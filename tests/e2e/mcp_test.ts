@@ -10,6 +10,7 @@ import {
   repeatUntil,
   reply,
   startFakeOpenAI,
+  untilOffered,
 } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import {
@@ -75,21 +76,13 @@ function lastToolResultOf(request: RecordedRequest | undefined): string {
 const offeredIn = (request: RecordedRequest | undefined, tool: string) =>
   (request?.body?.tools ?? []).some((x) => x.function.name === tool);
 
-/**
- * Servers start in parallel with the run: the model lists the workspace (a turn every 100 ms)
- * until a request offers `tool`, which takes the next step.
- */
-const untilOffered = (tool = "fixture__echo") =>
-  repeatUntil(
-    reply.toolCalls([{ name: "ls", arguments: {} }], { delayMs: 100 }),
-    (request) => offeredIn(request, tool),
-  );
+const untilFixture = (tool = "fixture__echo") => untilOffered(tool);
 
 Deno.test("an MCP tool is listed, denied in print mode without --allow-mcp, and runs with it", async () => {
   await using t = await setUp();
   const sandbox = (await hasBwrap) ? [] : ["--allow-unsandboxed-mcp"];
   t.server.script(
-    untilOffered(),
+    untilFixture(),
     call("c1", "fixture__echo", { text: "hello" }),
     reply.text("Denied."),
   );
@@ -106,7 +99,7 @@ Deno.test("an MCP tool is listed, denied in print mode without --allow-mcp, and 
   assert.equal(permission?.outcome, "denied");
 
   t.server.script(
-    untilOffered(),
+    untilFixture(),
     call("c2", "fixture__echo", { text: "hello" }),
     reply.text("Echoed."),
   );
@@ -117,7 +110,7 @@ Deno.test("an MCP tool is listed, denied in print mode without --allow-mcp, and 
 
   // Arguments are checked against the tool's JSON Schema before the server sees them.
   t.server.script(
-    untilOffered(),
+    untilFixture(),
     call("c3", "fixture__add", { a: "one" }),
     reply.text("Bad args."),
   );
@@ -170,7 +163,7 @@ Deno.test("under bubblewrap an MCP server reads, writes, connects and sees only 
   await using t = await setUp();
   const secret = t.outside.path("secret.txt");
   t.server.script(
-    untilOffered(),
+    untilFixture(),
     reply.toolCalls([
       { id: "r1", name: "fixture__read_file", arguments: { path: secret } },
       { id: "r2", name: "fixture__read_file", arguments: { path: t.ws.path("notes.txt") } },
@@ -216,7 +209,7 @@ Deno.test("without bubblewrap a stdio MCP server starts only with --allow-unsand
     ),
   );
 
-  t.server.script(untilOffered(), reply.text("With MCP."));
+  t.server.script(untilFixture(), reply.text("With MCP."));
   const on = await t.run(["--sandbox=off", "--allow-unsandboxed-mcp", "hi"]);
   assert.equal(on.code, 0, on.stderr);
   assert.ok(offeredIn(t.server.chatRequests.at(-1), "fixture__echo"));
@@ -290,7 +283,7 @@ Deno.test("descriptors moat inherits (200<secret) do not reach an MCP server, co
   await using t = await setUp();
   const sandbox = (await hasBwrap) ? [] : ["--allow-unsandboxed-mcp"];
   t.server.script(
-    untilOffered(),
+    untilFixture(),
     // A high number: the server's runtime opens low descriptors of its own (a pipe there blocks).
     call("f1", "fixture__read_file", { path: "/proc/self/fd/200" }),
     reply.text("Probed."),

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { reply, startFakeOpenAI, untilOffered } from "../support/fake_openai.ts";
 import { installNodeMcp } from "../support/mcp_node_fixture.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { cliEnv, runMoat, toolResultOf } from "./_cli.ts";
@@ -84,6 +84,7 @@ Deno.test("a Node server outside the workspace reads its own code (and its hoist
 
   // The hoisted helper answers, and nothing outside the view is readable.
   t.server.script(
+    untilOffered("bin__greet"),
     reply.toolCalls([
       { id: "g1", name: "bin__greet", arguments: { who: "moat" } },
       { id: "r1", name: "bin__read_file", arguments: { path: t.outside.path("secret.txt") } },
@@ -148,6 +149,7 @@ Deno.test("a server that cannot read a path it is given names the grant, and per
     cfg: server({ permissions: { read: [data], env: ["MY_TOKEN", "OPENAI_API_KEY"] } }),
   });
   t.server.script(
+    untilOffered("cfg__read_file"),
     reply.toolCalls([
       { id: "r1", name: "cfg__read_file", arguments: { path: join(data, "granted.txt") } },
       { id: "r2", name: "cfg__read_file", arguments: { path: t.outside.path("secret.txt") } },
@@ -192,6 +194,7 @@ Deno.test("permissions.write makes a directory writable for that server only, it
   await Deno.writeTextFile(join(repo, ".git", "config"), "[core]\n");
   await t.configure({ w: { command: t.install.bin, permissions: { write: [repo] } } });
   t.server.script(
+    untilOffered("w__write_file"),
     reply.toolCalls([
       { id: "w1", name: "w__write_file", arguments: { path: join(repo, "out.txt"), text: "ok" } },
       {

@@ -415,6 +415,22 @@ export function repeatUntil(step: Step, until: (request: RecordedRequest) => boo
   return { kind: "repeat", step, remaining: undefined, until };
 }
 
+/** The names of the tools a request offers. */
+export function offeredTools(request: RecordedRequest | undefined): string[] {
+  return (request?.body?.tools ?? []).map((x) => x.function.name);
+}
+
+/**
+ * MCP servers start in parallel with a run: the model lists the workspace (a turn every 100 ms)
+ * until a request offers `tool`, which takes the next step.
+ */
+export function untilOffered(tool: string): RepeatStep {
+  return repeatUntil(
+    reply.toolCalls([{ name: "ls", arguments: {} }], { delayMs: 100 }),
+    (request) => offeredTools(request).includes(tool),
+  );
+}
+
 /** Problems the real OpenAI API would reject this request body for (empty when fine). */
 export function openAiRequestProblems(body: unknown): string[] {
   const problems: string[] = [];
