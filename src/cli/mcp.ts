@@ -112,23 +112,18 @@ export async function startMcp(
     const env: Record<string, string> = { ...(sandbox.toolEnv?.() ?? {}) };
     for (const [k, v] of Object.entries(server.env)) if (!secrets.has(k)) env[k] = v;
     const cwd = server.cwd === undefined ? setup.workspace : resolve(dirname(file), server.cwd);
-    const confined = sandbox.confine?.({ command: [server.command, ...server.args], env, cwd });
+    const confined = sandbox.confine?.({
+      command: [server.command, ...server.args],
+      env,
+      cwd,
+      name: server.name,
+    });
     if (confined !== undefined && "error" in confined) {
       options.warn(`MCP server ${name} was not started: ${confined.error}`);
       continue;
     }
     if (confined !== undefined) {
-      if (net !== true && net.length > 0) {
-        options.warn(
-          `MCP server ${name} runs without the network: a scoped --allow-net reaches only bash ` +
-            "(through moat's proxy); an MCP server gets the network with the bare --allow-net",
-        );
-      } else if (net === true && sandbox.grants.denyNet.length > 0) {
-        options.warn(
-          `MCP server ${name} runs without the network: with --deny-net only bash has it ` +
-            "(through moat's proxy, which holds the list)",
-        );
-      }
+      // A scoped --allow-net (and --deny-net) holds for it through a proxy of its own.
       const [bwrap, ...args] = confined.argv;
       // bubblewrap sets the server's environment itself (--clearenv, --setenv).
       commands.set(server.name, {
