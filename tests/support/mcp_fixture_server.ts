@@ -11,7 +11,8 @@
  * the server saw cancelled), content (resource, resource link, audio), structured (only
  * structuredContent), crash (exits with code 3), pid, spawn_sleeper (a `sleep` grandchild),
  * add_tool (registers a tool and sends notifications/tools/list_changed), and for escape tests
- * under bubblewrap read_file, write_file, connect and env, which report what happened as text.
+ * under bubblewrap read_file, write_file, connect, env and fetch, which report what happened as
+ * text.
  *
  * The SDK's high-level McpServer takes zod schemas only; zod is not a dependency of moat, so
  * this uses the SDK's low-level Server with plain JSON Schema.
@@ -85,6 +86,11 @@ const BASE_TOOLS: Tool[] = [
     name: "env",
     description: "An environment variable.",
     inputSchema: obj({ name: str }, ["name"]),
+  },
+  {
+    name: "fetch",
+    description: "Fetches a URL with Deno's fetch (which honours HTTP_PROXY).",
+    inputSchema: obj({ url: str }, ["url"]),
   },
 ];
 
@@ -219,6 +225,13 @@ export function createFixtureServer(): Server {
         }
       case "env":
         return text(Deno.env.get(String(args.name)) ?? "(unset)");
+      case "fetch":
+        try {
+          const response = await fetch(String(args.url));
+          return text(`status ${response.status}: ${await response.text()}`);
+        } catch (e) {
+          return failure("fetch", e instanceof Error && e.cause !== undefined ? e.cause : e);
+        }
       default:
         if (tools.some((t) => t.name === request.params.name)) {
           return text(`dynamic tool ${request.params.name}`);
