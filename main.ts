@@ -1,6 +1,6 @@
 /** moat entry point: argv and environment in, exit code out. The only place that calls Deno.exit. */
 import { LAZY_ENTRY_MODULES } from "./src/entry_modules.ts";
-import { TOOL_HOST_COMMAND } from "./src/sandbox/host/protocol.ts";
+import { MCP_FORWARD_OPTION, TOOL_HOST_COMMAND } from "./src/sandbox/host/protocol.ts";
 
 // What main.ts uses of each entry module (a type import would join them to the graph again).
 interface CliModule {
@@ -12,6 +12,9 @@ interface CliModule {
 interface ToolHostModule {
   runToolHost(args: string[]): Promise<number>;
 }
+interface McpForwardModule {
+  runMcpForwarder(args: string[]): Promise<number>;
+}
 
 /** Imports one of LAZY_ENTRY_MODULES; the computed specifier keeps it out of the start-up graph. */
 function load<T>(module: string): Promise<T> {
@@ -20,9 +23,14 @@ function load<T>(module: string): Promise<T> {
 
 if (import.meta.main) {
   // Each process loads only its own module graph: the sandboxed tool host never loads the CLI's
-  // (the model SDK, rendering, sessions), and `moat --version` loads nothing but the version.
+  // (the model SDK, rendering, sessions), an MCP server's forwarder loads only its sockets, and
+  // `moat --version` loads nothing but the version.
   const code = Deno.args.length === 1 && Deno.args[0] === "--version"
     ? await printVersion()
+    : Deno.args[0] === TOOL_HOST_COMMAND && Deno.args[1] === MCP_FORWARD_OPTION
+    ? await (await load<McpForwardModule>(LAZY_ENTRY_MODULES.mcpForward)).runMcpForwarder(
+      Deno.args.slice(2),
+    )
     : Deno.args[0] === TOOL_HOST_COMMAND
     ? await (await load<ToolHostModule>(LAZY_ENTRY_MODULES.toolHost)).runToolHost(
       Deno.args.slice(1),

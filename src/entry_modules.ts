@@ -6,5 +6,6 @@
 export const LAZY_ENTRY_MODULES = {
   cli: "src/cli/main.ts",
   toolHost: "src/sandbox/host/main.ts",
+  mcpForward: "src/sandbox/host/mcp_forward_main.ts",
   version: "src/version.ts",
 } as const;

@@ -15,6 +15,7 @@ export const ENTRY_POINTS: readonly string[] = [
   "src/cli/deps.ts",
   "src/cli/main.ts",
   "src/sandbox/host/main.ts",
+  "src/sandbox/host/mcp_forward_main.ts",
   "src/sandbox/worker/worker.ts",
   "src/sandbox/worker/query_worker.ts",
   "src/sandbox/worker/grep_worker.ts",

@@ -132,17 +132,7 @@ export async function startMcp(
     const { env, cwd } = plan;
     let command: McpStdioCommand;
     if (plan.confined !== undefined) {
-      if (net !== true && net.length > 0) {
-        options.warn(
-          `MCP server ${name} runs without the network: a scoped --allow-net reaches only bash ` +
-            "(through moat's proxy); an MCP server gets the network with the bare --allow-net",
-        );
-      } else if (net === true && sandbox.grants.denyNet.length > 0) {
-        options.warn(
-          `MCP server ${name} runs without the network: with --deny-net only bash has it ` +
-            "(through moat's proxy, which holds the list)",
-        );
-      }
+      // A scoped --allow-net (and --deny-net) holds for it through a proxy of its own.
       const [bwrap, ...args] = plan.confined;
       // bubblewrap sets the server's environment itself (--clearenv, --setenv).
       command = {

@@ -96,6 +96,7 @@ export function planStdio(
     readOnly: [...own.paths, ...permissions.read, ...permissions.run],
     readWrite: permissions.write,
     net: permissions.net,
+    name: server.name,
   });
   if (confined !== undefined && "error" in confined) return notStarted(confined.error);
   // Without bubblewrap (--allow-unsandboxed-mcp) nothing confines it.

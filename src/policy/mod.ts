@@ -10,5 +10,5 @@ export * from "./check.ts";
 export * from "./approve.ts";
 export * from "./protected.ts";
 export * from "./ops.ts";
-export { netDenied, urlHostPort } from "./net_deny.ts";
+export { hostEntryProblem, netDenied, urlHostPort } from "./net_deny.ts";
 export { isWithin } from "./_within.ts";

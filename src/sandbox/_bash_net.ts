@@ -16,6 +16,7 @@ import {
 import type { AnyTool } from "../tools/mod.ts";
 import { ToolHostClient } from "./host/client.ts";
 import { startWorkerHost } from "./host/connection.ts";
+import { tokenHex } from "./net/forward.ts";
 import { type NetProxyResult, startNetProxy } from "./net/proxy.ts";
 import type { NetOps } from "./ops.ts";
 import { workerModuleUrl } from "./worker/worker_modules.ts";
@@ -43,7 +44,7 @@ export interface BashNetwork {
    * starts on first use), undefined otherwise and when the proxy cannot run (then bash has no
    * network).
    */
-  hostConfig(grants: Grants): { socketPath: string } | undefined;
+  hostConfig(grants: Grants): { socketPath: string; token: string } | undefined;
   /** `tools` with the bash tool wrapped, so that decisions name the bash call that is running. */
   track(tools: AnyTool[]): AnyTool[];
   /** Stops the proxy and its query Worker. Idempotent. */
@@ -67,6 +68,7 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
   const unreachable = new Map<string, Map<string, string>>();
   // Targets refused by --deny-net (not for want of a grant: no flag to add would allow them).
   const denyListed = new Set<string>();
+  const token = crypto.getRandomValues(new Uint8Array(32));
 
   const queryClient = (): ToolHostClient => {
     const net = options.grants().net;
@@ -130,6 +132,8 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
     const started = startNetProxy({
       socketPath,
       net: options.net,
+      // The spill directory is an MCP server's too: only the host's forwarder may use the proxy.
+      token,
       async allowed(target) {
         if (await options.denied?.(target)) {
           if (denyListed.size >= MAX_REMEMBERED) denyListed.clear();
@@ -167,7 +171,7 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
       const proxied = grants.net === true ? grants.denyNet.length > 0 : true;
       if (!proxied || closing !== undefined) return undefined;
       proxy ??= start();
-      return proxy.ok ? { socketPath: proxy.proxy.socketPath } : undefined;
+      return proxy.ok ? { socketPath: proxy.proxy.socketPath, token: tokenHex(token) } : undefined;
     },
     track(tools) {
       return tools.map((tool): AnyTool =>
@@ -252,7 +256,7 @@ function isEmptyScope(scope: Scope): boolean {
 }
 
 /** A query-only Worker's permissions: the net grants, nothing else. */
-function netPermissions(net: Scope): Deno.PermissionOptionsObject {
+export function netPermissions(net: Scope): Deno.PermissionOptionsObject {
   return {
     read: false,
     write: false,

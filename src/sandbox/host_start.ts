@@ -14,8 +14,16 @@ import {
   privateTmp,
   viewMountTargets,
 } from "./bwrap/mod.ts";
+import { hostEntryProblem, type Scope } from "../policy/mod.ts";
+import type { McpNetwork } from "./_mcp_net.ts";
 import { type HostConnection, startProcessHost, startWorkerHost } from "./host/connection.ts";
-import type { HostConfig, WireToolOptions } from "./host/protocol.ts";
+import {
+  type HostConfig,
+  MCP_FORWARD_ENV,
+  MCP_FORWARD_OPTION,
+  type McpForwardConfig,
+  type WireToolOptions,
+} from "./host/protocol.ts";
 import type { HostAccess, HostStarter } from "./hosts.ts";
 import type { HostLaunch } from "./launch.ts";
 import type { MountPoints } from "./mount_points.ts";
@@ -38,8 +46,24 @@ export interface HostSetup {
   /** Every other name of a `--deny-run` program, masked in the view too. */
   deniedPrograms: string[];
   /** bash's network proxy for a host of `grants` (bwrap mode under a scoped --allow-net). */
-  netProxy?: (grants: HostAccess["grants"]) => { socketPath: string } | undefined;
+  netProxy?: (grants: HostAccess["grants"]) => { socketPath: string; token: string } | undefined;
+  /** The proxies of MCP servers that reach a list of hosts (bwrap mode). */
+  mcpNet?: McpNetwork;
   sys: Pick<SandboxSys, "paths" | "processes">;
+}
+
+/** What `confinedCommand` runs: a program (an MCP server) and what it may reach. */
+export interface ConfineSpec {
+  command: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  /**
+   * Hosts it may reach besides the run's scoped --allow-net (HOST, HOST:PORT, as --allow-net
+   * takes them); through a proxy of its own, which reports its decisions as `mcp:<name>`.
+   */
+  net?: string[];
+  /** Who the program is, for its proxy's decisions (default: the command). */
+  name?: string;
 }
 
 /** The function that starts each tool host of a run. */
@@ -151,9 +175,13 @@ export interface ConfineSpec {
 
 /**
  * The command line that runs `command` confined like a tool host of `access`: the same filesystem
- * view plus the program itself (found on the PATH of `env`, read-only), its own pid namespace, no
- * network unless a bare --allow-net, and exactly `env`. Undefined without bubblewrap; an error
- * when a granted, denied or protected path changed since the start (as for a tool host).
+ * view plus the program itself (found on the PATH of `env`, read-only), its own pid namespace, and
+ * exactly `env`. The network: the machine's with a bare --allow-net (and no --deny-net); else its
+ * own namespace, where the run's scoped --allow-net hosts plus `spec.net` (or, under --deny-net,
+ * every host not denied) are reached through moat's proxy, by a forwarder that runs the program
+ * (src/sandbox/net/mcp_forward.ts); no network when that leaves no host. Undefined without
+ * bubblewrap; an error when a granted, denied or protected path changed since the start (as for a
+ * tool host), a `net` entry is not a host, or the proxy cannot start.
  */
 export function confinedCommand(
   setup: HostSetup,
@@ -162,6 +190,8 @@ export function confinedCommand(
 ): { argv: string[] } | { error: string } | undefined {
   const { bwrap, toolOptions, sys } = setup;
   if (bwrap === undefined) return undefined;
+  const network = programNetwork(access.grants, spec.net ?? []);
+  if ("error" in network) return network;
   const found = findProgram(spec.command[0] ?? "", spec.env["PATH"], { paths: sys.paths });
   const real = found === undefined ? undefined : sys.paths.realPath(found);
   const program = real?.ok ? [real.path] : [];
@@ -180,7 +210,49 @@ export function confinedCommand(
   };
   const problem = placeholdersProblem(bwrap.mountPoints, view) ?? hostViewProblem(view);
   if (problem !== undefined) return { error: problem };
-  return {
-    argv: [bwrap.path, ...buildHostArgs({ ...view, env: spec.env, command: spec.command })],
+  const opened = network.proxied
+    ? setup.mcpNet?.open(spec.name ?? spec.command.join(" "), network.hosts)
+    : undefined;
+  if (opened !== undefined && !opened.ok) {
+    return {
+      error: `its network proxy cannot start (${opened.message}); use a shorter temporary ` +
+        "directory (TMPDIR)",
+    };
+  }
+  // Without a proxy it runs as it is (no network but the bare --allow-net's); with one, the
+  // forwarder runs it, and only the forwarder's runtime variables are not the server's.
+  const { command, env } = opened === undefined ? spec : {
+    command: [...bwrap.launch.command, MCP_FORWARD_OPTION, "--", ...spec.command],
+    env: {
+      ...(spec.env["PATH"] === undefined ? {} : { PATH: spec.env["PATH"] }),
+      DENO_NO_UPDATE_CHECK: "1",
+      NO_COLOR: "1",
+      ...(bwrap.launch.denoDir === undefined ? {} : { DENO_DIR: bwrap.launch.denoDir }),
+      [MCP_FORWARD_ENV]: JSON.stringify(
+        { ...opened.endpoint, env: spec.env } satisfies McpForwardConfig,
+      ),
+    },
   };
+  return { argv: [bwrap.path, ...buildHostArgs({ ...view, env, command })] };
+}
+
+/**
+ * The hosts a confined program reaches and whether through a proxy: the machine's network under
+ * a bare --allow-net without --deny-net, else the run's scoped hosts plus `extra`.
+ */
+function programNetwork(
+  grants: HostAccess["grants"],
+  extra: string[],
+): { proxied: boolean; hosts: Scope } | { error: string } {
+  for (const entry of extra) {
+    const problem = entry.trim() === "" || entry.includes(",")
+      ? "write one HOST or HOST:PORT per entry"
+      : hostEntryProblem(entry);
+    if (problem !== undefined) {
+      return { error: `its net permission "${entry}" is refused: ${problem}` };
+    }
+  }
+  if (grants.net === true) return { proxied: grants.denyNet.length > 0, hosts: true };
+  const hosts = [...new Set([...grants.net, ...extra])];
+  return { proxied: hosts.length > 0, hosts };
 }

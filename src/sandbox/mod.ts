@@ -30,6 +30,7 @@ import {
 } from "../tools/mod.ts";
 import { createApprovals } from "./approvals.ts";
 import { createBashNetwork } from "./_bash_net.ts";
+import { createMcpNetwork } from "./_mcp_net.ts";
 import { trackPrograms } from "./_bash_programs.ts";
 import { createProgramPrecheck } from "./_bash_precheck.ts";
 import {
@@ -136,8 +137,8 @@ export interface Sandbox {
   /**
    * The command line that runs a program (an MCP server) confined like the tools: the tools' view
    * (plus the program itself and the spec's `readOnly`, and its `readWrite` with their protected
-   * paths read-only) and environment plus `env`, its own pid namespace, network only with a bare
-   * --allow-net.
+   * paths read-only) and environment plus `env`, its own pid namespace, and the scoped
+   * --allow-net hosts plus `net` through a proxy of its own (./host_start.ts confinedCommand).
    * Undefined without bubblewrap; an error when the view cannot be built safely.
    */
   confine(spec: ConfineSpec): { argv: string[] } | { error: string } | undefined;
@@ -176,23 +177,24 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (!copies.ok) throw new UsageError(copies.message);
   const deniedPrograms = copies.paths;
 
-  // Under a scoped --allow-net, bash reaches the network only through moat's proxy.
+  // Under a scoped --allow-net, bash and MCP servers reach the network only through moat's proxy.
+  const netOptions = {
+    cwd: options.cwd,
+    spillDir: options.spillDir,
+    grants: (): Grants => hosts.grants,
+    ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
+    net: sys.net,
+    // --deny-net as Deno matches it: the deny Worker holds the list as its net grants.
+    denied: async (target: string) => {
+      if (denyClient === undefined) return false;
+      const answer = await denyClient.query([{ name: "net", host: target }]);
+      return !answer.ok || answer.states[0] === "granted";
+    },
+  };
   const bashNet = bwrap
-    ? createBashNetwork({
-      cwd: options.cwd,
-      spillDir: options.spillDir,
-      grants: (): Grants => hosts.grants,
-      ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
-      net: sys.net,
-      warn: (message) => warnings.push(message),
-      // --deny-net as Deno matches it: the deny Worker holds the list as its net grants.
-      denied: async (target) => {
-        if (denyClient === undefined) return false;
-        const answer = await denyClient.query([{ name: "net", host: target }]);
-        return !answer.ok || answer.states[0] === "granted";
-      },
-    })
+    ? createBashNetwork({ ...netOptions, warn: (message) => warnings.push(message) })
     : undefined;
+  const mcpNet = bwrap ? createMcpNetwork(netOptions) : undefined;
 
   const hostSetup: HostSetup = {
     workerUrl: options.workerUrl ?? workerModuleUrl("tools"),
@@ -201,6 +203,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     denied,
     deniedPrograms,
     ...(bashNet ? { netProxy: (grants: Grants) => bashNet.hostConfig(grants) } : {}),
+    ...(mcpNet ? { mcpNet } : {}),
     sys,
   };
   const hosts: ToolHosts = new ToolHosts(
@@ -320,7 +323,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     close() {
       closing ??= (async () => {
-        await Promise.all([hosts.close(), denyClient?.close(), bashNet?.close()]);
+        await Promise.all([hosts.close(), denyClient?.close(), bashNet?.close(), mcpNet?.close()]);
         // Once no view mounts over them any more.
         await bwrap?.mountPoints.close();
       })();

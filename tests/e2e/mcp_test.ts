@@ -12,6 +12,7 @@ import {
   startFakeOpenAI,
   untilOffered,
 } from "../support/fake_openai.ts";
+import { webServer } from "../support/web_server.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import {
   cliEnv,
@@ -32,7 +33,7 @@ function fixtureConfig(extra: Record<string, unknown> = {}) {
       fixture: {
         command: Deno.execPath(),
         args: ["run", "--allow-all", "--quiet", `--config=${PROJECT_ROOT}/deno.json`, FIXTURE],
-        env: { DENO_DIR: denoDir(), NO_COLOR: "1" },
+        env: { DENO_DIR: denoDir(), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
         startupTimeoutSec: 60,
         ...extra,
       },
@@ -195,6 +196,40 @@ Deno.test("under bubblewrap an MCP server reads, writes, connects and sees only 
   assert.equal(await Deno.readTextFile(t.ws.path("ok.txt")), "ok");
   assert.doesNotMatch(toolResultOf(t.server, "n1"), /^connected/);
   assert.equal(toolResultOf(t.server, "e1"), "(unset)");
+});
+
+Deno.test("under bubblewrap a scoped --allow-net reaches an MCP server through moat's proxy", async () => {
+  if (!(await hasBwrap)) return;
+  await using t = await setUp();
+  await using granted = webServer("GRANTED-BODY");
+  await using other = webServer("OTHER-BODY");
+  t.server.script(
+    reply.toolCalls([
+      { id: "g1", name: "fixture__fetch", arguments: { url: `http://127.0.0.1:${granted.port}/` } },
+      { id: "o1", name: "fixture__fetch", arguments: { url: `http://127.0.0.1:${other.port}/` } },
+    ]),
+    reply.text("Fetched."),
+  );
+  const run = await t.run([
+    "--allow-mcp",
+    `--allow-net=127.0.0.1:${granted.port}`,
+    "--output",
+    "jsonl",
+    "fetch",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.doesNotMatch(run.stderr, /without the network/);
+  assert.equal(toolResultOf(t.server, "g1"), "status 200: GRANTED-BODY");
+  const flag = `--allow-net=127.0.0.1:${granted.port},127.0.0.1:${other.port}`;
+  assert.equal(
+    toolResultOf(t.server, "o1"),
+    `status 403: moat: net access to "127.0.0.1:${other.port}" is not granted (add ${flag})\n`,
+  );
+  const denied = jsonLines(run.stdout).find((e) =>
+    e.type === "permission" && e.access === "net" && e.outcome === "denied"
+  );
+  assert.equal(denied?.toolName, "mcp:fixture");
+  assert.equal(denied?.hint, flag);
 });
 
 Deno.test("without bubblewrap a stdio MCP server starts only with --allow-unsandboxed-mcp", async () => {

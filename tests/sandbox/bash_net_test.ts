@@ -65,6 +65,21 @@ function abstractProbe(name: string): string {
     `s.connect('\\0${name}'); print(s.recv(100).decode())" 2>&1; echo "rc=$?"`;
 }
 
+/** What the proxy socket named `prefix…` in `dir` answers to an absolute-URI GET of `url`. */
+async function socketAnswers(dir: string, prefix: string, url: string): Promise<string> {
+  const socket = [...Deno.readDirSync(dir)].find((e) => e.name.startsWith(prefix));
+  assert.ok(socket, `a proxy socket in ${dir}`);
+  const conn = await Deno.connect({ transport: "unix", path: `${dir}/${socket.name}` });
+  try {
+    await conn.write(new TextEncoder().encode(`GET ${url} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    await conn.closeWrite();
+    return await new Response(conn.readable).text();
+  } catch (e) {
+    conn.close();
+    throw e;
+  }
+}
+
 function scopedNet(ws: string, hosts: string): Grants {
   const parsed = parseGrantFlags({ "allow-net": hosts }, { cwd: ws });
   if (!parsed.ok) throw parsed.error;
@@ -147,6 +162,9 @@ netTest("a scoped grant reaches the granted host through the proxy and nothing e
     const abstract = await bash(abstractProbe(name));
     assert.doesNotMatch(abstract, /ABSTRACT-REACHED/);
     assert.match(abstract, /Connection refused[^]*rc=1/);
+    // The proxy's socket is in the spill directory, which MCP servers see too: a connection
+    // that is not the host's forwarder's (without its token) gets nothing.
+    assert.equal(await socketAnswers(layout.spill, ".moat-net-", url), "");
   } finally {
     await sb.close();
   }

@@ -13,8 +13,8 @@
  * the server saw cancelled), content (resource, resource link, audio), structured (only
  * structuredContent), crash (exits with code 3), pid, spawn_sleeper (a `sleep` grandchild),
  * add_tool (registers a tool and sends notifications/tools/list_changed), add_prompt (the same
- * for a prompt), and for escape tests
- * under bubblewrap read_file, write_file, connect and env, which report what happened as text.
+ * for a prompt), and for escape tests under bubblewrap read_file, write_file, connect, env and
+ * fetch, which report what happened as text.
  *
  * Prompts (always): greet (required `name`, optional `style`), with an assistant message and an
  * image; review (optional `focus`). With `--resources`: resources notes.txt (text), pixel.png (an
@@ -114,6 +114,11 @@ const BASE_TOOLS: Tool[] = [
     name: "env",
     description: "An environment variable.",
     inputSchema: obj({ name: str }, ["name"]),
+  },
+  {
+    name: "fetch",
+    description: "Fetches a URL with Deno's fetch (which honours HTTP_PROXY).",
+    inputSchema: obj({ url: str }, ["url"]),
   },
 ];
 
@@ -371,6 +376,13 @@ export function createFixtureServer(
         }
       case "env":
         return text(Deno.env.get(String(args.name)) ?? "(unset)");
+      case "fetch":
+        try {
+          const response = await fetch(String(args.url));
+          return text(`status ${response.status}: ${await response.text()}`);
+        } catch (e) {
+          return failure("fetch", e instanceof Error && e.cause !== undefined ? e.cause : e);
+        }
       default:
         if (tools.some((t) => t.name === request.params.name)) {
           return text(`dynamic tool ${request.params.name}`);

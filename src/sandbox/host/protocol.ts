@@ -8,6 +8,24 @@ import type { ToolOutput, ToolUpdate } from "../../tools/mod.ts";
 /** The hidden sub-command main.ts dispatches to the tool host (./main.ts). */
 export const TOOL_HOST_COMMAND = "__tool-host";
 
+/**
+ * The option of `__tool-host` that runs an MCP server behind a network forwarder instead of the
+ * tool host: `__tool-host --mcp-forward -- COMMAND ARGS…` (src/sandbox/net/mcp_forward.ts).
+ */
+export const MCP_FORWARD_OPTION = "--mcp-forward";
+
+/** The variable that gives the forwarder its `McpForwardConfig` (JSON); the server never sees it. */
+export const MCP_FORWARD_ENV = "MOAT_MCP_FORWARD";
+
+/** What an MCP server's forwarder needs: its proxy's socket and token, and the server's env. */
+export interface McpForwardConfig {
+  socketPath: string;
+  /** The bytes each forwarded connection begins with (the proxy's `token`), hex. */
+  token: string;
+  /** The server's complete environment (the proxy variables are added to it). */
+  env: Record<string, string>;
+}
+
 /** The JSON-serialisable options a Worker rebuilds the built-in tools from. */
 export interface WireToolOptions {
   cwd: string;
@@ -50,9 +68,9 @@ export interface HostConfig {
   /**
    * bwrap mode under a scoped `--allow-net`: the host listens on 127.0.0.1 (its own network
    * namespace), forwards to the main process's proxy at `socketPath`, and gives bash the proxy
-   * variables (src/sandbox/net/forward.ts).
+   * variables (src/sandbox/net/forward.ts); each connection begins with `token` (hex).
    */
-  netProxy?: { socketPath: string };
+  netProxy?: { socketPath: string; token?: string };
   /**
    * bwrap mode: the host's private /tmp, which bash calls share and the run discards, and the
    * granted paths mounted inside it; the host notes a bash call that wrote there.

@@ -4,7 +4,12 @@
  * Deno permissions, relays calls, aborts, progress, results and permission queries, and exits when
  * stdin closes or the Worker dies.
  */
-import { type NetForwarder, proxyEnvironment, startNetForwarder } from "../net/forward.ts";
+import {
+  hexToken,
+  type NetForwarder,
+  proxyEnvironment,
+  startNetForwarder,
+} from "../net/forward.ts";
 import type { NetOps } from "../ops.ts";
 import { createHelperHost, type HelperHost, isHelperRequest } from "./helpers.ts";
 import {
@@ -85,7 +90,11 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
         const netProxy = msg.config.netProxy;
         if (netProxy !== undefined && forwarder === undefined) {
           // bash reaches the network only through 127.0.0.1:PORT here, forwarded to moat's proxy.
-          const started = startNetForwarder(sys.net, netProxy.socketPath);
+          const started = startNetForwarder(
+            sys.net,
+            netProxy.socketPath,
+            netProxy.token === undefined ? {} : { token: hexToken(netProxy.token) },
+          );
           if (!started.ok) {
             fatal?.(`cannot start the network proxy: ${started.message}`);
             return;

@@ -20,8 +20,15 @@ export type ForwarderResult = { ok: true; forwarder: NetForwarder } | {
   message: string;
 };
 
-/** Listens on 127.0.0.1 (a free port) and forwards every connection to `socketPath`. */
-export function startNetForwarder(net: NetOps, socketPath: string): ForwarderResult {
+/**
+ * Listens on 127.0.0.1 (a free port) and forwards every connection to `socketPath`, each begun
+ * with `options.token` (the proxy's `token`).
+ */
+export function startNetForwarder(
+  net: NetOps,
+  socketPath: string,
+  options: { token?: Uint8Array } = {},
+): ForwarderResult {
   const listening = net.listenTcp("127.0.0.1", 0);
   if (!listening.ok) return { ok: false, message: listening.message };
   const server: ConnectionServer = serveConnections(listening.listener, async (conn, scope) => {
@@ -29,9 +36,19 @@ export function startNetForwarder(net: NetOps, socketPath: string): ForwarderRes
     // The proxy is gone (moat is exiting): the client sees its connection closed.
     if (!upstream.ok) return;
     scope.adopt(upstream.conn);
-    await splice(conn, upstream.conn);
+    await splice(conn, upstream.conn, options.token);
   });
   return { ok: true, forwarder: { port: listening.port, close: () => server.close() } };
+}
+
+/** A proxy token as hex text (for JSON and the environment). */
+export function tokenHex(token: Uint8Array): string {
+  return [...token].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The bytes of a token made by `tokenHex`. */
+export function hexToken(hex: string): Uint8Array {
+  return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
 }
 
 /**

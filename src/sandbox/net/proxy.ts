@@ -32,6 +32,11 @@ export interface NetProxyOptions {
   refusal?(target: string): string;
   /** Receives each allowed connection whose host did not answer. Must not throw. */
   onUnreachable?(failure: { target: string; message: string }): void;
+  /**
+   * Bytes every connection must begin with (its forwarder sends them), else it is closed: the
+   * socket file may be visible to others in the sandbox (bash sees the spill directory).
+   */
+  token?: Uint8Array;
 }
 
 /** A running proxy. */
@@ -90,11 +95,20 @@ export function startNetProxy(options: NetProxyOptions): NetProxyResult {
   const server = serveConnections(listening.listener, async (client, scope) => {
     const open: Open = (target) => openUpstream(target, options, scope);
     const input = new BufferedInput(client);
+    const token = options.token ?? new Uint8Array(0);
+    if (!await input.fill(token.length) || !sameBytes(input.take(token.length), token)) return;
     if (!await input.fill(1)) return;
     if (input.bytes[0] === SOCKS_VERSION) await serveSocks(client, input, open);
     else await serveHttp(client, input, open);
   });
   return { ok: true, proxy: { socketPath: options.socketPath, close: () => server.close() } };
+}
+
+/** Compares in time independent of where the bytes differ. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < b.length; i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
+  return diff === 0;
 }
 
 /** `target` as Deno's net permission descriptor names it: `host:port`. */

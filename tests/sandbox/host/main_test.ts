@@ -45,6 +45,17 @@ Deno.test("the tool host process loads no module of the CLI, the model client or
   assert.ok(cli.some((m) => CLI_ONLY.test(m)), cli.join("\n"));
 });
 
+Deno.test("an MCP server's forwarder loads its sockets only: not the tool host, not the CLI", async () => {
+  const forwarder = await loadedFrom("src/sandbox/host/mcp_forward_main.ts");
+  assert.ok(forwarder.includes("src/sandbox/net/forward.ts"), forwarder.join("\n"));
+  assert.deepEqual(
+    forwarder.filter((m) =>
+      CLI_ONLY.test(m) || /^src\/(sandbox\/(host\/server|worker)|tools|policy)/.test(m)
+    ),
+    [],
+  );
+});
+
 Deno.test("main.ts __tool-host serves the tool host protocol under the start task's flags", async () => {
   await using ws = await createTempWorkspace({ "a.txt": "" });
   const start = await readStartTask(DENO_JSON);

@@ -101,7 +101,7 @@ async function readToEnd(conn: Deno.Conn): Promise<string> {
 }
 
 /** A proxy on a socket in a temp dir that allows exactly `allow` ("host:port"). */
-async function openProxy(allow: string[]) {
+async function openProxy(allow: string[], options: { token?: Uint8Array } = {}) {
   const dir = await createTempWorkspace();
   const decisions: NetProxyDecision[] = [];
   const started = startNetProxy({
@@ -109,6 +109,7 @@ async function openProxy(allow: string[]) {
     net: createDenoNetOps(),
     allowed: (target) => Promise.resolve(allow.includes(target)),
     onDecision: (d) => decisions.push(d),
+    ...options,
   });
   if (!started.ok) throw new Error(started.message);
   const proxy: NetProxy = started.proxy;
@@ -278,6 +279,36 @@ Deno.test("net proxy: HTTP CONNECT tunnels to an allowed target and refuses othe
     { target: `127.0.0.1:${echo.port}`, allowed: true },
     { target: `127.0.0.1:${other}`, allowed: false },
   ]);
+});
+
+Deno.test("net proxy: with a token, only a connection that begins with it is served", async () => {
+  await using echo = echoServer();
+  const token = encoder.encode("0123456789abcdef0123456789abcdef");
+  await using p = await openProxy([`127.0.0.1:${echo.port}`], { token });
+  const request = encoder.encode(`CONNECT 127.0.0.1:${echo.port} HTTP/1.1\r\n\r\n`);
+  // Without the token (a client that found the socket file): closed, nothing decided.
+  for (const first of [request, Uint8Array.of(...token.subarray(0, 31), 0x30, ...request)]) {
+    const stranger = await p.dial();
+    try {
+      await writeAll(stranger, first);
+      await stranger.closeWrite();
+      assert.equal(await readToEnd(stranger), "");
+    } finally {
+      stranger.close();
+    }
+  }
+  assert.deepEqual(p.decisions, []);
+  const conn = await p.dial();
+  try {
+    await writeAll(conn, Uint8Array.of(...token, ...request));
+    assert.match(await readHead(conn), /^HTTP\/1\.1 200 /);
+    await writeAll(conn, encoder.encode("tunnelled"));
+    await conn.closeWrite();
+    assert.equal(await readToEnd(conn), "tunnelled");
+  } finally {
+    conn.close();
+  }
+  assert.deepEqual(p.decisions, [{ target: `127.0.0.1:${echo.port}`, allowed: true }]);
 });
 
 Deno.test("net proxy: an absolute-URI GET is forwarded in origin form, one request per connection", async () => {

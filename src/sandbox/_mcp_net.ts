@@ -1,0 +1,159 @@
+/**
+ * The network of proxied MCP servers (bwrap mode): each stdio server whose allowed hosts are a
+ * list (or that runs under --deny-net) gets a proxy of its own in this process, on a UNIX socket
+ * in the spill directory that only a connection beginning with its token may use (bash sees that
+ * directory too). The proxy asks a query-only Worker whose net permissions are that server's
+ * hosts, and each decision is reported as a permission decision of `mcp:<server>`.
+ */
+import { join } from "node:path";
+import {
+  grantFlagHint,
+  type Grants,
+  notGrantedReason,
+  type PermissionDecision,
+  type Scope,
+} from "../policy/mod.ts";
+import { netPermissions } from "./_bash_net.ts";
+import { ToolHostClient } from "./host/client.ts";
+import { startWorkerHost } from "./host/connection.ts";
+import { tokenHex } from "./net/forward.ts";
+import { type NetProxy, startNetProxy } from "./net/proxy.ts";
+import type { NetOps } from "./ops.ts";
+import { workerModuleUrl } from "./worker/worker_modules.ts";
+
+/** Options of `createMcpNetwork`. */
+export interface McpNetworkOptions {
+  cwd: string;
+  /** The per-run spill directory, where the proxies' sockets live. */
+  spillDir: string;
+  /** The run's grants (the hint names the flag that keeps the hosts granted already). */
+  grants(): Grants;
+  /** Receives each connection decision of a server's proxy. */
+  onDecision?: (decision: PermissionDecision) => void;
+  net: NetOps;
+  /** Whether "host:port" is in `--deny-net`; wins over the server's hosts. */
+  denied?(target: string): Promise<boolean>;
+}
+
+/** The proxy of one server, as its forwarder reaches it. */
+export interface McpProxyEndpoint {
+  socketPath: string;
+  /** What each connection must begin with, hex (./net/proxy.ts `token`). */
+  token: string;
+}
+
+/** The proxies of a run's MCP servers. */
+export interface McpNetwork {
+  /**
+   * Starts the proxy of server `name` that reaches `hosts` (true: every host not in --deny-net);
+   * its endpoint, or why it cannot listen.
+   */
+  open(name: string, hosts: Scope): { ok: true; endpoint: McpProxyEndpoint } | {
+    ok: false;
+    message: string;
+  };
+  /** Stops every proxy and its query Worker. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Most "granted" targets remembered per server for not repeating a decision. */
+const MAX_REMEMBERED = 1000;
+
+/** Creates the run's (not yet started) MCP server proxies. */
+export function createMcpNetwork(options: McpNetworkOptions): McpNetwork {
+  const running: Array<{ proxy: NetProxy; query: ToolHostClient }> = [];
+  let closing: Promise<void> | undefined;
+  return {
+    open(name, hosts) {
+      if (closing !== undefined) return { ok: false, message: "the run is ending" };
+      const query = new ToolHostClient(() =>
+        startWorkerHost({
+          workerUrl: workerModuleUrl("query"),
+          permissions: netPermissions(hosts),
+          toolOptions: { cwd: options.cwd, spillDir: options.spillDir },
+        })
+      );
+      const token = crypto.getRandomValues(new Uint8Array(32));
+      const socketPath = join(
+        options.spillDir,
+        `.moat-mcp-${crypto.randomUUID().slice(0, 8)}.sock`,
+      );
+      const decide = serverDecisions(name, options);
+      const started = startNetProxy({
+        socketPath,
+        net: options.net,
+        token,
+        async allowed(target) {
+          if (await options.denied?.(target)) {
+            decide.denyListed(target);
+            return false;
+          }
+          const answer = await query.query([{ name: "net", host: target }]);
+          return answer.ok && answer.states[0] === "granted";
+        },
+        onDecision: ({ target, allowed }) => decide.record(target, allowed),
+        refusal: (target) => decide.refusal(target),
+      });
+      if (!started.ok) {
+        void query.close();
+        return started;
+      }
+      running.push({ proxy: started.proxy, query });
+      return { ok: true, endpoint: { socketPath, token: tokenHex(token) } };
+    },
+    close() {
+      closing ??= Promise.all(
+        running.map(async ({ proxy, query }) => {
+          await proxy.close();
+          await query.close();
+        }),
+      ).then(() => {});
+      return closing;
+    },
+  };
+}
+
+/** The decisions of server `name`'s proxy, reported like bash's (./_bash_net.ts). */
+function serverDecisions(name: string, options: McpNetworkOptions) {
+  const granted = new Set<string>();
+  const denyListed = new Set<string>();
+  const hint = (target: string) =>
+    grantFlagHint(options.grants(), { access: "net", host: target }, { cwd: options.cwd });
+  const refusal = (target: string) =>
+    denyListed.has(target)
+      ? `net access to "${target}" is denied by --deny-net`
+      : notGrantedReason({ access: "net", host: target }, hint(target));
+  return {
+    refusal,
+    denyListed(target: string) {
+      if (denyListed.size >= MAX_REMEMBERED) denyListed.clear();
+      denyListed.add(target);
+    },
+    record(target: string, allowed: boolean) {
+      if (allowed) {
+        if (granted.has(target)) return;
+        if (granted.size >= MAX_REMEMBERED) granted.clear();
+        granted.add(target);
+      }
+      const byList = denyListed.has(target);
+      const base = {
+        toolCallId: "",
+        toolName: `mcp:${name}`,
+        access: "net" as const,
+        target,
+        by: byList ? "deny_list" as const : "grants" as const,
+        during: true,
+      };
+      try {
+        options.onDecision?.(
+          allowed ? { ...base, outcome: "granted" } : {
+            ...base,
+            outcome: "denied",
+            reason: refusal(target),
+            ...(byList ? {} : { hint: hint(target) }),
+          },
+        );
+      } catch { /* a sink must not change the decision */ }
+    },
+  };
+}
