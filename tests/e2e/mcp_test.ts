@@ -204,6 +204,7 @@ Deno.test("under bubblewrap a scoped --allow-net reaches an MCP server through m
   await using granted = webServer("GRANTED-BODY");
   await using other = webServer("OTHER-BODY");
   t.server.script(
+    untilFixture("fixture__fetch"),
     reply.toolCalls([
       { id: "g1", name: "fixture__fetch", arguments: { url: `http://127.0.0.1:${granted.port}/` } },
       { id: "o1", name: "fixture__fetch", arguments: { url: `http://127.0.0.1:${other.port}/` } },
