@@ -1,19 +1,9 @@
 /** The slash commands a REPL host adds (MCP prompts): their shape and their /help lines. */
+import type { McpPromptCommand } from "../mcp/prompts.ts";
 import { escapeControls } from "./terminal_text.ts";
 
 /** A slash command whose expansion is sent as the request (an MCP prompt). */
-export interface PromptCommand {
-  /** As typed, e.g. "/server:prompt". */
-  name: string;
-  /** The name and its arguments, e.g. "/server:prompt <name> [style]". */
-  usage: string;
-  description: string;
-  /** The request text for the arguments typed, or why there is none; never rejects. */
-  expand(
-    argText: string,
-    signal: AbortSignal,
-  ): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
-}
+export type PromptCommand = McpPromptCommand;
 
 /** /help: `help` (the built-in commands), then the host's prompt commands. */
 export function helpWithPrompts(help: string, prompts: readonly PromptCommand[]): string {

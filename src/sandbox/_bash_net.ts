@@ -6,14 +6,9 @@
  * permission decision of the bash call that is running.
  */
 import { join } from "node:path";
-import {
-  grantFlagHint,
-  type Grants,
-  notGrantedReason,
-  type PermissionDecision,
-  type Scope,
-} from "../policy/mod.ts";
+import { type Grants, type PermissionDecision, type Scope } from "../policy/mod.ts";
 import type { AnyTool } from "../tools/mod.ts";
+import { netDecisions, remember } from "./_net_decisions.ts";
 import { ToolHostClient } from "./host/client.ts";
 import { startWorkerHost } from "./host/connection.ts";
 import { tokenHex } from "./net/forward.ts";
@@ -66,8 +61,8 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
   const refused = new Map<string, Set<string>>();
   // Per running call, the granted targets that did not answer, with why.
   const unreachable = new Map<string, Map<string, string>>();
-  // Targets refused by --deny-net (not for want of a grant: no flag to add would allow them).
-  const denyListed = new Set<string>();
+  // Worded like an MCP server's proxy's; --deny-net refusals name no flag (none would allow them).
+  const decisions = netDecisions(options);
   const token = crypto.getRandomValues(new Uint8Array(32));
 
   const queryClient = (): ToolHostClient => {
@@ -95,37 +90,12 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
     if (allowed) {
       const seen = reported.get(toolCallId) ?? new Set<string>();
       if (seen.has(target)) return;
-      if (seen.size >= MAX_REMEMBERED) seen.clear();
-      seen.add(target);
+      remember(seen, target);
       reported.set(toolCallId, seen);
     }
-    const base = {
-      toolCallId,
-      toolName: "bash",
-      access: "net" as const,
-      target,
-      by: denyListed.has(target) ? "deny_list" as const : "grants" as const,
-      during: true,
-    };
-    try {
-      options.onDecision?.(
-        allowed ? { ...base, outcome: "granted" } : {
-          ...base,
-          outcome: "denied",
-          reason: refusal(target),
-          ...(denyListed.has(target) ? {} : { hint: netHint(target) }),
-        },
-      );
-    } catch { /* a sink must not change the decision */ }
+    decisions.report({ toolCallId, toolName: "bash" }, target, allowed);
   };
-
-  // The flag to add keeps the hosts already granted (a flag replaces the list).
-  const netHint = (target: string) =>
-    grantFlagHint(options.grants(), { access: "net", host: target }, { cwd: options.cwd });
-  const refusal = (target: string) =>
-    denyListed.has(target)
-      ? `net access to "${target}" is denied by --deny-net`
-      : notGrantedReason({ access: "net", host: target }, netHint(target));
+  const refusal = decisions.refusal;
 
   const start = (): NetProxyResult => {
     const socketPath = join(options.spillDir, `.moat-net-${crypto.randomUUID().slice(0, 8)}.sock`);
@@ -136,8 +106,7 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
       token,
       async allowed(target) {
         if (await options.denied?.(target)) {
-          if (denyListed.size >= MAX_REMEMBERED) denyListed.clear();
-          denyListed.add(target);
+          decisions.denyListed(target);
           return false;
         }
         const answer = await queryClient().query([{ name: "net", host: target }]);
@@ -189,7 +158,7 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
               const notes = [
                 ...(targets.size === 0
                   ? []
-                  : [refusalNote([...targets], options.grants().net, denyListed)]),
+                  : [refusalNote([...targets], options.grants().net, decisions.listed)]),
                 ...(silent.size === 0 ? [] : [unreachableNote(silent)]),
               ];
               if (notes.length === 0) return result;

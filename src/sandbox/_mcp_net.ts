@@ -6,14 +6,9 @@
  * hosts, and each decision is reported as a permission decision of `mcp:<server>`.
  */
 import { join } from "node:path";
-import {
-  grantFlagHint,
-  type Grants,
-  notGrantedReason,
-  type PermissionDecision,
-  type Scope,
-} from "../policy/mod.ts";
+import type { Grants, PermissionDecision, Scope } from "../policy/mod.ts";
 import { netPermissions } from "./_bash_net.ts";
+import { netDecisions, remember } from "./_net_decisions.ts";
 import { ToolHostClient } from "./host/client.ts";
 import { startWorkerHost } from "./host/connection.ts";
 import { tokenHex } from "./net/forward.ts";
@@ -55,9 +50,6 @@ export interface McpNetwork {
   /** Stops every proxy and its query Worker. Idempotent. */
   close(): Promise<void>;
 }
-
-/** Most "granted" targets remembered per server for not repeating a decision. */
-const MAX_REMEMBERED = 1000;
 
 /** Creates the run's (not yet started) MCP server proxies. */
 export function createMcpNetwork(options: McpNetworkOptions): McpNetwork {
@@ -113,47 +105,19 @@ export function createMcpNetwork(options: McpNetworkOptions): McpNetwork {
   };
 }
 
-/** The decisions of server `name`'s proxy, reported like bash's (./_bash_net.ts). */
+/** The decisions of server `name`'s proxy, reported like bash's (./_net_decisions.ts). */
 function serverDecisions(name: string, options: McpNetworkOptions) {
   const granted = new Set<string>();
-  const denyListed = new Set<string>();
-  const hint = (target: string) =>
-    grantFlagHint(options.grants(), { access: "net", host: target }, { cwd: options.cwd });
-  const refusal = (target: string) =>
-    denyListed.has(target)
-      ? `net access to "${target}" is denied by --deny-net`
-      : notGrantedReason({ access: "net", host: target }, hint(target));
+  const decisions = netDecisions(options);
   return {
-    refusal,
-    denyListed(target: string) {
-      if (denyListed.size >= MAX_REMEMBERED) denyListed.clear();
-      denyListed.add(target);
-    },
+    refusal: decisions.refusal,
+    denyListed: decisions.denyListed,
     record(target: string, allowed: boolean) {
       if (allowed) {
         if (granted.has(target)) return;
-        if (granted.size >= MAX_REMEMBERED) granted.clear();
-        granted.add(target);
+        remember(granted, target);
       }
-      const byList = denyListed.has(target);
-      const base = {
-        toolCallId: "",
-        toolName: `mcp:${name}`,
-        access: "net" as const,
-        target,
-        by: byList ? "deny_list" as const : "grants" as const,
-        during: true,
-      };
-      try {
-        options.onDecision?.(
-          allowed ? { ...base, outcome: "granted" } : {
-            ...base,
-            outcome: "denied",
-            reason: refusal(target),
-            ...(byList ? {} : { hint: hint(target) }),
-          },
-        );
-      } catch { /* a sink must not change the decision */ }
+      decisions.report({ toolCallId: "", toolName: `mcp:${name}` }, target, allowed);
     },
   };
 }
