@@ -52,7 +52,8 @@ export function readUserGitExcludes(
       }
     }
   };
-  if (env["GIT_CONFIG_NOSYSTEM"] === undefined) {
+  const noSystem = env["GIT_CONFIG_NOSYSTEM"]?.toLowerCase();
+  if (noSystem === undefined || ["", "0", "false", "no", "off"].includes(noSystem)) {
     visit(absolute(env["GIT_CONFIG_SYSTEM"]) ?? "/etc/gitconfig", undefined, 0);
   }
   const global = absolute(env["GIT_CONFIG_GLOBAL"]);
@@ -149,12 +150,18 @@ function workTreeRoot(ops: ScanOps, dir: string): string | undefined {
   }
 }
 
-/** The git directory of work tree `root`: `.git`, or where a `.git` file points. */
+/**
+ * The git directory holding the config of work tree `root`: `.git`, or where a `.git` file
+ * points (a linked worktree's: its common directory).
+ */
 function repoGitDir(ops: ScanOps, root: string): string | undefined {
   const dotGit = join(root, ".git");
   if (ops.stat(dotGit)?.kind === "dir") return dotGit;
   const target = /^gitdir:[ \t]*(.+?)[ \t\r]*$/m.exec(ops.readTextFile(dotGit, 4096) ?? "")?.[1];
-  return target === undefined ? undefined : resolve(root, target);
+  if (target === undefined) return undefined;
+  const dir = resolve(root, target);
+  const common = ops.readTextFile(join(dir, "commondir"), 4096)?.trim();
+  return common === undefined || common === "" ? dir : resolve(dir, common);
 }
 
 /** A name as a literal gitignore pattern segment. */

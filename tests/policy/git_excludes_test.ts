@@ -51,6 +51,16 @@ Deno.test("git excludes: the last core.excludesFile of system, global (includes 
     path: t.path("ws/.repo-ignores"),
     text: "*.repo\n",
   });
+  // A linked worktree's value is in its common directory's config.
+  await Deno.mkdir(t.path("ws/.git/worktrees/wt"), { recursive: true });
+  await Deno.writeTextFile(t.path("ws/.git/worktrees/wt/commondir"), "../..\n");
+  await Deno.mkdir(t.path("wt"));
+  await Deno.writeTextFile(t.path("wt/.git"), `gitdir: ${t.path("ws/.git/worktrees/wt")}\n`);
+  await Deno.writeTextFile(t.path("wt/.repo-ignores"), "*.wt\n");
+  assert.deepEqual(readUserGitExcludes(ops, env, t.path("wt")), {
+    path: t.path("wt/.repo-ignores"),
+    text: "*.wt\n",
+  });
   // A command-line value (GIT_CONFIG_KEY_n) wins over every file.
   const cli = {
     ...env,
