@@ -12,3 +12,4 @@ export * from "./protected.ts";
 export * from "./ops.ts";
 export { hostEntryProblem, netDenied, urlHostPort } from "./net_deny.ts";
 export { isWithin } from "./_within.ts";
+export * from "./git_excludes.ts";

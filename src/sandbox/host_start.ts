@@ -4,6 +4,7 @@
  * without, the tool Worker in this process. Either way the Worker gets the grants as Deno
  * permissions and the deny lists and protected paths for its file operations.
  */
+import { join } from "node:path";
 import {
   bashViewArgs,
   buildHostArgs,
@@ -14,7 +15,15 @@ import {
   privateTmp,
   viewMountTargets,
 } from "./bwrap/mod.ts";
-import { hostEntryProblem, type Scope } from "../policy/mod.ts";
+import {
+  hostEntryProblem,
+  placeholderExcludes,
+  readableIn,
+  readUserGitExcludes,
+  type Scope,
+  type UserGitExcludes,
+  withGitExcludesFile,
+} from "../policy/mod.ts";
 import type { McpNetwork } from "./_mcp_net.ts";
 import { type HostConnection, startProcessHost, startWorkerHost } from "./host/connection.ts";
 import {
@@ -49,7 +58,7 @@ export interface HostSetup {
   netProxy?: (grants: HostAccess["grants"]) => { socketPath: string; token: string } | undefined;
   /** The proxies of MCP servers that reach a list of hosts (bwrap mode). */
   mcpNet?: McpNetwork;
-  sys: Pick<SandboxSys, "paths" | "processes">;
+  sys: Pick<SandboxSys, "paths" | "processes" | "files">;
 }
 
 /** What `confinedCommand` runs: a program (an MCP server) and what it may reach. */
@@ -70,6 +79,10 @@ export interface ConfineSpec {
 export function createHostStarter(setup: HostSetup): HostStarter {
   const { toolOptions, bwrap, sys } = setup;
   const env = toolOptions.env;
+  // Once per run: the excludes of the user's git config, which bash's git keeps (see below).
+  const userExcludes = bwrap === undefined
+    ? undefined
+    : readUserGitExcludes(sys.paths, env, toolOptions.cwd);
   const deniedIds = (access: DeniedPath["access"]) =>
     setup.denied.filter((d) => d.access === access && d.kind === "file" && d.id !== undefined)
       .map((d) => d.id as string);
@@ -115,7 +128,14 @@ export function createHostStarter(setup: HostSetup): HostStarter {
     if (problem !== undefined) return failedHost(problem);
     // The tools show the placeholders this run holds as missing while they stay unused.
     const placeholders = targets.map((t) => t.path).filter((p) => bwrap.mountPoints.holds(p));
-    if (placeholders.length > 0) config.toolOptions.placeholders = placeholders;
+    if (placeholders.length > 0) {
+      config.toolOptions.placeholders = placeholders;
+      // git must not try to remove them (`git clean -fd`, `git stash -u` fail on mount points).
+      const excludes = userExcludes !== undefined && readableIn(grants, userExcludes.path)
+        ? userExcludes
+        : undefined;
+      config.toolOptions.env = gitIgnoring(setup, placeholders, excludes);
+    }
     const tmp = privateTmp(view);
     if (tmp !== undefined) config.privateTmp = tmp;
     // Under a scoped --allow-run, bash must not run moat's own runtime either.
@@ -134,6 +154,28 @@ export function createHostStarter(setup: HostSetup): HostStarter {
     const args = buildHostArgs({ ...view, env: hostEnv, command: launch.command });
     return startProcessHost([bwrap.path, ...args], config, { processes: sys.processes });
   };
+}
+
+/**
+ * The tools' environment plus a `core.excludesFile` (in the spill directory, rewritten at each
+ * host start) listing `placeholders` after the user's own excludes; the environment unchanged
+ * when the file cannot be written.
+ */
+function gitIgnoring(
+  setup: HostSetup,
+  placeholders: string[],
+  user: UserGitExcludes | undefined,
+): Record<string, string> {
+  const { sys, toolOptions } = setup;
+  const kinds = placeholders.map((path) => ({
+    path,
+    kind: sys.paths.lstat(path)?.kind === "file" ? "file" as const : "dir" as const,
+  }));
+  const file = join(toolOptions.spillDir, "moat-git-excludes");
+  const text = placeholderExcludes(sys.paths, kinds, user);
+  return sys.files.replaceFile(file, text)
+    ? withGitExcludesFile(toolOptions.env, file)
+    : toolOptions.env;
 }
 
 /**

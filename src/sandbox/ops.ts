@@ -98,13 +98,21 @@ export interface NetOps {
   connectUnix(path: string): Promise<ConnectResult>;
 }
 
-/** Creates the file an approved write names, so that a tool host can mount exactly that file. */
+/**
+ * Creates the file an approved write names, so that a tool host can mount exactly that file, and
+ * moat's own files in the run's spill directory.
+ */
 export interface ApprovalFileOps {
   /**
    * Creates `path` as an empty regular file (never through a symlink); false when it exists or
    * cannot be created. Must not throw.
    */
   createEmptyFile(path: string): boolean;
+  /**
+   * Replaces `path` (in a directory of moat's own) with a file holding `text`, atomically (a new
+   * file renamed over it, never written through a symlink); false when it cannot. Must not throw.
+   */
+  replaceFile(path: string, text: string): boolean;
 }
 
 /** A shared lock on a placeholder, held while the run's views mount over it. */

@@ -82,5 +82,18 @@ export function createDenoApprovalFileOps(): ApprovalFileOps {
         return false;
       }
     },
+    replaceFile(path: string, text: string): boolean {
+      const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+      try {
+        Deno.writeTextFileSync(temp, text, { createNew: true, mode: 0o644 });
+        Deno.renameSync(temp, path);
+        return true;
+      } catch {
+        try {
+          Deno.removeSync(temp);
+        } catch { /* never made */ }
+        return false;
+      }
+    },
   };
 }

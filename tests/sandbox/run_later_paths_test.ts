@@ -290,3 +290,74 @@ Deno.test({
     ]);
   },
 });
+
+Deno.test({
+  name:
+    "[bwrap] run-later files: git status, add, commit, stash -u and clean -fd pass over the placeholders and keep the user's global excludes",
+  ignore: !BWRAP,
+  async fn() {
+    const layout = await runLaterLayout();
+    await using _ = layout.root;
+    const ws = layout.ws;
+    // The user's global config names an excludes file; bash may read their home.
+    const home = layout.root.path("home");
+    await Deno.mkdir(home);
+    await Deno.writeTextFile(join(home, ".gitconfig"), "[core]\n\texcludesFile = ~/my-ignores\n");
+    await Deno.writeTextFile(join(home, "my-ignores"), "*.log\n");
+    const env = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" };
+    const sb = await openSandbox(layout, "bwrap", grantsOf(ws, { "allow-read": [`.,${home}`] }), {
+      env,
+    });
+    try {
+      const g = `git ${GIT.join(" ")}`;
+      const steps = [
+        "echo x > debug.log; echo y > new.txt",
+        `${g} status --porcelain --untracked-files=all`,
+        `${g} add -A`,
+        `${g} commit -qm second`,
+        "echo z >> a.txt; echo w > untracked.txt",
+        `${g} stash -u`,
+        `${g} stash pop`,
+        `${g} clean -fdn`,
+        `${g} clean -fd`,
+        `${g} ls-files`,
+        "ls untracked.txt debug.log",
+      ];
+      const command = steps.map((c, i) => `${c} 2>&1; echo "step${i}=$?"`).join("; ");
+      const out = textOf(await callTool(sb, "bash", { command }));
+      for (let i = 0; i < steps.length - 1; i++) {
+        assert.match(out, new RegExp(`step${i}=0\\b`), out);
+      }
+      assert.doesNotMatch(out, /failed to remove|Device or resource busy|warning/i, out);
+      // The user's pattern still applies: debug.log is neither listed, committed nor cleaned.
+      const status = out.slice(0, out.indexOf("step1="));
+      assert.deepEqual(status.match(/^\?\? .*$/gm), [
+        "?? .envrc",
+        "?? .vscode/settings.json",
+        "?? link-dir",
+        "?? link-file",
+        "?? new.txt",
+      ]);
+      assert.match(out, /Would remove untracked\.txt/, out);
+      assert.match(
+        out,
+        /No such file or directory[^\n]*untracked\.txt|untracked\.txt[^\n]*No such/,
+        out,
+      );
+      assert.match(out, /^debug\.log$/m, out);
+    } finally {
+      await sb.close();
+    }
+    const tracked = (await git(ws, "ls-files")).trim().split("\n");
+    assert.deepEqual(tracked.sort(), [
+      ".envrc",
+      ".vscode/settings.json",
+      "a.txt",
+      "link-dir",
+      "link-file",
+      "new.txt",
+      "src/main.ts",
+    ]);
+    assert.equal(await Deno.readTextFile(join(ws, "a.txt")), "hello\nz\n");
+  },
+});
