@@ -220,7 +220,8 @@ Deno.test("npx runs the reference memory server only with the permissions its fa
     }),
   );
   t.server.script(
-    untilOffered("memory__create_entities"),
+    // npx downloads the server first (it has up to 120 s to start): a turn a second, 100 turns.
+    untilOffered("memory__create_entities", { delayMs: 1000 }),
     reply.toolCalls([{
       id: "m1",
       name: "memory__create_entities",

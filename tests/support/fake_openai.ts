@@ -421,12 +421,13 @@ export function offeredTools(request: RecordedRequest | undefined): string[] {
 }
 
 /**
- * MCP servers start in parallel with a run: the model lists the workspace (a turn every 100 ms)
- * until a request offers `tool`, which takes the next step.
+ * MCP servers start in parallel with a run: the model lists the workspace (a turn every
+ * `delayMs`, default 100 ms; moat's default turn limit is 100) until a request offers `tool`,
+ * which takes the next step.
  */
-export function untilOffered(tool: string): RepeatStep {
+export function untilOffered(tool: string, options: { delayMs?: number } = {}): RepeatStep {
   return repeatUntil(
-    reply.toolCalls([{ name: "ls", arguments: {} }], { delayMs: 100 }),
+    reply.toolCalls([{ name: "ls", arguments: {} }], { delayMs: options.delayMs ?? 100 }),
     (request) => offeredTools(request).includes(tool),
   );
 }
