@@ -3,7 +3,7 @@
  * `{"error":{"message":…}}`, vLLM's and Mistral's flat `{"object":"error","message":…}` (Mistral's
  * `message` may itself be a FastAPI `{"detail":[…]}`), Gemini's JSON array
  * `[{"error":{…}}]`, FastAPI's `{"detail":[{"loc":…,"msg":…}]}` and `{"detail":"…"}`, LM
- * Studio's and Ollama's `{"error":"…"}`, and plain text or HTML (its first line). Pure.
+ * Studio's and Ollama's `{"error":"…"}`, plain text (its first line) and HTML (its title). Pure.
  */
 import { isRecord } from "../context_window.ts";
 
@@ -15,6 +15,8 @@ export interface ErrorBodyReading {
   json?: unknown;
   /** The inner error object (`error`, or the flat body itself), for its fields (code, n_ctx). */
   error?: Record<string, unknown>;
+  /** The message is moat's summary of a body in no known shape (an HTML page, unknown JSON). */
+  guessed?: true;
 }
 
 /** The longest provider message shown. */
@@ -30,11 +32,20 @@ export function readErrorBody(text: string, contentType?: string): ErrorBodyRead
   try {
     json = JSON.parse(trimmed);
   } catch {
-    return { message: bound(textMessage(trimmed, contentType)) };
+    const html = isHtml(trimmed, contentType);
+    return {
+      message: bound(html ? htmlMessage(trimmed) : firstLine(trimmed)),
+      ...(html ? { guessed: true } : {}),
+    };
   }
   const error = errorObject(json);
-  const message = messageOf(json, 0) ?? compactJson(json);
-  return { message: bound(message), json, ...(error === undefined ? {} : { error }) };
+  const message = messageOf(json, 0);
+  return {
+    message: bound(message ?? compactJson(json)),
+    json,
+    ...(error === undefined ? {} : { error }),
+    ...(message === undefined ? { guessed: true } : {}),
+  };
 }
 
 /** The object that holds the error's fields: `error` when it is one, else a flat body. */
@@ -90,16 +101,16 @@ function validationMessage(entries: readonly ValidationEntry[]): string {
   return shown.join("; ") + (more > 0 ? ` (and ${more} more)` : "");
 }
 
-/** Plain text: its first non-empty line; HTML: its title, else its first line of text. */
-function textMessage(text: string, contentType?: string): string {
-  const html = /html/i.test(contentType ?? "") || /^<(!doctype|html|head|body|\?xml)/i.test(text);
-  if (html) {
-    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
-    if (title) return `${decodeEntities(title)} (an HTML page)`;
-    const body = text.replace(/<(script|style)[^>]*>[^]*?<\/\1>/gi, " ").replace(/<[^>]*>/g, "\n");
-    return `${decodeEntities(firstLine(body))} (an HTML page)`;
-  }
-  return firstLine(text);
+function isHtml(text: string, contentType?: string): boolean {
+  return /html/i.test(contentType ?? "") || /^<(!doctype|html|head|body|\?xml)/i.test(text);
+}
+
+/** An HTML page's title, else its first line of text. */
+function htmlMessage(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+  if (title) return `${decodeEntities(title)} (an HTML page)`;
+  const body = text.replace(/<(script|style)[^>]*>[^]*?<\/\1>/gi, " ").replace(/<[^>]*>/g, "\n");
+  return `${decodeEntities(firstLine(body))} (an HTML page)`;
 }
 
 function firstLine(text: string): string {

@@ -36,6 +36,8 @@ interface ServerWords {
   message: string;
   /** The inner error object (for `code`, llama.cpp's `n_ctx`), when there was one. */
   error: unknown;
+  /** The message is only a summary of a body in no known shape: never taken as an overflow. */
+  guessed: boolean;
   detail: ModelErrorDetail;
 }
 
@@ -53,12 +55,13 @@ function serverWords(error: InstanceType<typeof OpenAI.APIError>): ServerWords {
     return {
       message: reading.message,
       error: reading.error ?? reading.json,
+      guessed: reading.guessed === true,
       detail: { ...base, providerMessage: reading.message, body: raw.text },
     };
   }
   const body = error.error as { message?: unknown } | string | undefined;
   const message = sdkMessage(body, error.message);
-  return { message, error: body, detail: { ...base, providerMessage: message } };
+  return { message, error: body, guessed: false, detail: { ...base, providerMessage: message } };
 }
 
 /** The message from what the SDK kept: `error.error` (the body, or its `error`) or its text. */
@@ -145,7 +148,7 @@ function fromApiError(
   const http = status === undefined ? "in the stream" : `HTTP ${status}`;
   if (status === undefined) {
     // The server reported an error inside an already started stream.
-    const overflow = message !== "" && CONTEXT_OVERFLOW.test(message);
+    const overflow = message !== "" && !words.guessed && CONTEXT_OVERFLOW.test(message);
     return new ModelError(
       overflow ? "context_overflow" : "server",
       `The model server reported an error ${http}: ${shown(words)}`,
@@ -180,7 +183,7 @@ function fromApiError(
   // Only a message that says so is an overflow: an empty or unreadable 400 is not one.
   if (
     status === 413 ||
-    (message !== "" &&
+    (message !== "" && !words.guessed &&
       (errorCode(error, words.error) === "context_length_exceeded" ||
         (status === 400 && CONTEXT_OVERFLOW.test(message))))
   ) {

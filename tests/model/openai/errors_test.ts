@@ -369,3 +369,20 @@ Deno.test("stream() keeps at most 64 KiB of an error body", async () => {
   assert.equal(error.detail?.body?.length, 64 * 1024);
   assert.ok(error.message.length < 1000, `a bounded message (${error.message.length} chars)`);
 });
+
+Deno.test("stream() never takes a 400 body in no known shape for a context overflow", async () => {
+  const bodies: Array<[string, string]> = [
+    [JSON.stringify({ status: "fail", reason: "token limit of your plan reached" }), "json"],
+    ["<html><body><h1>Proxy: maximum context of the upstream exceeded</h1></body></html>", "html"],
+  ];
+  for (const [body, name] of bodies) {
+    const error = await errorForBody(
+      400,
+      body,
+      name === "html" ? { contentType: "text/html" } : {},
+    );
+    assert.equal(error.kind, "bad_request", name);
+    assert.equal(error.overflow, undefined, name);
+    assert.doesNotMatch(error.message, /<h1>/, name);
+  }
+});
