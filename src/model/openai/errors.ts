@@ -1,7 +1,8 @@
 /**
  * SDK and HTTP failures as ModelErrors: the kind the loop acts on (auth, rate_limit, server,
  * context_overflow, bad_request, network, incomplete_stream) and a message that names the server
- * and says what to do next.
+ * and says what to do next, with the server's own message read from its raw error body of any
+ * shape (`_raw_errors.ts`, `_error_body.ts`) and kept in `ModelError.detail`.
  */
 import OpenAI from "openai";
 import { isRecord, parseOutputBudget, parseOverflow } from "../context_window.ts";
@@ -87,8 +88,8 @@ function errorCode(
 function shown(words: ServerWords): string {
   if (words.message !== "") return words.message;
   const server = words.detail.server === undefined ? "" : ` (server: "${words.detail.server}")`;
-  return `the response had an empty body${server}, so the server gave no reason. Check the ` +
-    "server's own log";
+  return `the response had an empty body${server}, so the server gave no reason: its own log ` +
+    "may say more.";
 }
 
 // vLLM started without tool parsing: '"auto" tool choice requires --enable-auto-tool-choice and
@@ -210,8 +211,8 @@ function fromApiError(
   }
   return new ModelError(
     "bad_request",
-    `The model server at ${where} rejected the request (${http}): ${shown(words)}` +
-      (VLLM_TOOL_FLAGS.test(message) ? VLLM_TOOL_HINT : "") +
+    `The model server at ${where} rejected the request (${http}): ` +
+      (VLLM_TOOL_FLAGS.test(message) ? sentence(message) + VLLM_TOOL_HINT : shown(words)) +
       missingVersionHint(status, context.baseURL),
     { status, cause: error, detail },
   );
