@@ -76,6 +76,8 @@ const WORDINGS: ReadonlyArray<{ pattern: RegExp; fields: readonly Field[] }> = [
   wording(String.raw`\(N in (?:the messages|your prompt)`, "promptTokens"),
   wording(String.raw`you requested N tokens in the messages`, "promptTokens"),
   wording(String.raw`your request has N input tokens`, "promptTokens"),
+  // vLLM 0.11 and later (a lower bound: vLLM stops counting past the window).
+  wording(String.raw`your prompt contains at least N input tokens`, "promptTokens"),
   // vLLM.
   wording(
     String.raw`prompt \(length N\) is longer than the maximum model length of N`,
@@ -157,6 +159,73 @@ export function parseOverflow(message: string, body?: unknown): OverflowInfo {
     });
   }
   return info;
+}
+
+/** A request whose prompt fits the window but whose output budget does not. */
+export interface OutputBudgetInfo {
+  /** The model's total context window in tokens. */
+  window: number;
+  /** What the server counted for the prompt (vLLM: at least this many). */
+  promptTokens: number;
+  /** The output budget the request asked for (`max_tokens` / `max_completion_tokens`). */
+  requestedOutputTokens: number;
+  /** The largest budget that fits: `window - promptTokens`. */
+  availableOutputTokens: number;
+}
+
+// "Maximum context length is N tokens" plus the prompt and the output budget, in group order.
+const BUDGET_WORDINGS: ReadonlyArray<{ pattern: RegExp; order: "pc" | "cp" }> = [
+  // vLLM before 0.11 and OpenAI: "However, you requested M tokens (P in the messages, C in the
+  // completion)"; OpenRouter: "(P in your prompt; C for the completion)", "(P of text input, C
+  // in the output)".
+  {
+    pattern: wording(
+      String.raw`you requested (?:about )?N tokens \(N (?:in the messages|in your prompt|` +
+        String.raw`of text input)[,;] N (?:in|for) the (?:completion|output)\)`,
+    ).pattern,
+    order: "pc",
+  },
+  // vLLM 0.8 to 0.10: "'max_tokens' or 'max_completion_tokens' is too large: C. This model's
+  // maximum context length is N tokens and your request has P input tokens (C > N - P)".
+  {
+    pattern: wording(String.raw`is too large: N\.[^]*?your request has N input tokens`).pattern,
+    order: "cp",
+  },
+  // vLLM 0.11 and later: "However, you requested C output tokens and your prompt contains at
+  // least P input tokens".
+  {
+    pattern: wording(
+      String.raw`you requested N output tokens and your prompt contains at least N input tokens`,
+    ).pattern,
+    order: "cp",
+  },
+];
+
+/**
+ * The window, prompt and output budget of an error that says the prompt fits the window but the
+ * prompt plus the requested output does not; undefined when the message says anything else
+ * (including a prompt that alone fills the window: that is a real overflow).
+ */
+export function parseOutputBudget(message: string): OutputBudgetInfo | undefined {
+  const window = parseOverflow(message).window;
+  if (window === undefined) return undefined;
+  for (const { pattern, order } of BUDGET_WORDINGS) {
+    const match = pattern.exec(message);
+    if (match === null) continue;
+    const numbers = match.slice(1).map((n) => Number(n.replaceAll(",", "")));
+    const [promptTokens, requested] = order === "pc"
+      ? [numbers[numbers.length - 2]!, numbers[numbers.length - 1]!]
+      : [numbers[1]!, numbers[0]!];
+    if (!trusted("promptTokens", promptTokens) || !trusted("promptTokens", requested)) continue;
+    if (promptTokens >= window) return undefined;
+    return {
+      window,
+      promptTokens,
+      requestedOutputTokens: requested,
+      availableOutputTokens: window - promptTokens,
+    };
+  }
+  return undefined;
 }
 
 function positiveInteger(value: unknown): number | undefined {

@@ -3,7 +3,7 @@
  * adapters, sessions and tools exchange. Only adapters know any wire format.
  */
 import type { TSchema } from "@sinclair/typebox";
-import type { OverflowInfo } from "./context_window.ts";
+import type { OutputBudgetInfo, OverflowInfo } from "./context_window.ts";
 
 /** Plain text content. */
 export interface TextBlock {
@@ -158,6 +158,27 @@ export type ModelErrorKind =
   /** A replayed recording (moat --replay) has no reply left for a request. */
   | "replay_exhausted";
 
+/** What the server itself said when it failed a request, as it said it. */
+export interface ModelErrorDetail {
+  /** HTTP status of the failed response; undefined for an error reported inside a stream. */
+  status?: number;
+  /** The provider's own message, read from whatever shape its error body had; "" when none. */
+  providerMessage: string;
+  /** The raw error body as received (its first 64 KiB), when there was one to read. */
+  body?: string;
+  /** The response's `server` header, when it sent one. */
+  server?: string;
+}
+
+/** Options of a ModelError beyond its kind and message. */
+export interface ModelErrorOptions {
+  status?: number;
+  cause?: unknown;
+  overflow?: OverflowInfo;
+  budget?: OutputBudgetInfo;
+  detail?: ModelErrorDetail;
+}
+
 /** A failed model request or stream, after the SDK's retries. */
 export class ModelError extends Error {
   /** What went wrong, for exit codes and recovery. */
@@ -166,12 +187,15 @@ export class ModelError extends Error {
   readonly status: number | undefined;
   /** What the server's error said about the window and the request (kind "context_overflow" only). */
   declare readonly overflow?: OverflowInfo;
+  /**
+   * Set when the prompt fits the window but the requested output budget does not (kind
+   * "context_overflow"): a request with at most `availableOutputTokens` can succeed as it is.
+   */
+  declare readonly budget?: OutputBudgetInfo;
+  /** The server's own status, message and raw body (errors the server reported only). */
+  declare readonly detail?: ModelErrorDetail;
 
-  constructor(
-    kind: ModelErrorKind,
-    message: string,
-    options: { status?: number; cause?: unknown; overflow?: OverflowInfo } = {},
-  ) {
+  constructor(kind: ModelErrorKind, message: string, options: ModelErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ModelError";
     this.kind = kind;
@@ -180,6 +204,8 @@ export class ModelError extends Error {
     if (kind === "context_overflow" && options.overflow !== undefined) {
       this.overflow = options.overflow;
     }
+    if (kind === "context_overflow" && options.budget !== undefined) this.budget = options.budget;
+    if (options.detail !== undefined) this.detail = options.detail;
   }
 }
 

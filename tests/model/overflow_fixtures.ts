@@ -41,6 +41,13 @@ const RAW: ReadonlyArray<[string, string, OverflowInfo]> = [
     { window: 4096, promptTokens: 3000 },
   ],
   [
+    "vLLM 0.11+ with too large an output (vllm/renderers/params.py, vllm-project/vllm#42474)",
+    "This model's maximum context length is 128000 tokens. However, you requested 65535 output " +
+    "tokens and your prompt contains at least 62466 input tokens, for a total of at least 128001 " +
+    "tokens.",
+    { window: 128_000, promptTokens: 62_466 },
+  ],
+  [
     "vLLM's decoder prompt",
     "The decoder prompt (length 5000) is longer than the maximum model length of 4096. Make " +
     "sure that `max_model_len` is no smaller than the number of text tokens.",

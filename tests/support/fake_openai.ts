@@ -15,6 +15,7 @@
  * hand-made deltas, tool calls with `id: null` (id omitted on the wire) or `argsAsObject: true`,
  * string `arguments` sent verbatim (so invalid JSON is easy); option `delayMs` (before the first
  * byte); faults `fault.status(code, {retryAfter, message, code})`,
+ * `fault.body(code, text, {contentType, server})` (the body verbatim, any shape or empty),
  * `fault.unauthorized()`, `fault.contextOverflow()`, `fault.disconnect(r, {afterChunks, clean})`,
  * `fault.malformed(r, {afterChunks})`, `fault.stall(r, {afterChunks})` (only `: ping` comments
  * follow, until the client aborts; `await server.waitForStreamsClosed()` proves it went away). A step may be a function `(request, n) => step` (e.g. keep calling tools
@@ -116,6 +117,8 @@ export interface FakeStatus {
   /** `retry-after` header value in seconds, when set. */
   retryAfter?: number;
   delayMs?: number;
+  /** Sent as the body verbatim instead of the OpenAI-style error (`fault.body`). */
+  rawBody?: { text: string; contentType?: string; server?: string };
 }
 
 /** A request as the fake server received it. */
@@ -366,6 +369,14 @@ export const fault = {
     if (options.delayMs !== undefined) s.delayMs = options.delayMs;
     return s;
   },
+  /** An HTTP error whose body is `text` as given (any shape a real server sends, or ""). */
+  body(
+    status: number,
+    text: string,
+    options: { contentType?: string; server?: string } = {},
+  ): FakeStatus {
+    return { ...fault.status(status), rawBody: { text, ...options } };
+  },
   /** HTTP 401 invalid api key. */
   unauthorized(): FakeStatus {
     return fault.status(401);
@@ -581,6 +592,12 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 function errorResponse(s: FakeStatus): Response {
   const headers: Record<string, string> = {};
   if (s.retryAfter !== undefined) headers["retry-after"] = String(s.retryAfter);
+  if (s.rawBody !== undefined) {
+    const { text, contentType, server } = s.rawBody;
+    if (contentType !== undefined) headers["content-type"] = contentType;
+    if (server !== undefined) headers["server"] = server;
+    return new Response(text, { status: s.status, headers });
+  }
   return json(s.status, {
     error: { message: s.message, type: s.type, param: null, code: s.code },
   }, headers);

@@ -13,6 +13,7 @@ import {
   type ModelStreamEvent,
   type ModelStreamOptions,
 } from "../types.ts";
+import { rawErrorFetch } from "./_raw_errors.ts";
 import { toModelError } from "./errors.ts";
 import { isRetryable, retryWaitMs, sleep } from "./retry.ts";
 import { fetchContextWindow } from "./metadata.ts";
@@ -78,6 +79,8 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
     // The SDK would otherwise log to the console (e.g. on malformed chunks); failures reach
     // callers as ModelErrors instead.
     logLevel: "off",
+    // Keeps error bodies the SDK would reduce to "(no body)" (errors.ts reads them).
+    fetch: rawErrorFetch(),
   });
   return {
     stream: (request, streamOptions) => streamReply(sdk, options, request, streamOptions),

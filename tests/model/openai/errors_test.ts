@@ -12,6 +12,20 @@ import {
   startFakeOpenAI,
 } from "../../support/fake_openai.ts";
 import { OVERFLOW_FIXTURES } from "../overflow_fixtures.ts";
+import {
+  FASTAPI_DETAIL_LIST,
+  FASTAPI_DETAIL_STRING,
+  GEMINI_ARRAY,
+  LMSTUDIO_STRING,
+  MISTRAL_FLAT_VALIDATION,
+  NGINX_502_HTML,
+  PLAIN_TEXT_TRACE,
+  VLLM_BUDGET_AT_LEAST,
+  VLLM_BUDGET_TOO_LARGE,
+  VLLM_FLAT_BUDGET,
+  VLLM_FLAT_OVERFLOW,
+  VLLM_FLAT_TOOL_CHOICE,
+} from "../error_body_fixtures.ts";
 import { client, request } from "./_helpers.ts";
 
 async function modelError(promise: Promise<unknown>): Promise<ModelError> {
@@ -239,4 +253,136 @@ Deno.test("an overflow reported inside a started stream carries its numbers; oth
   assert.equal(server.kind, "server");
   assert.equal(server.overflow, undefined);
   assert.equal(Object.hasOwn(server, "overflow"), false);
+});
+
+/** The ModelError a server's raw error body `text` (HTTP `status`) becomes, through the SDK. */
+async function errorForBody(
+  status: number,
+  text: string,
+  options: { contentType?: string; server?: string } = {},
+): Promise<ModelError> {
+  await using server = await startFakeOpenAI();
+  server.script(fault.body(status, text, { contentType: "application/json", ...options }));
+  return await modelError(client(server, { maxRetries: 0 }).stream(request(), {}));
+}
+
+Deno.test("stream() shows the provider's message for every error body shape servers send", async () => {
+  const cases: Array<[string, number, string, string | undefined, string]> = [
+    ["vLLM < 0.10.1 (flat)", 400, VLLM_FLAT_TOOL_CHOICE, undefined, '"auto" tool choice requires'],
+    [
+      "Mistral (flat, FastAPI inside)",
+      422,
+      MISTRAL_FLAT_VALIDATION,
+      undefined,
+      "max_completion_tokens: Extra inputs are not permitted",
+    ],
+    [
+      "Gemini (array)",
+      400,
+      GEMINI_ARRAY,
+      undefined,
+      'Unknown name "reasoning": Cannot find field. (INVALID_ARGUMENT)',
+    ],
+    [
+      "FastAPI detail list",
+      422,
+      FASTAPI_DETAIL_LIST,
+      undefined,
+      "store: Extra inputs are not permitted; max_completion_tokens: Extra inputs are not " +
+      "permitted",
+    ],
+    ["FastAPI detail string", 400, FASTAPI_DETAIL_STRING, undefined, "Model not loaded"],
+    ["LM Studio", 400, LMSTUDIO_STRING, undefined, "'response_format.type' must be 'json_schema'"],
+    ["HTML page", 502, NGINX_502_HTML, "text/html", "502 Bad Gateway (an HTML page)"],
+    ["plain text", 400, PLAIN_TEXT_TRACE, "text/plain", "Internal error: model runner crashed"],
+  ];
+  for (const [name, status, body, contentType, expected] of cases) {
+    const error = await errorForBody(status, body, contentType ? { contentType } : {});
+    assert.equal(error.status, status, name);
+    assert.ok(error.message.includes(expected), `${name}: ${error.message}`);
+    assert.doesNotMatch(error.message, /no body|<html|Traceback|\[object Object\]/, name);
+    assert.notEqual(error.kind, "context_overflow", name);
+    assert.equal(error.detail?.status, status, name);
+    assert.equal(error.detail?.body, body, name);
+    assert.ok(error.detail?.providerMessage.includes(expected.replace(/ \(an HTML page\)$/, "")));
+  }
+});
+
+Deno.test("stream() on an empty error body says so with the status and server, never (no body)", async () => {
+  for (const status of [400, 422, 500]) {
+    const error = await errorForBody(status, "", { server: "uvicorn" });
+    assert.equal(error.kind, status === 500 ? "server" : "bad_request", String(status));
+    assert.ok(error.message.includes(`HTTP ${status}`), error.message);
+    assert.match(error.message, /empty body \(server: "uvicorn"\)/);
+    assert.doesNotMatch(error.message, /no body/);
+    assert.deepEqual(error.detail, { status, server: "uvicorn", providerMessage: "", body: "" });
+  }
+});
+
+Deno.test("stream() on vLLM without tool parsing shows its message and the flags to start it with", async () => {
+  const error = await errorForBody(400, VLLM_FLAT_TOOL_CHOICE);
+  assert.equal(error.kind, "bad_request");
+  assert.ok(error.message.includes("--enable-auto-tool-choice and --tool-call-parser to be set"));
+  assert.ok(
+    error.message.includes("`--enable-auto-tool-choice --tool-call-parser NAME`"),
+    error.message,
+  );
+  assert.match(error.message, /`hermes`/);
+  assert.equal(
+    error.detail?.providerMessage,
+    '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+  );
+});
+
+Deno.test("stream() tells an output budget that does not fit from an overflow, with its numbers", async () => {
+  const budgets: Array<[string, object]> = [
+    [VLLM_FLAT_BUDGET, { window: 6048, promptTokens: 568, requestedOutputTokens: 6048 }],
+    [VLLM_BUDGET_TOO_LARGE, { window: 4096, promptTokens: 2778, requestedOutputTokens: 8000 }],
+    [VLLM_BUDGET_AT_LEAST, {
+      window: 128_000,
+      promptTokens: 62_466,
+      requestedOutputTokens: 65_535,
+    }],
+  ];
+  for (const [body, numbers] of budgets) {
+    const error = await errorForBody(400, body);
+    const { window, promptTokens } = numbers as { window: number; promptTokens: number };
+    assert.equal(error.kind, "context_overflow");
+    assert.deepEqual(error.budget, { ...numbers, availableOutputTokens: window - promptTokens });
+    assert.deepEqual(error.overflow, { window, promptTokens });
+    assert.match(error.message, /output budget does not fit/);
+    assert.ok(error.message.includes(`at most ${window - promptTokens}`), error.message);
+  }
+  // The prompt alone is over the window: a real overflow, no budget to lower.
+  const overflow = await errorForBody(400, VLLM_FLAT_OVERFLOW);
+  assert.equal(overflow.kind, "context_overflow");
+  assert.equal(overflow.budget, undefined);
+  assert.deepEqual(overflow.overflow, { window: 16384, promptTokens: 112_946 });
+  assert.match(overflow.message, /too long for the model/);
+});
+
+Deno.test("stream() keeps at most 64 KiB of an error body", async () => {
+  const line = "x".repeat(1023) + "\n";
+  const error = await errorForBody(400, "Bad request: " + line.repeat(200), {
+    contentType: "text/plain",
+  });
+  assert.equal(error.detail?.body?.length, 64 * 1024);
+  assert.ok(error.message.length < 1000, `a bounded message (${error.message.length} chars)`);
+});
+
+Deno.test("stream() never takes a 400 body in no known shape for a context overflow", async () => {
+  const bodies: Array<[string, string]> = [
+    [JSON.stringify({ status: "fail", reason: "token limit of your plan reached" }), "json"],
+    ["<html><body><h1>Proxy: maximum context of the upstream exceeded</h1></body></html>", "html"],
+  ];
+  for (const [body, name] of bodies) {
+    const error = await errorForBody(
+      400,
+      body,
+      name === "html" ? { contentType: "text/html" } : {},
+    );
+    assert.equal(error.kind, "bad_request", name);
+    assert.equal(error.overflow, undefined, name);
+    assert.doesNotMatch(error.message, /<h1>/, name);
+  }
 });
