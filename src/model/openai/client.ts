@@ -16,7 +16,7 @@ import {
 import { toModelError } from "./errors.ts";
 import { isRetryable, retryWaitMs, sleep } from "./retry.ts";
 import { fetchContextWindow } from "./metadata.ts";
-import { hashText, ReplyAssembler } from "./stream.ts";
+import { hashText, isTransientStreamError, ReplyAssembler } from "./stream.ts";
 import { toChatParams } from "./wire.ts";
 
 /** Options of `createOpenAiClient`. */
@@ -34,8 +34,13 @@ export interface OpenAiClientOptions {
    * connection failures, and streams that broke off, carried a malformed chunk or stalled.
    */
   maxRetries?: number;
-  /** A stream that sends no data for this long is cut off and retried (default 5 minutes). */
+  /**
+   * A stream that sends no chunk for this long is cut off and retried (default 5 minutes). SSE
+   * comments and keep-alives (`: OPENROUTER PROCESSING`) are not chunks: they do not reset it.
+   */
   streamIdleTimeoutMs?: number;
+  /** The timers of the idle timeout (default the global ones; tests inject a manual clock). */
+  timers?: StreamTimers;
   /** Time allowed until response headers arrive, per attempt, in ms (SDK default: 10 minutes). */
   timeoutMs?: number;
   /** Send `stream_options: {include_usage: true}` (default true; some servers reject it). */
@@ -56,6 +61,19 @@ export interface OpenAiClientOptions {
   /** `OpenAI-Project` header value (never read from the environment here). */
   project?: string;
 }
+
+/** Schedules and cancels the stream's idle timeout. */
+export interface StreamTimers {
+  /** Calls `fn` once after `ms`; returns a handle for `clearTimeout`. */
+  setTimeout(fn: () => void, ms: number): unknown;
+  /** Cancels a timer from `setTimeout`. */
+  clearTimeout(handle: unknown): void;
+}
+
+const GLOBAL_TIMERS: StreamTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as number),
+};
 
 /** Retries of a failed attempt unless the options say otherwise. */
 const DEFAULT_MAX_RETRIES = 2;
@@ -152,10 +170,16 @@ async function attemptReply(
   const cut = new AbortController();
   const requestSignal = signal === undefined ? cut.signal : AbortSignal.any([signal, cut.signal]);
   let stalled = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timers = options.timers ?? GLOBAL_TIMERS;
+  let timer: unknown;
+  const disarm = () => {
+    if (timer !== undefined) timers.clearTimeout(timer);
+    timer = undefined;
+  };
+  // Fed by chunks only: the SDK drops SSE comments, so keep-alives never count as data.
   const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
+    disarm();
+    timer = timers.setTimeout(() => {
       stalled = true;
       cut.abort();
     }, idleMs);
@@ -170,7 +194,7 @@ async function attemptReply(
   const failed = (error: unknown, midStream: boolean): Attempt => ({
     type: "failed",
     error,
-    mapped: toModelError(error, { ...options, midStream }),
+    mapped: inStream(error, toModelError(error, { ...options, midStream })),
     midStream,
   });
   let opened = false;
@@ -188,7 +212,7 @@ async function attemptReply(
     if (signal?.aborted) return { type: "reply", message: null };
     return failed(stalled ? stallError() : error, opened);
   } finally {
-    clearTimeout(timer);
+    disarm();
   }
   // The SDK ends iteration quietly when its request was aborted.
   if (signal?.aborted) return { type: "reply", message: null };
@@ -199,4 +223,15 @@ async function attemptReply(
     if (error instanceof ModelError) return failed(error, true);
     throw error;
   }
+}
+
+/**
+ * An error the server reported inside a 200 stream (the SDK throws those as an APIError without
+ * a status) is retried only when its body says it is transient; otherwise it is the provider's
+ * message, once.
+ */
+function inStream(error: unknown, mapped: ModelError): ModelError {
+  if (!(error instanceof OpenAI.APIError) || error.status !== undefined) return mapped;
+  if (mapped.kind !== "server" || isTransientStreamError(error.error)) return mapped;
+  return new ModelError("bad_request", mapped.message, { cause: error });
 }
