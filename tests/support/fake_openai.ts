@@ -732,7 +732,10 @@ function streamEvents(r: FakeReply, body: FakeChatBody, created: number): SseEve
     ? data.map((d) => ({ data: d }))
     : r.sse.map((raw) => ({ raw }));
   const cut = r.interruption;
-  if (cut === undefined || cut.afterChunks >= events.length) return events;
+  // A raw body may be cut after its last piece (e.g. stall after the comments it starts with).
+  if (cut === undefined || (cut.afterChunks >= events.length && r.sse === undefined)) {
+    return events;
+  }
   switch (cut.action) {
     case "disconnect":
       return [...events.slice(0, cut.afterChunks), { fail: true }];
