@@ -5,6 +5,7 @@ import type {
   ModelStreamEvent,
   ToolCallBlock,
 } from "../../../src/model/types.ts";
+import { isTransientStreamError } from "../../../src/model/openai/stream.ts";
 import { reply, startFakeOpenAI } from "../../support/fake_openai.ts";
 import { client, readTool, request } from "./_helpers.ts";
 import {
@@ -341,4 +342,26 @@ Deno.test("stream() maps Mistral's model_length, end and unknown finish reasons 
   assert.deepEqual(unknown?.blocks, [{ type: "text", text: "Done here." }]);
   const withCall = await c.stream(request(), {});
   assert.deepEqual([withCall?.stopReason, withCall?.rawStopReason], ["toolUse", "eos"]);
+});
+
+Deno.test("isTransientStreamError() decides by the body's code, status and type", () => {
+  const cases: Array<[unknown, boolean]> = [
+    [{ code: 500, message: "Compute error.", type: "server_error" }, true], // llama.cpp
+    [{ code: 400, message: "bad", type: "invalid_request_error" }, false],
+    [{ code: "server_error", message: "Provider disconnected unexpectedly" }, true], // OpenRouter
+    [{ code: 429, message: "Rate limited" }, true],
+    [{ code: 402, message: "Insufficient credits" }, false],
+    [{ code: "503" }, true],
+    [{ status: 408 }, true],
+    [{ type: "invalid_request_error", code: "tool_use_failed" }, false], // Groq
+    [{ type: "overloaded_error", message: "Overloaded" }, true],
+    [{ type: "server_error", code: "insufficient_quota" }, false],
+    [{ error: { code: 502, message: "Upstream" } }, true],
+    [{ message: "something went wrong" }, false],
+    ["a plain string", false],
+    [undefined, false],
+  ];
+  for (const [body, transient] of cases) {
+    assert.equal(isTransientStreamError(body), transient, JSON.stringify(body));
+  }
 });
