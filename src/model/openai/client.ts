@@ -13,6 +13,7 @@ import {
   type ModelStreamEvent,
   type ModelStreamOptions,
 } from "../types.ts";
+import { type StrayError, tapEventStreams } from "./_sse_tap.ts";
 import { toModelError } from "./errors.ts";
 import { isRetryable, retryWaitMs, sleep } from "./retry.ts";
 import { fetchContextWindow } from "./metadata.ts";
@@ -82,6 +83,8 @@ const DEFAULT_STREAM_IDLE_MS = 300_000;
 
 /** Creates a ModelClient that streams Chat Completions from an OpenAI-compatible server. */
 export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
+  // What each reply stream carried outside SSE framing (an error the SDK would drop).
+  const strays = new WeakMap<Response, StrayError>();
   const sdk = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey === "" ? "no-key" : options.apiKey,
@@ -96,9 +99,11 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
     // The SDK would otherwise log to the console (e.g. on malformed chunks); failures reach
     // callers as ModelErrors instead.
     logLevel: "off",
+    fetch: tapEventStreams((input, init) => fetch(input, init), strays),
   });
   return {
-    stream: (request, streamOptions) => streamReply(sdk, options, request, streamOptions),
+    stream: (request, streamOptions) =>
+      streamReply({ sdk, options, strays }, request, streamOptions),
     contextWindow: ({ signal }) =>
       fetchContextWindow(sdk, options.model, {
         baseURL: options.baseURL,
@@ -112,18 +117,25 @@ type Attempt =
   | { type: "reply"; message: AssistantMessage | null }
   | { type: "failed"; error: unknown; mapped: ModelError; midStream: boolean };
 
+/** What every attempt of a client needs. */
+interface ClientParts {
+  sdk: OpenAI;
+  options: OpenAiClientOptions;
+  strays: WeakMap<Response, StrayError>;
+}
+
 async function streamReply(
-  sdk: OpenAI,
-  options: OpenAiClientOptions,
+  parts: ClientParts,
   request: ModelRequest,
   streamOptions: ModelStreamOptions,
 ): Promise<AssistantMessage | null> {
+  const { options } = parts;
   const { signal } = streamOptions;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const params = toChatParams(request, options);
   for (let retry = 0;; retry++) {
     if (signal?.aborted) return null;
-    const attempt = await attemptReply(sdk, options, params, streamOptions);
+    const attempt = await attemptReply(parts, params, streamOptions);
     if (attempt.type === "reply") return attempt.message;
     const { error, mapped } = attempt;
     if (retry >= maxRetries || !isRetryable(error, mapped)) throw mapped;
@@ -148,8 +160,7 @@ async function streamReply(
 
 /** One attempt: the request, then its stream assembled; a stalled stream is cut off. */
 async function attemptReply(
-  sdk: OpenAI,
-  options: OpenAiClientOptions,
+  { sdk, options, strays }: ClientParts,
   params: ReturnType<typeof toChatParams>,
   { signal, onEvent }: ModelStreamOptions,
 ): Promise<Attempt> {
@@ -198,8 +209,11 @@ async function attemptReply(
     midStream,
   });
   let opened = false;
+  let stray: StrayError | undefined;
   try {
-    const stream = await sdk.chat.completions.create(params, { signal: requestSignal });
+    const { data: stream, response } = await sdk.chat.completions
+      .create(params, { signal: requestSignal }).withResponse();
+    stray = strays.get(response);
     opened = true;
     emit({ type: "message_start" });
     arm();
@@ -220,7 +234,7 @@ async function attemptReply(
   try {
     return { type: "reply", message: assembler.finish() };
   } catch (error) {
-    if (error instanceof ModelError) return failed(error, true);
+    if (error instanceof ModelError) return failed(withStray(error, stray), true);
     throw error;
   }
 }
@@ -234,4 +248,15 @@ function inStream(error: unknown, mapped: ModelError): ModelError {
   if (!(error instanceof OpenAI.APIError) || error.status !== undefined) return mapped;
   if (mapped.kind !== "server" || isTransientStreamError(error.error)) return mapped;
   return new ModelError("bad_request", mapped.message, { cause: error });
+}
+
+/** A stream that ended without a finish reason, with the error the server wrote outside SSE. */
+function withStray(error: ModelError, stray: StrayError | undefined): ModelError {
+  if (error.kind !== "incomplete_stream" || stray?.message === undefined) return error;
+  return new ModelError(
+    "incomplete_stream",
+    "The model's reply stream ended without a finish reason; the server wrote, outside the " +
+      `event stream: "${stray.message}". The partial reply was discarded; try again.`,
+    { cause: error },
+  );
 }

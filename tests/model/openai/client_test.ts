@@ -121,9 +121,16 @@ Deno.test("stream() retries Ollama's and old llama.cpp's streams that end withou
     ["incomplete_stream", true],
     ["incomplete_stream", true],
   ]);
+  // The SDK drops both error lines; moat reads them from the raw stream and names them.
+  assert.match(
+    retries[0]?.message ?? "",
+    /"an error was encountered while running the model: unexpected EOF"/,
+  );
+  assert.match(retries[1]?.message ?? "", /"Compute error\."/);
   server.script(reply.sse(OLLAMA_RUNNER_ERROR_MID_STREAM));
   const error = await modelError(client(server, { maxRetries: 0 }).stream(request(), {}));
   assert.equal(error.kind, "incomplete_stream");
+  assert.match(error.message, /unexpected EOF/);
 });
 
 Deno.test("stream() retries transient errors inside a 200 stream (OpenRouter, llama.cpp, event: error) and names the provider's message", async () => {
