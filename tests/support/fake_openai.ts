@@ -12,13 +12,13 @@
  * deltas with id/name first and arguments in pieces, a finish chunk, the usage chunk when
  * `stream_options.include_usage`, then `data: [DONE]`), or as one `chat.completion` otherwise.
  * Other helpers: `reply.message({text, toolCalls, finishReason, usage})`, `reply.deltas(raw)` for
- * hand-made deltas, tool calls with `id: null` (id omitted on the wire) or `argsAsObject: true`,
+ * hand-made deltas, `reply.sse(rawSseText)` to play a server's raw SSE body byte for byte, tool calls with `id: null` (id omitted on the wire) or `argsAsObject: true`,
  * string `arguments` sent verbatim (so invalid JSON is easy); option `delayMs` (before the first
  * byte); faults `fault.status(code, {retryAfter, message, code})`,
  * `fault.body(code, text, {contentType, server})` (the body verbatim, any shape or empty),
  * `fault.unauthorized()`, `fault.contextOverflow()`, `fault.disconnect(r, {afterChunks, clean})`,
- * `fault.malformed(r, {afterChunks})`, `fault.stall(r, {afterChunks})` (only `: ping` comments
- * follow, until the client aborts; `await server.waitForStreamsClosed()` proves it went away). A step may be a function `(request, n) => step` (e.g. keep calling tools
+ * `fault.malformed(r, {afterChunks})`, `fault.stall(r, {afterChunks, comment})` (only `: ping` comments
+ * follow, counted in `server.commentsSent`, until the client aborts; `await server.waitForStreamsClosed()` proves it went away). A step may be a function `(request, n) => step` (e.g. keep calling tools
  * forever with `repeat((req) => …)`); `repeat(step, times)` repeats a step, `repeatUntil(step,
  * (req) => done)` until a request for which `done` holds (it takes the next step). When the script runs
  * out the server answers 500 "script exhausted" (with `x-should-retry: false`). Every request is
@@ -86,8 +86,10 @@ export type RawDelta = Record<string, unknown>;
 
 /** How a streamed reply is cut short. */
 export interface Interruption {
-  /** Number of chunks (data lines) sent before the interruption. */
+  /** Number of chunks (data lines, or `reply.sse` pieces) sent before the interruption. */
   afterChunks: number;
+  /** stall: the SSE comment sent while idle (default `: ping`). */
+  comment?: string;
   /** disconnect: abort the connection; end: close cleanly without finish/[DONE]; malformed: send
    * a broken JSON chunk; stall: stop sending until the client goes away. */
   action: "disconnect" | "end" | "malformed" | "stall";
@@ -105,6 +107,8 @@ export interface FakeReply {
   finishReason: string;
   options: ReplyOptions;
   interruption?: Interruption;
+  /** A raw SSE body (see `reply.sse`) played instead of chunks built from `deltas`. */
+  sse?: string[];
 }
 
 /** A scripted HTTP error response. */
@@ -200,6 +204,8 @@ export interface FakeOpenAIServer extends AsyncDisposable {
   readonly remainingSteps: number;
   /** Streamed responses still being sent (a client that went away is noticed within ~20 ms). */
   readonly openStreams: number;
+  /** SSE comments sent by stalled streams so far (see `fault.stall`). */
+  readonly commentsSent: number;
   /** Resolves once no streamed response is open; rejects after `timeoutMs` (5000). */
   waitForStreamsClosed(options?: { timeoutMs?: number }): Promise<void>;
   /** Appends steps to the script. */
@@ -298,6 +304,22 @@ export const reply = {
       toolCalls: wire,
       finishReason: spec.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop"),
       options: pickReplyOptions(spec),
+    };
+  },
+  /**
+   * A streamed body exactly as a server's source shows it (comments, `event:` lines, chunks of any
+   * shape, with or without `data: [DONE]`), byte for byte; the pieces of an array are written one
+   * by one (so `fault.stall`/`disconnect` can cut after a piece). Streaming requests only.
+   */
+  sse(raw: string | string[], options: ReplyOptions = {}): FakeReply {
+    return {
+      kind: "reply",
+      deltas: [],
+      text: "",
+      toolCalls: [],
+      finishReason: "stop",
+      options: pickReplyOptions(options),
+      sse: (typeof raw === "string" ? [raw] : raw).filter((piece) => piece !== ""),
     };
   },
   /** Hand-made deltas, sent verbatim after the role chunk (streaming only makes full sense). */
@@ -404,9 +426,14 @@ export const fault = {
   malformed(r: FakeReply, options: { afterChunks?: number } = {}): FakeReply {
     return { ...r, interruption: { afterChunks: options.afterChunks ?? 1, action: "malformed" } };
   },
-  /** Streams `afterChunks` chunks, then only SSE comments until the client (or close()) ends it. */
-  stall(r: FakeReply, options: { afterChunks?: number } = {}): FakeReply {
-    return { ...r, interruption: { afterChunks: options.afterChunks ?? 1, action: "stall" } };
+  /**
+   * Streams `afterChunks` chunks, then only SSE comments (`comment`, default `: ping`, every 20 ms)
+   * until the client (or close()) ends it.
+   */
+  stall(r: FakeReply, options: { afterChunks?: number; comment?: string } = {}): FakeReply {
+    const interruption: Interruption = { afterChunks: options.afterChunks ?? 1, action: "stall" };
+    if (options.comment !== undefined) interruption.comment = options.comment;
+    return { ...r, interruption };
   },
   /** Waits `ms` before the first byte of the given step. */
   delay<S extends FakeReply | FakeStatus>(ms: number, step: S): S {
@@ -687,7 +714,11 @@ function usageOf(r: FakeReply, body: FakeChatBody) {
 
 const STALL_PING_MS = 20;
 
-type SseEvent = { data: string } | { raw: string } | { stall: true } | { fail: true };
+type SseEvent =
+  | { data: string }
+  | { raw: string }
+  | { stall: true; comment: string }
+  | { fail: true };
 
 function streamEvents(r: FakeReply, body: FakeChatBody, created: number): SseEvent[] {
   const id = `chatcmpl-fake${++idCounter}`;
@@ -715,16 +746,24 @@ function streamEvents(r: FakeReply, body: FakeChatBody, created: number): SseEve
     data.push(JSON.stringify({ ...base, choices: [], usage: usageOf(r, body) }));
   }
   data.push("[DONE]");
-  const events: SseEvent[] = data.map((d) => ({ data: d }));
+  const events: SseEvent[] = r.sse === undefined
+    ? data.map((d) => ({ data: d }))
+    : r.sse.map((raw) => ({ raw }));
   const cut = r.interruption;
-  if (cut === undefined || cut.afterChunks >= events.length) return events;
+  // A raw body may be cut after its last piece (e.g. stall after the comments it starts with).
+  if (cut === undefined || (cut.afterChunks >= events.length && r.sse === undefined)) {
+    return events;
+  }
   switch (cut.action) {
     case "disconnect":
       return [...events.slice(0, cut.afterChunks), { fail: true }];
     case "end":
       return [...events.slice(0, cut.afterChunks), { raw: "" }];
     case "stall":
-      return [...events.slice(0, cut.afterChunks), { stall: true }];
+      return [...events.slice(0, cut.afterChunks), {
+        stall: true,
+        comment: cut.comment ?? ": ping",
+      }];
     case "malformed":
       // The broken chunk goes in between; the rest of the reply still follows.
       events.splice(cut.afterChunks, 0, {
@@ -738,6 +777,7 @@ function sseBody(
   events: SseEvent[],
   signals: { server: AbortSignal; client: AbortSignal },
   onEnd: () => void,
+  onComment: () => void = () => {},
 ): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
   const cancelled = new AbortController();
@@ -767,7 +807,8 @@ function sseBody(
           await abortableSleep(STALL_PING_MS, stop);
           if (!stop.aborted) {
             i--;
-            controller.enqueue(enc.encode(": ping\n\n"));
+            controller.enqueue(enc.encode(`${ev.comment}\n\n`));
+            onComment();
             return;
           }
           end();
@@ -825,6 +866,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
   let stepsUsed = 0;
   let overflows = 0;
   let openStreams = 0;
+  let commentsSent = 0;
   const idleWaiters: Array<() => void> = [];
   function streamEnded() {
     openStreams--;
@@ -910,6 +952,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
         streamEvents(s, body, created),
         { server: closing.signal, client: clientGone },
         streamEnded,
+        () => commentsSent++,
       ),
       {
         status: 200,
@@ -997,6 +1040,9 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
           },
           get openStreams() {
             return openStreams;
+          },
+          get commentsSent() {
+            return commentsSent;
           },
           waitForStreamsClosed(opts = {}) {
             if (openStreams === 0) return Promise.resolve();

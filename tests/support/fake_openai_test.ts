@@ -396,3 +396,37 @@ Deno.test("modelInfo extends every /v1/models entry and props is served on GET /
   assert.equal(missing.status, 404);
   await missing.body?.cancel();
 });
+
+Deno.test("reply.sse plays a raw body byte for byte, and a stall after it sends the given comment", async () => {
+  await using server = await startFakeOpenAI();
+  const raw = [
+    ": OPENROUTER PROCESSING\n\n",
+    'event: error\ndata: {"message":"x"}\n\n',
+    '{"error":{"message":"no data: prefix"}}\n',
+  ];
+  server.script(reply.sse(raw), fault.stall(reply.sse(": hi\n\n"), { comment: ": still here" }));
+  const post = (signal?: AbortSignal) =>
+    fetch(`${server.baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: userHi, stream: true }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+  const first = await post();
+  assert.equal(first.headers.get("content-type"), "text/event-stream; charset=utf-8");
+  assert.equal(await first.text(), raw.join(""));
+  const controller = new AbortController();
+  const second = await post(controller.signal);
+  const reader = second.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes(": still here\n\n: still here\n\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  assert.ok(text.startsWith(": hi\n\n: still here\n\n"), JSON.stringify(text));
+  assert.ok(server.commentsSent >= 2);
+  controller.abort();
+  await reader.cancel().catch(() => {});
+  await server.waitForStreamsClosed();
+});

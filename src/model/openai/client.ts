@@ -14,10 +14,11 @@ import {
   type ModelStreamOptions,
 } from "../types.ts";
 import { rawErrorFetch } from "./_raw_errors.ts";
+import { type StrayError, tapEventStreams } from "./_sse_tap.ts";
 import { toModelError } from "./errors.ts";
 import { isRetryable, retryWaitMs, sleep } from "./retry.ts";
 import { fetchContextWindow } from "./metadata.ts";
-import { hashText, ReplyAssembler } from "./stream.ts";
+import { hashText, isTransientStreamError, ReplyAssembler } from "./stream.ts";
 import { toChatParams } from "./wire.ts";
 
 /** Options of `createOpenAiClient`. */
@@ -35,8 +36,13 @@ export interface OpenAiClientOptions {
    * connection failures, and streams that broke off, carried a malformed chunk or stalled.
    */
   maxRetries?: number;
-  /** A stream that sends no data for this long is cut off and retried (default 5 minutes). */
+  /**
+   * A stream that sends no chunk for this long is cut off and retried (default 5 minutes). SSE
+   * comments and keep-alives (`: OPENROUTER PROCESSING`) are not chunks: they do not reset it.
+   */
   streamIdleTimeoutMs?: number;
+  /** The timers of the idle timeout (default the global ones; tests inject a manual clock). */
+  timers?: StreamTimers;
   /** Time allowed until response headers arrive, per attempt, in ms (SDK default: 10 minutes). */
   timeoutMs?: number;
   /** Send `stream_options: {include_usage: true}` (default true; some servers reject it). */
@@ -58,6 +64,19 @@ export interface OpenAiClientOptions {
   project?: string;
 }
 
+/** Schedules and cancels the stream's idle timeout. */
+export interface StreamTimers {
+  /** Calls `fn` once after `ms`; returns a handle for `clearTimeout`. */
+  setTimeout(fn: () => void, ms: number): unknown;
+  /** Cancels a timer from `setTimeout`. */
+  clearTimeout(handle: unknown): void;
+}
+
+const GLOBAL_TIMERS: StreamTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as number),
+};
+
 /** Retries of a failed attempt unless the options say otherwise. */
 const DEFAULT_MAX_RETRIES = 2;
 /** How long a stream may send nothing before it counts as stalled. */
@@ -65,6 +84,8 @@ const DEFAULT_STREAM_IDLE_MS = 300_000;
 
 /** Creates a ModelClient that streams Chat Completions from an OpenAI-compatible server. */
 export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
+  // What each reply stream carried outside SSE framing (an error the SDK would drop).
+  const strays = new WeakMap<Response, StrayError>();
   const sdk = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey === "" ? "no-key" : options.apiKey,
@@ -79,11 +100,13 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
     // The SDK would otherwise log to the console (e.g. on malformed chunks); failures reach
     // callers as ModelErrors instead.
     logLevel: "off",
-    // Keeps error bodies the SDK would reduce to "(no body)" (errors.ts reads them).
-    fetch: rawErrorFetch(),
+    // Keeps error bodies the SDK would reduce to "(no body)" (errors.ts reads them), and reads
+    // the error lines the SDK drops from event streams (_sse_tap.ts).
+    fetch: tapEventStreams(rawErrorFetch(), strays),
   });
   return {
-    stream: (request, streamOptions) => streamReply(sdk, options, request, streamOptions),
+    stream: (request, streamOptions) =>
+      streamReply({ sdk, options, strays }, request, streamOptions),
     contextWindow: ({ signal }) =>
       fetchContextWindow(sdk, options.model, {
         baseURL: options.baseURL,
@@ -97,18 +120,25 @@ type Attempt =
   | { type: "reply"; message: AssistantMessage | null }
   | { type: "failed"; error: unknown; mapped: ModelError; midStream: boolean };
 
+/** What every attempt of a client needs. */
+interface ClientParts {
+  sdk: OpenAI;
+  options: OpenAiClientOptions;
+  strays: WeakMap<Response, StrayError>;
+}
+
 async function streamReply(
-  sdk: OpenAI,
-  options: OpenAiClientOptions,
+  parts: ClientParts,
   request: ModelRequest,
   streamOptions: ModelStreamOptions,
 ): Promise<AssistantMessage | null> {
+  const { options } = parts;
   const { signal } = streamOptions;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const params = toChatParams(request, options);
   for (let retry = 0;; retry++) {
     if (signal?.aborted) return null;
-    const attempt = await attemptReply(sdk, options, params, streamOptions);
+    const attempt = await attemptReply(parts, params, streamOptions);
     if (attempt.type === "reply") return attempt.message;
     const { error, mapped } = attempt;
     if (retry >= maxRetries || !isRetryable(error, mapped)) throw mapped;
@@ -133,8 +163,7 @@ async function streamReply(
 
 /** One attempt: the request, then its stream assembled; a stalled stream is cut off. */
 async function attemptReply(
-  sdk: OpenAI,
-  options: OpenAiClientOptions,
+  { sdk, options, strays }: ClientParts,
   params: ReturnType<typeof toChatParams>,
   { signal, onEvent }: ModelStreamOptions,
 ): Promise<Attempt> {
@@ -155,10 +184,16 @@ async function attemptReply(
   const cut = new AbortController();
   const requestSignal = signal === undefined ? cut.signal : AbortSignal.any([signal, cut.signal]);
   let stalled = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timers = options.timers ?? GLOBAL_TIMERS;
+  let timer: unknown;
+  const disarm = () => {
+    if (timer !== undefined) timers.clearTimeout(timer);
+    timer = undefined;
+  };
+  // Fed by chunks only: the SDK drops SSE comments, so keep-alives never count as data.
   const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
+    disarm();
+    timer = timers.setTimeout(() => {
       stalled = true;
       cut.abort();
     }, idleMs);
@@ -173,12 +208,15 @@ async function attemptReply(
   const failed = (error: unknown, midStream: boolean): Attempt => ({
     type: "failed",
     error,
-    mapped: toModelError(error, { ...options, midStream }),
+    mapped: inStream(error, toModelError(error, { ...options, midStream })),
     midStream,
   });
   let opened = false;
+  let stray: StrayError | undefined;
   try {
-    const stream = await sdk.chat.completions.create(params, { signal: requestSignal });
+    const { data: stream, response } = await sdk.chat.completions
+      .create(params, { signal: requestSignal }).withResponse();
+    stray = strays.get(response);
     opened = true;
     emit({ type: "message_start" });
     arm();
@@ -191,7 +229,7 @@ async function attemptReply(
     if (signal?.aborted) return { type: "reply", message: null };
     return failed(stalled ? stallError() : error, opened);
   } finally {
-    clearTimeout(timer);
+    disarm();
   }
   // The SDK ends iteration quietly when its request was aborted.
   if (signal?.aborted) return { type: "reply", message: null };
@@ -199,7 +237,29 @@ async function attemptReply(
   try {
     return { type: "reply", message: assembler.finish() };
   } catch (error) {
-    if (error instanceof ModelError) return failed(error, true);
+    if (error instanceof ModelError) return failed(withStray(error, stray), true);
     throw error;
   }
+}
+
+/**
+ * An error the server reported inside a 200 stream (the SDK throws those as an APIError without
+ * a status) is retried only when its body says it is transient; otherwise it is the provider's
+ * message, once.
+ */
+function inStream(error: unknown, mapped: ModelError): ModelError {
+  if (!(error instanceof OpenAI.APIError) || error.status !== undefined) return mapped;
+  if (mapped.kind !== "server" || isTransientStreamError(error.error)) return mapped;
+  return new ModelError("bad_request", mapped.message, { cause: error });
+}
+
+/** A stream that ended without a finish reason, with the error the server wrote outside SSE. */
+function withStray(error: ModelError, stray: StrayError | undefined): ModelError {
+  if (error.kind !== "incomplete_stream" || stray?.message === undefined) return error;
+  return new ModelError(
+    "incomplete_stream",
+    "The model's reply stream ended without a finish reason; the server wrote, outside the " +
+      `event stream: "${stray.message}". The partial reply was discarded; try again.`,
+    { cause: error },
+  );
 }

@@ -3,4 +3,4 @@
  * OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, …) through the
  * official `openai` SDK. The only code that knows the wire format is in this folder.
  */
-export { createOpenAiClient, type OpenAiClientOptions } from "./client.ts";
+export { createOpenAiClient, type OpenAiClientOptions, type StreamTimers } from "./client.ts";

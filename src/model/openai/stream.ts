@@ -16,9 +16,10 @@ import {
 
 interface PartialCall {
   index: number;
+  /** The id announced and used in the message: the server's, or made up here, unique per reply. */
   id: string | undefined;
-  /** The id was made up here because the server had not sent one when the call started. */
-  idGenerated: boolean;
+  /** The first id the server sent for this call (deltas are matched against it). */
+  serverId: string | undefined;
   name: string;
   args: string;
   argsObject: unknown;
@@ -71,21 +72,21 @@ export class ReplyAssembler {
   #addToolDelta(tc: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall): void {
     const fn = tc.function as { name?: unknown; arguments?: unknown } | undefined;
     const id = typeof tc.id === "string" && tc.id !== "" ? tc.id : undefined;
+    const name = typeof fn?.name === "string" && fn.name !== "" ? fn.name : undefined;
     const slotIndex = typeof tc.index === "number" ? tc.index : undefined;
     let call = slotIndex === undefined ? this.#calls.at(-1) : this.#bySlot.get(slotIndex);
     // A new id at a known index (some servers put every call at index 0) is a new call; a server
     // id arriving after we generated one still belongs to this call.
-    if (
-      call !== undefined && id !== undefined && call.id !== undefined && !call.idGenerated &&
-      call.id !== id
-    ) {
-      call = undefined;
-    }
+    const otherId = call?.serverId !== undefined && id !== undefined && call.serverId !== id;
+    // Without an index (Gemini), a delta that names a call starts one, unless it repeats the id.
+    const named = slotIndex === undefined && name !== undefined && call?.name !== "" &&
+      (id === undefined || id !== call?.serverId);
+    if (otherId || named) call = undefined;
     if (call === undefined) {
       call = {
         index: this.#calls.length,
-        id,
-        idGenerated: false,
+        id: undefined,
+        serverId: id,
         name: "",
         args: "",
         argsObject: undefined,
@@ -95,22 +96,12 @@ export class ReplyAssembler {
       this.#calls.push(call);
       this.#bySlot.set(slotIndex ?? call.index, call);
     }
-    if (call.id === undefined && id !== undefined && !call.started) call.id = id;
-    if (typeof fn?.name === "string" && fn.name !== "" && fn.name !== call.name) {
+    if (call.serverId === undefined && id !== undefined) call.serverId = id;
+    if (name !== undefined && name !== call.name) {
       // Names normally arrive once; a repeated full name is not appended again.
-      call.name += fn.name;
+      call.name += name;
     }
-    if (!call.started && call.name !== "") {
-      call.started = true;
-      if (call.id === undefined) {
-        call.id = this.#generatedId(call.index);
-        call.idGenerated = true;
-      }
-      this.emit({ type: "toolcall_start", index: call.index, id: call.id, name: call.name });
-      for (const piece of call.pendingDeltas.splice(0)) {
-        this.emit({ type: "toolcall_delta", index: call.index, delta: piece });
-      }
-    }
+    if (!call.started && call.name !== "") this.#start(call);
     if (typeof fn?.arguments === "string") {
       if (fn.arguments === "") return;
       call.args += fn.arguments;
@@ -121,6 +112,24 @@ export class ReplyAssembler {
       // Some servers send the arguments as a JSON object instead of a string.
       call.argsObject = fn.arguments;
     }
+  }
+
+  /** Announces a call once it has a name, under an id no other call of this reply has. */
+  #start(call: PartialCall): void {
+    call.started = true;
+    call.id = this.#uniqueId(call.serverId ?? this.#generatedId(call.index), call);
+    this.emit({ type: "toolcall_start", index: call.index, id: call.id, name: call.name });
+    for (const piece of call.pendingDeltas.splice(0)) {
+      this.emit({ type: "toolcall_delta", index: call.index, delta: piece });
+    }
+  }
+
+  #uniqueId(wanted: string, call: PartialCall): string {
+    const taken = (id: string) => this.#calls.some((c) => c !== call && c.id === id);
+    if (!taken(wanted)) return wanted;
+    let n = call.index;
+    while (taken(`${wanted}_${n}`)) n++;
+    return `${wanted}_${n}`;
   }
 
   #generatedId(index: number): string {
@@ -136,14 +145,20 @@ export class ReplyAssembler {
           "cut. The partial reply was discarded; try again.",
       );
     }
+    if (this.#finish === "error") {
+      // OpenRouter ends a reply that failed upstream this way: the partial reply is no answer.
+      throw new ModelError(
+        "server",
+        'The model server ended its reply with finish_reason "error": the generation failed ' +
+          "upstream. The partial reply was discarded; try again.",
+      );
+    }
     const blocks: AssistantMessage["blocks"] = [];
     if (this.#text !== "") blocks.push({ type: "text", text: this.#text });
-    const ids = new Set<string>();
     for (const call of this.#calls) {
-      let id = call.id ?? this.#generatedId(call.index);
-      if (ids.has(id)) id = `${id}_${call.index}`;
-      ids.add(id);
-      blocks.push(toolCallBlock(id, call));
+      // A call that never got a name was never announced: it gets its id now.
+      call.id ??= this.#uniqueId(call.serverId ?? this.#generatedId(call.index), call);
+      blocks.push(toolCallBlock(call.id, call));
     }
     const { stopReason, raw } = mapFinish(this.#finish, this.#calls.length > 0);
     const message: AssistantMessage = {
@@ -183,16 +198,59 @@ function mapFinish(
 ): { stopReason: StopReason; raw?: string } {
   switch (finish) {
     case "stop":
-      // Some servers say "stop" even when the reply is tool calls.
+      // Some servers say "stop" even when the reply is tool calls (vLLM with a named
+      // tool_choice, Gemini): the calls count.
       return { stopReason: hasCalls ? "toolUse" : "stop" };
     case "tool_calls":
     case "function_call":
       return { stopReason: "toolUse" };
     case "length":
       return { stopReason: "maxTokens" };
+    // Other servers' words for the same: Mistral's "model_length", Anthropic-compatible
+    // endpoints' "max_tokens", "end_turn", "stop_sequence" and "tool_use", "end"/"eos".
+    case "model_length":
+    case "max_tokens":
+      return { stopReason: "maxTokens", raw: finish };
+    case "tool_use":
+      return { stopReason: "toolUse", raw: finish };
+    case "end":
+    case "eos":
+    case "end_turn":
+    case "stop_sequence":
+      return { stopReason: hasCalls ? "toolUse" : "stop", raw: finish };
     default:
-      return { stopReason: "error", raw: finish };
+      // content_filter, safety, anything new: kept, never a crash; calls still count.
+      return { stopReason: hasCalls ? "toolUse" : "error", raw: finish };
   }
+}
+
+/** Words in an in-stream error's code or type that say trying again will not help. */
+const PERMANENT =
+  /invalid|bad_?request|not_?found|unsupported|auth|permission|forbidden|billing|quota|insufficient|credit|moderation|flagged|tool_use_failed|content_filter/i;
+/** Words that say the failure is the server's or upstream's and may pass. */
+const TRANSIENT =
+  /server|internal|overload|unavailable|timeout|timed_out|rate_?limit|capacity|busy|upstream|disconnect|gateway/i;
+
+/**
+ * Whether an error a server reported inside a 200 stream (`{"error":{…}}` chunks, `event: error`
+ * frames; the SDK throws them as APIError without a status) is worth another attempt, decided by
+ * its body: a numeric code or status of 408, 409, 429 or 5xx, or a code or type naming a server
+ * failure, an overload, a timeout or a rate limit. Anything else, and a body that says nothing,
+ * is not retried.
+ */
+export function isTransientStreamError(body: unknown): boolean {
+  if (typeof body !== "object" || body === null) return false;
+  const e = body as { code?: unknown; status?: unknown; type?: unknown; error?: unknown };
+  if (typeof e.error === "object" && e.error !== null) return isTransientStreamError(e.error);
+  for (const value of [e.code, e.status]) {
+    const n = typeof value === "number" ? value : typeof value === "string" ? Number(value) : NaN;
+    if (Number.isInteger(n) && n >= 100 && n < 600) {
+      return n >= 500 || n === 408 || n === 409 || n === 429;
+    }
+  }
+  const words = [e.code, e.type].filter((w): w is string => typeof w === "string").join(" ");
+  if (words === "" || PERMANENT.test(words)) return false;
+  return TRANSIENT.test(words);
 }
 
 function toUsage(u: OpenAI.CompletionUsage): Usage {
