@@ -18,6 +18,7 @@ import { isRetryable, retryWaitMs, sleep } from "./retry.ts";
 import { fetchContextWindow } from "./metadata.ts";
 import { hashText, ReplyAssembler } from "./stream.ts";
 import { toChatParams } from "./wire.ts";
+import { replyFinisher } from "./_markup.ts";
 
 /** Options of `createOpenAiClient`. */
 export interface OpenAiClientOptions {
@@ -49,6 +50,11 @@ export interface OpenAiClientOptions {
   parallelToolCalls?: boolean;
   /** Whether the model accepts images (default true); false replaces them with text at request time. */
   vision?: boolean;
+  /**
+   * Send `reasoning_content` back on tool-call turns to the server that sent it (DeepSeek's
+   * thinking mode requires it; default: only when the base URL is on deepseek.com).
+   */
+  echoReasoningContent?: boolean;
   /** Told to the user on HTTP 401/403, e.g. "set OPENAI_API_KEY or pass --api-key-env". */
   apiKeyHint?: string;
   /** `OpenAI-Organization` header value (never read from the environment here). */
@@ -79,8 +85,10 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
     // callers as ModelErrors instead.
     logLevel: "off",
   });
+  const finish = replyFinisher(options.baseURL);
   return {
-    stream: (request, streamOptions) => streamReply(sdk, options, request, streamOptions),
+    stream: async (request, streamOptions) =>
+      finish(await streamReply(sdk, options, request, streamOptions), request, streamOptions),
     contextWindow: ({ signal }) =>
       fetchContextWindow(sdk, options.model, {
         baseURL: options.baseURL,
