@@ -226,7 +226,7 @@ Deno.test("toChatParams() sends reasoning_content back to DeepSeek's API by defa
   ];
   const wire = (baseURL: string) =>
     toChatParams(request({ messages }), { model: "deepseek-chat", baseURL }).messages
-      .filter((m) => m.role === "assistant") as Array<Record<string, unknown>>;
+      .filter((m) => m.role === "assistant") as unknown as Array<Record<string, unknown>>;
   const [plain, withCall] = wire(origin);
   assert.equal(plain?.reasoning_content, undefined, "a turn without calls needs none");
   assert.equal(withCall?.reasoning_content, "read it");
