@@ -5,14 +5,7 @@
  * `<|python_tag|>{…}`, Mistral `[TOOL_CALLS][{…}]` (and `[TOOL_CALLS]name[ARGS]{…}`), a ```json
  * block — become real tool calls when every call names an offered tool; the text around them stays.
  */
-import type {
-  AssistantMessage,
-  ModelRequest,
-  ModelStreamOptions,
-  ToolCallBlock,
-} from "../types.ts";
-import { stampOrigin } from "./_reasoning.ts";
-import { hashText } from "./stream.ts";
+import type { AssistantMessage, ToolCallBlock } from "../types.ts";
 
 /** Which markup the calls came in (names the server setting that parses it). */
 export type CallMarkup = "hermes" | "llama" | "mistral" | "json";
@@ -185,6 +178,17 @@ export function findTextCalls(text: string, offered: ReadonlySet<string>): TextC
   return undefined;
 }
 
+/** How the warning names each markup. */
+export const MARKUP_NAMES: Record<CallMarkup, string> = {
+  hermes: "`<tool_call>` markup",
+  llama: "`<|python_tag|>` markup",
+  mistral: "`[TOOL_CALLS]` markup",
+  json: "a ```json block",
+};
+
+/** Where a markup starts in streamed text (what the stream holds back until the reply ends). */
+export const MARKUP_STARTS = ["<tool_call>", "<|python_tag|>", "[TOOL_CALLS]", "```json"];
+
 /** The server setting that makes it parse calls in `markup` itself. */
 export function parserHint(markup: CallMarkup): string {
   const parser = markup === "llama" ? "llama3_json" : markup === "mistral" ? "mistral" : "hermes";
@@ -217,49 +221,3 @@ export function recoverTextCalls(
   const stopReason = message.stopReason === "stop" ? "toolUse" : message.stopReason;
   return { message: { ...message, blocks, stopReason }, markup: found.markup };
 }
-
-/**
- * What happens to each complete reply of a client for `baseURL`: its echoes are stamped with the
- * server they came from, and calls written as text become tool calls — the user is warned once per
- * client (a `warning` stream event) that the server does not parse them and what fixes that.
- */
-export function replyFinisher(
-  baseURL: string,
-): (
-  message: AssistantMessage | null,
-  request: ModelRequest,
-  options: ModelStreamOptions,
-) => AssistantMessage | null {
-  let warned = false;
-  return (message, request, options) => {
-    if (message === null) return null;
-    stampOrigin(message, baseURL);
-    const offered = new Set(request.tools.map((t) => t.name));
-    const text = message.blocks.map((b) => b.type === "text" ? b.text : "").join("");
-    const recovered = recoverTextCalls(message, offered, (i) => `call_t${i}_${hashText(text)}`);
-    if (recovered === undefined) return message;
-    if (!warned) {
-      warned = true;
-      try {
-        options.onEvent?.({
-          type: "warning",
-          message: `The server at "${baseURL}" returned tool calls as text (${
-            MARKUP_NAMES[recovered.markup]
-          }) instead of parsing them: moat ran them, but to make the server parse them ${
-            parserHint(recovered.markup)
-          }.`,
-        });
-      } catch {
-        // A failing sink must not lose the reply.
-      }
-    }
-    return recovered.message;
-  };
-}
-
-const MARKUP_NAMES: Record<CallMarkup, string> = {
-  hermes: "`<tool_call>` markup",
-  llama: "`<|python_tag|>` markup",
-  mistral: "`[TOOL_CALLS]` markup",
-  json: "a ```json block",
-};

@@ -18,7 +18,7 @@ import { isRetryable, retryWaitMs, sleep } from "./retry.ts";
 import { fetchContextWindow } from "./metadata.ts";
 import { hashText, ReplyAssembler } from "./stream.ts";
 import { toChatParams } from "./wire.ts";
-import { replyFinisher } from "./_markup.ts";
+import { replyFinisher } from "./_reply_finish.ts";
 
 /** Options of `createOpenAiClient`. */
 export interface OpenAiClientOptions {
@@ -87,8 +87,8 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
   });
   const finish = replyFinisher(options.baseURL);
   return {
-    stream: async (request, streamOptions) =>
-      finish(await streamReply(sdk, options, request, streamOptions), request, streamOptions),
+    stream: (request, streamOptions) =>
+      finish(request, streamOptions, (o) => streamReply(sdk, options, request, o)),
     contextWindow: ({ signal }) =>
       fetchContextWindow(sdk, options.model, {
         baseURL: options.baseURL,

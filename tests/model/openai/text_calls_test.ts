@@ -70,6 +70,8 @@ for (
     );
     const wireCalls = params.messages.find((m) => m.role === "assistant");
     assert.equal((wireCalls as { tool_calls?: unknown[] }).tool_calls?.length, expected.length);
+    const streamed = events.flatMap((e) => e.type === "text_delta" ? [e.delta] : []).join("");
+    assert.equal(streamed.trim(), text ?? "", "the markup is not streamed as the answer");
     const second = await model.stream(request({ tools }), options);
     assert.equal(calls(second?.blocks ?? []).length, expected.length);
     const warnings = events.filter((e) => e.type === "warning");
@@ -92,6 +94,8 @@ Deno.test("stream() leaves a call of a tool that was not offered as text, withou
   assert.equal(message?.stopReason, "stop");
   assert.deepEqual(message?.blocks, [{ type: "text", text }]);
   assert.equal(events.filter((e) => e.type === "warning").length, 0);
+  const streamed = events.flatMap((e) => e.type === "text_delta" ? [e.delta] : []).join("");
+  assert.equal(streamed, text, "held-back text is shown after all");
 });
 
 Deno.test("stream() leaves JSON that is not a call, and markup without tools offered, as text", async () => {
