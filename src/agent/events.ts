@@ -97,6 +97,10 @@ export type AgentEvent =
   | ({ type: "model_retry" } & ModelRetry)
   /** Streamed reply text. */
   | { type: "text_delta"; delta: string }
+  /** Streamed reasoning of the model (never part of the answer). */
+  | { type: "thinking_delta"; delta: string }
+  /** The model client has something to tell the user about the server (e.g. a setting to fix). */
+  | { type: "model_warning"; message: string }
   /** The complete reply, with usage; `report` marks the reply to the report request. */
   | { type: "message_end"; message: AssistantMessage; report?: true }
   /** A message was pushed to history (in history order). */
@@ -162,6 +166,9 @@ export function forwardStream(
     onEvent(event) {
       if (event.type === "message_start") emit({ type: "message_start" });
       else if (event.type === "text_delta") emit({ type: "text_delta", delta: event.delta });
+      else if (event.type === "thinking_delta") {
+        emit({ type: "thinking_delta", delta: event.delta });
+      } else if (event.type === "warning") emit({ type: "model_warning", message: event.message });
     },
     onRetry: (retry) => emit({ type: "model_retry", ...retry }),
   };

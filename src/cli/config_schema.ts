@@ -87,6 +87,12 @@ export const ConfigFileSchema = Type.Object({
       vision: Type.Optional(
         Type.Boolean({ description: "The model accepts images (default true)." }),
       ),
+      echoReasoningContent: Type.Optional(
+        Type.Boolean({
+          description: "Send reasoning_content back on tool-call turns (default: only to " +
+            "DeepSeek's API, whose thinking mode requires it).",
+        }),
+      ),
       structuredOutput: Type.Optional(
         Type.Boolean({
           description: "The server supports response_format json_schema (--output-schema uses " +

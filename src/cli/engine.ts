@@ -88,6 +88,9 @@ export function modelClientOptions(setup: RunSetup, model: string): OpenAiClient
   if (compat.maxTokensField !== undefined) options.maxTokensField = compat.maxTokensField;
   if (compat.parallelToolCalls !== undefined) options.parallelToolCalls = compat.parallelToolCalls;
   if (compat.vision !== undefined) options.vision = compat.vision;
+  if (compat.echoReasoningContent !== undefined) {
+    options.echoReasoningContent = compat.echoReasoningContent;
+  }
   return options;
 }
 

@@ -58,6 +58,8 @@ export function eventRecord(
       };
     case "text_delta":
       return includeDeltas ? { type: "text_delta", delta: event.delta } : null;
+    case "thinking_delta":
+      return includeDeltas ? { type: "thinking_delta", delta: event.delta } : null;
     case "message_end": {
       const m = event.message;
       const record: Record<string, unknown> = {
@@ -70,6 +72,7 @@ export function eventRecord(
         usage: m.usage,
       };
       if (m.model !== undefined) record.model = m.model;
+      if (m.thinking !== undefined) record.thinking = m.thinking;
       return record;
     }
     case "tool_start":
@@ -129,8 +132,9 @@ export function eventRecord(
     case "message_saved":
     case "tool_settled":
     case "agent_end":
+    case "model_warning":
       // Sessions hold messages; tool_end carries every settled call (in call order); run_end
-      // carries the outcome.
+      // carries the outcome; the reporters tell model warnings as warnings.
       return null;
     default: {
       const never: never = event;
@@ -209,6 +213,10 @@ export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
         "\n",
     );
   };
+  const warning = (message: string) => {
+    emit({ type: "warning", message });
+    options.writeStderr?.(`moat: warning: ${message}\n`);
+  };
   return {
     start: (info) => {
       // stdout is the event stream: notes go to stderr, as in text mode.
@@ -216,13 +224,11 @@ export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
       emit(runStartRecord(info));
     },
     event(event) {
+      if (event.type === "model_warning") return warning(event.message);
       const record = eventRecord(event, options.includeDeltas ?? false);
       if (record !== null) emit(record);
     },
-    warning(message) {
-      emit({ type: "warning", message });
-      options.writeStderr?.(`moat: warning: ${message}\n`);
-    },
+    warning,
     permission: (decision) => emit(permissionRecord(decision)),
     end(summary) {
       if (summary.error !== undefined) {
@@ -243,16 +249,19 @@ export function createJsonReporter(
 ): Reporter {
   let start: RunStartInfo | undefined;
   const warnings: string[] = [];
+  const warning = (message: string) => {
+    warnings.push(message);
+    options.writeStderr(`moat: warning: ${message}\n`);
+  };
   return {
     start: (info) => {
       start = info;
       for (const note of info.notes ?? []) options.writeStderr(`${note}\n`);
     },
-    event() {},
-    warning(message) {
-      warnings.push(message);
-      options.writeStderr(`moat: warning: ${message}\n`);
+    event(event) {
+      if (event.type === "model_warning") warning(event.message);
     },
+    warning,
     end(summary) {
       if (summary.error !== undefined) {
         options.writeStderr(`moat: error: ${summary.error.message}\n`);

@@ -97,7 +97,17 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
     if (!atLineStart || held) return;
     if (spinnerTimer === undefined) tick();
   };
+  // Streamed reasoning goes to stderr, dimmed; it ends with a line break before anything else.
+  let thinkingOpen = false;
+  let thinkingAtLineStart = true;
+  const endThinking = () => {
+    if (!thinkingOpen) return;
+    if (!thinkingAtLineStart) options.writeStderr("\n");
+    thinkingOpen = false;
+    thinkingAtLineStart = true;
+  };
   const stderrLine = (line: string) => {
+    endThinking();
     clearSpinner();
     if (!atLineStart && options.stdoutIsTty) {
       options.writeStdout("\n");
@@ -149,9 +159,25 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
         case "report_start":
           setSpinner("thinking…");
           return;
+        case "thinking_delta": {
+          if (!streaming) return;
+          setSpinner(null);
+          if (!thinkingOpen && !atLineStart && options.stdoutIsTty) {
+            options.writeStdout("\n");
+            atLineStart = true;
+          }
+          thinkingOpen = true;
+          options.writeStderr(c("2", escapeControls(event.delta)));
+          thinkingAtLineStart = event.delta.endsWith("\n");
+          return;
+        }
+        case "model_warning":
+          stderrLine(`${c("33", "moat: warning:")} ${escapeControls(event.message)}`);
+          return;
         case "text_delta": {
           if (!streaming) return;
           setSpinner(null);
+          endThinking();
           // Waiting notes go in where a line of the answer ends.
           const cut = notes.length === 0 ? 0 : event.delta.lastIndexOf("\n") + 1;
           for (const piece of [event.delta.slice(0, cut), event.delta.slice(cut)]) {
@@ -163,6 +189,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
           return;
         }
         case "message_end":
+          endThinking();
           if (streaming && !atLineStart) {
             options.writeStdout("\n");
             atLineStart = true;

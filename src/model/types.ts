@@ -32,6 +32,19 @@ export interface ToolCallBlock {
   arguments: unknown;
   /** Set when the arguments were not valid JSON: the parse error, so the pipeline refuses the call. */
   invalidJson?: string;
+  /** Fields of the wire tool call the server needs back verbatim (Gemini's `extra_content`). */
+  echo?: ProviderEcho;
+}
+
+/**
+ * Opaque fields a server sent that it needs back on the next request (e.g. DeepSeek's
+ * `reasoning_content`, OpenRouter's `reasoning_details`), sent only to the server they came from.
+ */
+export interface ProviderEcho {
+  /** The base URL of the server that sent them. */
+  origin: string;
+  /** Wire field name → value, as the server sent it. */
+  fields: Record<string, unknown>;
 }
 
 /** Token accounting for one model reply (or a sum of them). */
@@ -61,6 +74,10 @@ export interface AssistantMessage {
   usage: Usage;
   /** The model that produced the reply, as reported by the server. */
   model?: string;
+  /** The model's reasoning (never part of the answer text; not sent back as text). */
+  thinking?: string;
+  /** Fields of the wire assistant message the server needs back verbatim on a tool-call turn. */
+  echo?: ProviderEcho;
 }
 
 /** The result of one tool call as stored in history. */
@@ -104,6 +121,10 @@ export interface ModelRequest {
 export type ModelStreamEvent =
   | { type: "message_start" }
   | { type: "text_delta"; delta: string }
+  /** A piece of the model's reasoning (not answer text). */
+  | { type: "thinking_delta"; delta: string }
+  /** Something the user should know about the server's reply (told once per client). */
+  | { type: "warning"; message: string }
   | { type: "toolcall_start"; index: number; id: string; name: string }
   | { type: "toolcall_delta"; index: number; delta: string };
 

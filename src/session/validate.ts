@@ -37,10 +37,19 @@ function blockProblem(
     if (typeof value.id !== "string" || value.id === "") {
       return `${where}'s "id" is not a non-empty string`;
     }
-    return typeof value.name === "string" ? null : `${where}'s "name" is not a string`;
+    if (typeof value.name !== "string") return `${where}'s "name" is not a string`;
+    return echoProblem(value.echo, `${where}'s`);
   }
   const expected = allowed === "content" ? '"text" or "image"' : '"text" or "toolCall"';
   return `${where}'s "type" is ${describe(value.type)}, not ${expected}`;
+}
+
+/** A provider echo (opaque fields a server needs back) is `{origin, fields}` when present. */
+function echoProblem(value: unknown, owner: string): string | null {
+  if (value === undefined) return null;
+  if (!isRecord(value)) return `${owner} "echo" is not an object`;
+  if (typeof value.origin !== "string") return `${owner} "echo.origin" is not a string`;
+  return isRecord(value.fields) ? null : `${owner} "echo.fields" is not an object`;
 }
 
 function contentProblem(value: unknown, owner: string): string | null {
@@ -82,6 +91,11 @@ function assistantProblem(value: Record<string, unknown>): string | null {
       STOP_REASONS.map((r) => `"${r}"`).join(", ")
     }`;
   }
+  if (value.thinking !== undefined && typeof value.thinking !== "string") {
+    return `${owner} "thinking" is not a string`;
+  }
+  const echo = echoProblem(value.echo, owner);
+  if (echo !== null) return echo;
   const usage = value.usage;
   if (!isRecord(usage)) return `${owner} "usage" is not an object`;
   const bad = USAGE_KEYS.find((k) => typeof usage[k] !== "number");

@@ -118,7 +118,11 @@ const DOCUMENTED_FIELDS: Record<string, { always: string[]; optional?: string[] 
   turn_start: { always: ["turn"] },
   message_start: { always: [] },
   text_delta: { always: ["delta"] },
-  message_end: { always: ["text", "toolCalls", "stopReason", "usage"], optional: ["model"] },
+  thinking_delta: { always: ["delta"] },
+  message_end: {
+    always: ["text", "toolCalls", "stopReason", "usage"],
+    optional: ["model", "thinking"],
+  },
   tool_start: { always: ["toolCallId", "name", "args"] },
   tool_running: { always: ["toolCallId", "name"] },
   permission: {
@@ -229,6 +233,7 @@ Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documen
     midStream: true,
   });
   r.event({ type: "message_start" });
+  r.event({ type: "thinking_delta", delta: "Read a." });
   r.event({ type: "text_delta", delta: "x" });
   r.event({
     type: "message_end",
@@ -238,6 +243,8 @@ Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documen
       stopReason: "toolUse",
       usage: emptyUsage(),
       model: "served-model",
+      thinking: "Read a.",
+      echo: { origin: "http://x/v1", fields: { reasoning_content: "Read a." } },
     },
   });
   r.event({ type: "tool_start", ...call, args: { path: "a" } });
@@ -410,4 +417,27 @@ Deno.test("createJsonlReporter() marks the report request at a limit with report
     { type: "turn_start", turn: 2, limit: undefined },
     { type: "report_start", turn: undefined, limit: "max_turns" },
   ]);
+});
+
+Deno.test("the JSONL and JSON reporters tell a model client's warning as a warning, on stderr too", () => {
+  let out = "";
+  let err = "";
+  const jsonl = createJsonlReporter({
+    writeStdout: (t) => void (out += t),
+    writeStderr: (t) => void (err += t),
+  });
+  jsonl.event({ type: "model_warning", message: "The server returned tool calls as text." });
+  const line = JSON.parse(out);
+  assert.equal(line.type, "warning");
+  assert.equal(line.message, "The server returned tool calls as text.");
+  assert.match(err, /moat: warning: The server returned tool calls as text\./);
+  let json = "";
+  const reporter = createJsonReporter({
+    writeStdout: (t) => void (json += t),
+    writeStderr: () => {},
+  });
+  reporter.start(info);
+  reporter.event({ type: "model_warning", message: "told" });
+  reporter.end(summary);
+  assert.deepEqual(JSON.parse(json).warnings, ["told"]);
 });

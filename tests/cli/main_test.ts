@@ -125,7 +125,12 @@ Deno.test("runCli() turns SIGINT during a run into exit 130 after closing the sa
 Deno.test("runCli() passes the config's compatibility switches to the model client", async () => {
   await using ws = await createTempWorkspace({
     ".moat/config.json": JSON.stringify({
-      compat: { streamOptions: false, maxTokensField: "max_tokens", vision: false },
+      compat: {
+        streamOptions: false,
+        maxTokensField: "max_tokens",
+        vision: false,
+        echoReasoningContent: true,
+      },
     }),
   });
   const terminal = createFakeTerminal();
@@ -143,6 +148,7 @@ Deno.test("runCli() passes the config's compatibility switches to the model clie
   assert.equal(seen[0]?.streamOptions, false);
   assert.equal(seen[0]?.maxTokensField, "max_tokens");
   assert.equal(seen[0]?.vision, false);
+  assert.equal(seen[0]?.echoReasoningContent, true);
   assert.equal(seen[0]?.parallelToolCalls, undefined);
 });
 

@@ -424,3 +424,30 @@ Deno.test("createTextRenderer() marks a command that exited non-zero with ! and 
   assert.match(failed ?? "", /^! bash false \(\d+ ms\) exit 3$/);
   assert.match(fine ?? "", /^✓ bash true \(\d+ ms\)$/);
 });
+
+Deno.test("createTextRenderer() streams reasoning dimmed on stderr and keeps stdout the answer only", () => {
+  const { r, out } = renderer({ stdoutIsTty: true, color: true });
+  r.event({ type: "thinking_delta", delta: "Let me" });
+  r.event({ type: "thinking_delta", delta: " check." });
+  r.event({ type: "text_delta", delta: "Hello" });
+  r.event(toolEnd({}));
+  r.end(summary({ text: "Hello" }));
+  assert.equal(out.stdout, "Hello\n");
+  assert.ok(out.stderr.startsWith("\x1b[2mLet me\x1b[0m\x1b[2m check.\x1b[0m\n"), out.stderr);
+  const plain = renderer();
+  plain.r.event({ type: "thinking_delta", delta: "hidden" });
+  plain.r.end(summary({ text: "Hello" }));
+  assert.ok(!plain.out.stderr.includes("hidden"), "not shown off a TTY");
+  assert.equal(plain.out.stdout, "Hello\n");
+});
+
+Deno.test("createTextRenderer() ends streamed reasoning with a line break before the next stderr line", () => {
+  const { r, out } = renderer({ stdoutIsTty: true });
+  r.event({ type: "thinking_delta", delta: "Reading a.txt" });
+  r.event({ type: "model_warning", message: "The server returned tool calls as text." });
+  assert.equal(
+    out.stderr,
+    "Reading a.txt\nmoat: warning: The server returned tool calls as text.\n",
+  );
+  assert.equal(out.stdout, "");
+});

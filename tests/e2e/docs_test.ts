@@ -215,7 +215,8 @@ Deno.test({
     server.script(
       fault.status(429, { retryAfter: 0 }),
       reply.toolCalls(calls),
-      reply.text("Done."),
+      // A reasoning model: its reasoning is an event of its own.
+      reply.deltas([{ reasoning_content: "All done." }, { content: "Done." }]),
     );
     await run(["--include-deltas", "--deny-read=denied.txt", "do things"]);
     // A limit: the model's report.

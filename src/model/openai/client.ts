@@ -20,6 +20,7 @@ import { isRetryable, retryWaitMs, sleep } from "./retry.ts";
 import { fetchContextWindow } from "./metadata.ts";
 import { hashText, isTransientStreamError, ReplyAssembler } from "./stream.ts";
 import { toChatParams } from "./wire.ts";
+import { replyFinisher } from "./_reply_finish.ts";
 
 /** Options of `createOpenAiClient`. */
 export interface OpenAiClientOptions {
@@ -56,6 +57,11 @@ export interface OpenAiClientOptions {
   parallelToolCalls?: boolean;
   /** Whether the model accepts images (default true); false replaces them with text at request time. */
   vision?: boolean;
+  /**
+   * Send `reasoning_content` back on tool-call turns to the server that sent it (DeepSeek's
+   * thinking mode requires it; default: only when the base URL is on deepseek.com).
+   */
+  echoReasoningContent?: boolean;
   /** Told to the user on HTTP 401/403, e.g. "set OPENAI_API_KEY or pass --api-key-env". */
   apiKeyHint?: string;
   /** `OpenAI-Organization` header value (never read from the environment here). */
@@ -104,9 +110,10 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
     // the error lines the SDK drops from event streams (_sse_tap.ts).
     fetch: tapEventStreams(rawErrorFetch(), strays),
   });
+  const finish = replyFinisher(options.baseURL);
   return {
     stream: (request, streamOptions) =>
-      streamReply({ sdk, options, strays }, request, streamOptions),
+      finish(request, streamOptions, (o) => streamReply({ sdk, options, strays }, request, o)),
     contextWindow: ({ signal }) =>
       fetchContextWindow(sdk, options.model, {
         baseURL: options.baseURL,

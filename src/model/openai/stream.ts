@@ -13,6 +13,7 @@ import {
   type ToolCallBlock,
   type Usage,
 } from "../types.ts";
+import { ReasoningReader } from "./_reasoning.ts";
 
 interface PartialCall {
   index: number;
@@ -48,9 +49,12 @@ export class ReplyAssembler {
   #finish: string | null = null;
   #usage: Usage | undefined;
   #model: string | undefined;
+  #reasoning: ReasoningReader;
 
   /** `turnHash` names this request in generated call ids; `emit` must not throw. */
-  constructor(readonly turnHash: () => string, readonly emit: (e: ModelStreamEvent) => void) {}
+  constructor(readonly turnHash: () => string, readonly emit: (e: ModelStreamEvent) => void) {
+    this.#reasoning = new ReasoningReader(emit);
+  }
 
   /** Adds one chunk, emitting the text and tool call events it carries. */
   add(chunk: OpenAI.Chat.ChatCompletionChunk): void {
@@ -59,8 +63,11 @@ export class ReplyAssembler {
     const choice = chunk.choices?.[0];
     if (!choice) return;
     const delta = choice.delta ?? {};
-    const text = (typeof delta.content === "string" ? delta.content : "") +
-      (typeof delta.refusal === "string" ? delta.refusal : "");
+    const text = this.#reasoning.content(
+      delta,
+      (typeof delta.content === "string" ? delta.content : "") +
+        (typeof delta.refusal === "string" ? delta.refusal : ""),
+    );
     if (text !== "") {
       this.#text += text;
       this.emit({ type: "text_delta", delta: text });
@@ -97,6 +104,7 @@ export class ReplyAssembler {
       this.#bySlot.set(slotIndex ?? call.index, call);
     }
     if (call.serverId === undefined && id !== undefined) call.serverId = id;
+    this.#reasoning.toolCall(call.index, tc);
     if (name !== undefined && name !== call.name) {
       // Names normally arrive once; a repeated full name is not appended again.
       call.name += name;
@@ -153,6 +161,11 @@ export class ReplyAssembler {
           "upstream. The partial reply was discarded; try again.",
       );
     }
+    const rest = this.#reasoning.flush();
+    if (rest !== "") {
+      this.#text += rest;
+      this.emit({ type: "text_delta", delta: rest });
+    }
     const blocks: AssistantMessage["blocks"] = [];
     if (this.#text !== "") blocks.push({ type: "text", text: this.#text });
     for (const call of this.#calls) {
@@ -169,6 +182,7 @@ export class ReplyAssembler {
     };
     if (raw !== undefined) message.rawStopReason = raw;
     if (this.#model !== undefined) message.model = this.#model;
+    this.#reasoning.finish(message, this.#calls.map((c) => c.index));
     return message;
   }
 }

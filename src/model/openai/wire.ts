@@ -14,6 +14,7 @@ import type {
   ToolResult,
   ToolSpec,
 } from "../types.ts";
+import { addReplayFields } from "./_reasoning.ts";
 
 type WireMessage = OpenAI.Chat.ChatCompletionMessageParam;
 type WireUserPart = OpenAI.Chat.ChatCompletionContentPart;
@@ -34,11 +35,16 @@ export interface WireSettings {
   parallelToolCalls?: boolean;
   /** Whether the model accepts images (default true); false replaces them with text. */
   vision?: boolean;
+  /** The server's base URL: echoes (reasoning, signatures) go back only to the server they came from. */
+  baseURL?: string;
+  /** Send `reasoning_content` back on tool-call turns (default: the base URL is DeepSeek's). */
+  echoReasoningContent?: boolean;
 }
 
 /** Builds the streaming request body for `request`; never changes `request`. */
 export function toChatParams(request: ModelRequest, settings: WireSettings): WireParams {
   const messages = toWireMessages(request, settings.vision ?? true);
+  addReplayFields(messages, request.messages, settings);
   const params: WireParams = { model: settings.model, messages, stream: true };
   if (settings.streamOptions ?? true) params.stream_options = { include_usage: true };
   if (request.tools.length > 0) {
