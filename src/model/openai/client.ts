@@ -15,9 +15,16 @@ import {
 } from "../types.ts";
 import { toModelError } from "./errors.ts";
 import { isRetryable, retryWaitMs, sleep } from "./retry.ts";
-import { fetchContextWindow } from "./metadata.ts";
+import { fetchServerInfo } from "./metadata.ts";
 import { hashText, ReplyAssembler } from "./stream.ts";
 import { toChatParams } from "./wire.ts";
+import {
+  type CompatOverrides,
+  type ProfileName,
+  type ProfileReport,
+  ProfileState,
+} from "../profiles/mod.ts";
+import { learnedWarning, learnFromAttempt, profileChoice } from "./learning.ts";
 
 /** Options of `createOpenAiClient`. */
 export interface OpenAiClientOptions {
@@ -55,6 +62,14 @@ export interface OpenAiClientOptions {
   organization?: string;
   /** `OpenAI-Project` header value (never read from the environment here). */
   project?: string;
+  /** The server family named by `--provider` or config `provider`; else it is detected. */
+  provider?: ProfileName;
+  /** Which of the two named `provider` (default "config"). */
+  providerSource?: "flag" | "config";
+  /** The config's `compat` switches, over the profile's (and over the three options above). */
+  compat?: CompatOverrides;
+  /** Told a switch learned from a rejected request, and the config that makes it permanent. */
+  onWarning?: (message: string) => void;
 }
 
 /** Retries of a failed attempt unless the options say otherwise. */
@@ -64,7 +79,46 @@ const DEFAULT_STREAM_IDLE_MS = 300_000;
 
 /** Creates a ModelClient that streams Chat Completions from an OpenAI-compatible server. */
 export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
-  const sdk = new OpenAI({
+  const sdk = createSdk(options);
+  const profile = new ProfileState(profileChoice(options));
+  return {
+    stream: (request, streamOptions) =>
+      streamReply(sdk, { ...options, profile }, request, streamOptions),
+    contextWindow: async ({ signal }) => {
+      const info = await fetchServerInfo(sdk, options.model, {
+        baseURL: options.baseURL,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      // The metadata the window comes from also names the server when its URL did not.
+      profile.detectFromServer(info.entry, info.props !== undefined);
+      return info.window;
+    },
+  };
+}
+
+/**
+ * The profile a client of `options` uses, as `moat doctor` shows it: when the URL and the
+ * choice decide nothing, the server's metadata is asked (the request a run makes for the window).
+ */
+export async function inspectServer(
+  options: OpenAiClientOptions,
+  signal?: AbortSignal,
+): Promise<ProfileReport & { window?: number }> {
+  const profile = new ProfileState(profileChoice(options));
+  let window: number | undefined;
+  if (profile.undecided) {
+    const info = await fetchServerInfo(createSdk(options), options.model, {
+      baseURL: options.baseURL,
+      ...(signal === undefined ? {} : { signal }),
+    });
+    profile.detectFromServer(info.entry, info.props !== undefined);
+    window = info.window;
+  }
+  return { ...profile.report(), ...(window === undefined ? {} : { window }) };
+}
+
+function createSdk(options: OpenAiClientOptions): OpenAI {
+  return new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey === "" ? "no-key" : options.apiKey,
     adminAPIKey: null,
@@ -79,14 +133,6 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
     // callers as ModelErrors instead.
     logLevel: "off",
   });
-  return {
-    stream: (request, streamOptions) => streamReply(sdk, options, request, streamOptions),
-    contextWindow: ({ signal }) =>
-      fetchContextWindow(sdk, options.model, {
-        baseURL: options.baseURL,
-        ...(signal === undefined ? {} : { signal }),
-      }),
-  };
 }
 
 /** How one attempt ended: a reply (null when aborted) or a failure to judge for a retry. */
@@ -96,18 +142,35 @@ type Attempt =
 
 async function streamReply(
   sdk: OpenAI,
-  options: OpenAiClientOptions,
+  options: OpenAiClientOptions & { profile: ProfileState },
   request: ModelRequest,
   streamOptions: ModelStreamOptions,
 ): Promise<AssistantMessage | null> {
   const { signal } = streamOptions;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const params = toChatParams(request, options);
+  const build = () =>
+    toChatParams(request, {
+      model: options.model,
+      switches: options.profile.switches(),
+      ...(options.vision === undefined ? {} : { vision: options.vision }),
+    });
+  let params = build();
   for (let retry = 0;; retry++) {
     if (signal?.aborted) return null;
     const attempt = await attemptReply(sdk, options, params, streamOptions);
     if (attempt.type === "reply") return attempt.message;
     const { error, mapped } = attempt;
+    // A field, role or budget the server rejected: the same request again without it, once per
+    // cause (not counted as a retry).
+    const learned = attempt.midStream
+      ? undefined
+      : learnFromAttempt(options.profile, error, mapped, params);
+    if (learned !== undefined) {
+      options.onWarning?.(learnedWarning(learned, mapped.status));
+      params = build();
+      retry--;
+      continue;
+    }
     if (retry >= maxRetries || !isRetryable(error, mapped)) throw mapped;
     const waitMs = retryWaitMs(error, retry + 1, { nowMs: Date.now(), random: Math.random() });
     if (waitMs === undefined) throw mapped;
