@@ -70,8 +70,15 @@ function secretEnvNames(settings: Settings): string[] {
   ];
 }
 
-/** The model client's options for `model` (also used by /model in interactive mode). */
-export function modelClientOptions(setup: RunSetup, model: string): OpenAiClientOptions {
+/**
+ * The model client's options for `model` (also used by /model in interactive mode); `warn` is
+ * told the switches learned from rejected requests.
+ */
+export function modelClientOptions(
+  setup: RunSetup,
+  model: string,
+  warn?: (message: string) => void,
+): OpenAiClientOptions {
   const { settings } = setup;
   const keyEnv = settings.apiKeyEnv;
   const options: OpenAiClientOptions = {
@@ -83,11 +90,14 @@ export function modelClientOptions(setup: RunSetup, model: string): OpenAiClient
       : `check the key in ${keyEnv}, or name another variable with --api-key-env NAME`,
   };
   if (settings.headers !== undefined) options.headers = settings.headers;
-  const compat = settings.compat ?? {};
-  if (compat.streamOptions !== undefined) options.streamOptions = compat.streamOptions;
-  if (compat.maxTokensField !== undefined) options.maxTokensField = compat.maxTokensField;
-  if (compat.parallelToolCalls !== undefined) options.parallelToolCalls = compat.parallelToolCalls;
-  if (compat.vision !== undefined) options.vision = compat.vision;
+  if (setup.provider !== undefined) {
+    options.provider = setup.provider.name;
+    options.providerSource = setup.provider.source;
+  }
+  const { vision, structuredOutput: _structured, ...compat } = settings.compat ?? {};
+  if (Object.keys(compat).length > 0) options.compat = compat;
+  if (vision !== undefined) options.vision = vision;
+  if (warn !== undefined) options.onWarning = warn;
   return options;
 }
 

@@ -140,10 +140,9 @@ Deno.test("runCli() passes the config's compatibility switches to the model clie
     env: { HOME: ws.dir, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
   });
   assert.equal(code, 0, terminal.stderr);
-  assert.equal(seen[0]?.streamOptions, false);
-  assert.equal(seen[0]?.maxTokensField, "max_tokens");
+  assert.deepEqual(seen[0]?.compat, { streamOptions: false, maxTokensField: "max_tokens" });
   assert.equal(seen[0]?.vision, false);
-  assert.equal(seen[0]?.parallelToolCalls, undefined);
+  assert.equal(seen[0]?.provider, undefined, "no provider named: the client detects it");
 });
 
 Deno.test("runCli() exits 143 at once on SIGTERM while waiting for piped stdin, running nothing", async () => {
