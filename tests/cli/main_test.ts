@@ -257,7 +257,7 @@ Deno.test("runCli() /model in interactive mode keeps the config's compatibility 
   assert.equal(code, 0, terminal.stderr);
   assert.equal(seen.length, 2);
   assert.equal(seen[1]?.model, "other-model");
-  assert.equal(seen[1]?.streamOptions, false);
+  assert.equal(seen[1]?.compat?.streamOptions, false);
   assert.equal(seen[1]?.vision, false);
   // No key is set: the hint says so and names the variable.
   assert.match(seen[1]?.apiKeyHint ?? "", /OPENAI_API_KEY.*not set/);
