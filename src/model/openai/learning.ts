@@ -56,7 +56,7 @@ export function learnFromAttempt(
     parts.push(error.message);
     if (error.error !== undefined) parts.push(JSON.stringify(error.error));
   }
-  const budgetSent = params.max_tokens != null || params.max_completion_tokens != null;
+  const budgetSent = (params.max_tokens ?? params.max_completion_tokens ?? null) !== null;
   return profile.learn(status, parts.join("\n"), budgetSent);
 }
 

@@ -9,6 +9,17 @@ import type { Message } from "../../../src/model/types.ts";
 import { fault, reply, startFakeOpenAI } from "../../support/fake_openai.ts";
 import { client, readTool, request } from "./_helpers.ts";
 
+/** The parts of a wire message these tests read. */
+interface WireMessage {
+  role: string;
+  content?: unknown;
+  tool_calls?: Array<{ id: string }>;
+  tool_call_id?: string;
+}
+
+/** A JSON-schema object as sent. */
+type Schema = Record<string, unknown> & { properties: Record<string, Record<string, unknown>> };
+
 const USAGE = { inputTokens: 1, outputTokens: 1, cachedTokens: 0, totalTokens: 2 };
 
 /** A tool round trip whose ids came from another server, then two user messages in a row. */
@@ -44,23 +55,25 @@ Deno.test("the mistral profile: 9-alphanumeric ids in both places, alternating r
     request({ messages: foreignHistory(), tools: [readTool], maxOutputTokens: 99 }),
     {},
   );
-  const body = server.requests[0]?.body as Record<string, unknown> & { messages: any[] };
-  const calls = body.messages[2].tool_calls as Array<{ id: string }>;
+  const body = server.requests[0]?.body as Record<string, unknown> & {
+    messages: WireMessage[];
+  };
+  const calls = body.messages[2]?.tool_calls ?? [];
   const ids = calls.map((call) => call.id);
   for (const id of ids) assert.match(id, /^[A-Za-z0-9]{9}$/);
   assert.notEqual(ids[0], ids[1], "distinct ids stay distinct");
   assert.deepEqual(body.messages.slice(3, 5).map((m) => m.tool_call_id), ids);
-  assert.equal(body.messages[2].content, "", "an assistant message with calls gets content");
+  assert.equal(body.messages[2]?.content, "", "an assistant message with calls gets content");
   assert.equal(body.messages.length, 6, "the two user messages became one");
-  assert.equal(body.messages[5].content, "The turn was interrupted.\n\nGo on.");
+  assert.equal(body.messages[5]?.content, "The turn was interrupted.\n\nGo on.");
   assert.equal("stream_options" in body, false);
   assert.equal(body.max_tokens, 99);
   assert.equal("max_completion_tokens" in body, false);
   // The same history gives the same ids (deterministic from the original id).
   server.script(reply.text("again"));
   await c.stream(request({ messages: foreignHistory(), tools: [readTool] }), {});
-  const again = server.requests[1]?.body as { messages: any[] };
-  assert.deepEqual(again.messages[2].tool_calls.map((call: { id: string }) => call.id), ids);
+  const again = server.requests[1]?.body as { messages: WireMessage[] };
+  assert.deepEqual(again.messages[2]?.tool_calls?.map((call) => call.id), ids);
 });
 
 Deno.test("the gemini profile strips $schema and additionalProperties from tool parameters", async () => {
@@ -78,13 +91,16 @@ Deno.test("the gemini profile strips $schema and additionalProperties from tool 
     }, { additionalProperties: false, $schema: "http://json-schema.org/draft-07/schema#" }),
   };
   await client(server, { provider: "gemini" }).stream(request({ tools: [tool] }), {});
-  const fn = (server.requests[0]?.body?.tools as any[])[0].function;
+  const tools = server.requests[0]?.body?.tools as Array<{ function: { parameters: Schema } }>;
+  const fn = tools[0]!.function;
   assert.deepEqual(Object.keys(fn.parameters).sort(), ["properties", "type"]);
   assert.deepEqual(Object.keys(fn.parameters.properties).sort(), [
     "$schema",
     "additionalProperties",
   ]);
-  assert.equal("additionalProperties" in fn.parameters.properties.additionalProperties, false);
+  const inner = fn.parameters.properties.additionalProperties;
+  assert.ok(inner !== undefined);
+  assert.equal("additionalProperties" in inner, false);
 });
 
 Deno.test("llama.cpp is asked for parallel tool calls; detected from /v1/models after contextWindow()", async () => {
