@@ -122,6 +122,9 @@ export const ConfigFileSchema = Type.Object({
           Type.Literal("omit"),
         ], { description: "Request field for the output-token limit (omit: none)." }),
       ),
+      maxTokensCap: Type.Optional(
+        Type.Integer({ minimum: 0, description: "Largest output budget sent (0: no cap)." }),
+      ),
       parallelToolCalls: Type.Optional(
         Type.Union([Type.Boolean(), Type.Literal("omit")], {
           description: "Send parallel_tool_calls with this value (omit: leave it out).",

@@ -42,7 +42,10 @@ async function run(ws: TempWorkspace, argv: string[], baseUrl: string, d = deps(
 
 Deno.test("moat doctor prints the base URL, the profile detected from /v1/models and every switch with its source", async () => {
   await using ws = await createTempWorkspace({
-    ".moat/config.json": JSON.stringify({ model: "qwen", compat: { streamOptions: false } }),
+    ".moat/config.json": JSON.stringify({
+      model: "qwen",
+      compat: { streamOptions: false, maxTokensCap: 2048, stripSchemaKeys: ["$schema"] },
+    }),
   });
   await using server = await startFakeOpenAI({
     models: ["qwen"],
@@ -55,6 +58,8 @@ Deno.test("moat doctor prints the base URL, the profile detected from /v1/models
   assert.match(stdout, /context window: 32768/);
   assert.match(stdout, /maxTokensField +"max_tokens" +\(profile\)/);
   assert.match(stdout, /streamOptions +false +\(config\)/);
+  assert.match(stdout, /maxTokensCap +2048 +\(config\)/);
+  assert.match(stdout, /stripSchemaKeys +\["\$schema"\] +\(config\)/);
   assert.match(stdout, /systemRole +"system" +\(default\)/);
   assert.deepEqual(server.requests.map((r) => `${r.method} ${r.path}`), ["GET /v1/models"]);
 });
