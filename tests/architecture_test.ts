@@ -1,6 +1,7 @@
 /**
  * The layout of DEVELOPERS.md, held: no import circles, only the entry points wire src/sys/, no
- * internal (`_`) file imported from another folder, src/agent/ imports only src/model/, no file
+ * internal (`_`) file imported from another folder, src/agent/ imports only src/model/ (and not
+ * its server profiles), src/model/profiles/ imports only src/model/types.ts, no file
  * in src/ over 400 lines. First each rule is shown to fail when broken, then the real tree.
  */
 import assert from "node:assert/strict";
@@ -45,12 +46,19 @@ Deno.test("architecture check: each rule fails when broken", () => {
     mod("src/model/types.ts"),
     mod("src/cli/huge.ts", [], 401),
     mod("main.ts", ["src/sys/fs.ts"]),
+    mod("src/agent/batch.ts", ["src/model/profiles/mod.ts"]),
+    mod("src/model/profiles/mod.ts", ["src/model/openai/wire.ts"]),
+    mod("src/model/openai/wire.ts"),
   ], RULES);
   assert.deepEqual(problems, [
     `"src/tools/read.ts" imports "src/sys/fs.ts": only the entry points wire src/sys/`,
     `"src/tools/read.ts" imports "src/cli/_hidden.ts", an internal file of another folder`,
     `"src/agent/loop.ts" imports "src/tools/read.ts": src/agent/ imports only src/model/`,
     `"src/cli/huge.ts" has 401 lines (at most 400)`,
+    `"src/agent/batch.ts" imports "src/model/profiles/mod.ts": server profiles are the ` +
+    `adapter's, not the agent's`,
+    `"src/model/profiles/mod.ts" imports "src/model/openai/wire.ts": src/model/profiles/ ` +
+    `imports only src/model/types.ts`,
     "import circle: src/a/x.ts → src/b/y.ts → src/a/x.ts",
   ]);
   // The same tree without the breaks passes.

@@ -37,6 +37,8 @@ export interface CliFlags {
   print: boolean;
   model?: string;
   baseUrl?: string;
+  /** `--provider NAME`: the server family (its request shape); detected when not given. */
+  provider?: string;
   apiKeyEnv?: string;
   maxTurns?: number;
   /** `--max-wall-time SECONDS`. */
@@ -104,6 +106,7 @@ export const CLI_OPTIONS = {
   print: { type: "boolean", short: "p" },
   model: { type: "string", short: "m" },
   "base-url": { type: "string" },
+  provider: { type: "string" },
   "api-key-env": { type: "string" },
   "max-turns": { type: "string" },
   "context-window": { type: "string" },
@@ -260,6 +263,7 @@ export function parseCliArgs(
     const [name, key] of [
       ["model", "model"],
       ["base-url", "baseUrl"],
+      ["provider", "provider"],
       ["api-key-env", "apiKeyEnv"],
       ["cwd", "cwd"],
       ["session", "session"],

@@ -36,7 +36,7 @@ export interface ConfiguredMcpServer {
 }
 
 /** The settings a run uses, after precedence. */
-export interface Settings {
+export interface Settings extends Pick<ConfigFile, "provider"> {
   model: string;
   baseUrl?: string;
   apiKeyEnv: string;
@@ -304,7 +304,6 @@ function mergeLayers(
   layers: ConfigFile[],
   extra: Pick<Settings, "configFiles" | "project" | "warnings" | "mcpServers">,
 ): SettingsResult {
-  // Later layers win, field by field.
   const merged: ConfigFile = Object.assign({}, ...layers);
   if (merged.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(merged.apiKeyEnv)) {
     return {
@@ -330,6 +329,7 @@ function mergeLayers(
     ...extra,
   };
   if (merged.baseUrl !== undefined) settings.baseUrl = merged.baseUrl;
+  if (merged.provider !== undefined) settings.provider = merged.provider;
   if (merged.maxTurns !== undefined) settings.maxTurns = merged.maxTurns;
   if (merged.contextWindow !== undefined) settings.contextWindow = merged.contextWindow;
   if (merged.mcpToolSearch !== undefined) settings.mcpToolSearch = merged.mcpToolSearch;

@@ -71,18 +71,64 @@ export const ConfigFileSchema = Type.Object({
   headers: Type.Optional(
     Type.Record(Type.String(), Type.String(), { description: "Extra HTTP headers." }),
   ),
+  provider: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: "The server family (openai, ollama, llamacpp, vllm, …); detected when unset.",
+    }),
+  ),
   compat: Type.Optional(
     Type.Object({
+      systemRole: Type.Optional(
+        Type.Union([Type.Literal("system"), Type.Literal("developer")], {
+          description: "Role of the system prompt (developer: OpenAI's reasoning models only).",
+        }),
+      ),
+      store: Type.Optional(
+        Type.Union([Type.Boolean(), Type.Literal("omit")], { description: "Send store." }),
+      ),
+      strict: Type.Optional(
+        Type.Union([Type.Boolean(), Type.Literal("omit")], {
+          description: "Send strict in each function definition.",
+        }),
+      ),
+      toolCallIds: Type.Optional(
+        Type.Union([Type.Literal("keep"), Type.Literal("alnum9")], {
+          description: "Tool-call ids as sent: kept, or 9 alphanumerics (Mistral).",
+        }),
+      ),
+      stripSchemaKeys: Type.Optional(
+        Type.Array(Type.String({ minLength: 1 }), {
+          description: "JSON-schema keywords removed from tool parameters (Gemini).",
+        }),
+      ),
+      alternateRoles: Type.Optional(
+        Type.Boolean({
+          description: "Strictly alternating roles: merge consecutive user messages.",
+        }),
+      ),
+      emptyToolContent: Type.Optional(
+        Type.Union([Type.Literal("null"), Type.Literal("empty")], {
+          description: "Content of an assistant message with tool calls and no text.",
+        }),
+      ),
       streamOptions: Type.Optional(
         Type.Boolean({ description: "Send stream_options.include_usage (default true)." }),
       ),
       maxTokensField: Type.Optional(
-        Type.Union([Type.Literal("max_completion_tokens"), Type.Literal("max_tokens")], {
-          description: "Request field for the output-token limit.",
-        }),
+        Type.Union([
+          Type.Literal("max_completion_tokens"),
+          Type.Literal("max_tokens"),
+          Type.Literal("omit"),
+        ], { description: "Request field for the output-token limit (omit: none)." }),
+      ),
+      maxTokensCap: Type.Optional(
+        Type.Integer({ minimum: 0, description: "Largest output budget sent (0: no cap)." }),
       ),
       parallelToolCalls: Type.Optional(
-        Type.Boolean({ description: "Send parallel_tool_calls with this value." }),
+        Type.Union([Type.Boolean(), Type.Literal("omit")], {
+          description: "Send parallel_tool_calls with this value (omit: leave it out).",
+        }),
       ),
       vision: Type.Optional(
         Type.Boolean({ description: "The model accepts images (default true)." }),

@@ -10,12 +10,11 @@ import {
   type RunLimits,
 } from "../agent/mod.ts";
 import { type Message, type ModelClient, ModelError, type UserMessage } from "../model/types.ts";
-import type { OpenAiClientOptions } from "../model/openai/mod.ts";
 import type { Prompter } from "../policy/approve.ts";
 import { formatGrants } from "../policy/grant_hints.ts";
 import type { SessionWriter } from "../session/store.ts";
 import type { AnyTool } from "../agent/tool.ts";
-import { pricesFor, type Settings, userConfigDir } from "./config.ts";
+import { pricesFor, userConfigDir } from "./config.ts";
 import type { Reporter, RunError, RunStats, RunStopReason, RunSummary } from "./report.ts";
 import type { RunSetup, SandboxHandle, SandboxRequest } from "./setup.ts";
 import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
@@ -23,6 +22,7 @@ import { workSummary } from "./outcome_text.ts";
 import { mcpPolicy, type McpRun, startMcp } from "./mcp.ts";
 import { holdWarnings, unofferedMcpToolReason } from "./mcp_background.ts";
 import { costOf } from "./usage.ts";
+import { secretEnvNames } from "./model_options.ts";
 import {
   compactionLine,
   contextStateFor,
@@ -52,46 +52,6 @@ export interface Engine {
   startReporting(): string[];
   /** Stops the MCP servers and closes the sandbox; must not reject. */
   close(): Promise<void>;
-}
-
-/** The API key variable and every variable that configures the model never reach a tool. */
-function secretEnvNames(settings: Settings): string[] {
-  return [
-    ...new Set([
-      settings.apiKeyEnv,
-      "OPENAI_API_KEY",
-      "OPENAI_BASE_URL",
-      "OPENAI_ORG_ID",
-      "OPENAI_PROJECT_ID",
-      "MOAT_MODEL",
-      "MOAT_BASE_URL",
-      "MOAT_API_KEY_ENV",
-    ]),
-  ];
-}
-
-/** The model client's options for `model` (also used by /model in interactive mode). */
-export function modelClientOptions(setup: RunSetup, model: string): OpenAiClientOptions {
-  const { settings } = setup;
-  const keyEnv = settings.apiKeyEnv;
-  const options: OpenAiClientOptions = {
-    baseURL: setup.baseUrl,
-    apiKey: setup.apiKey,
-    model,
-    apiKeyHint: setup.apiKey === ""
-      ? `set ${keyEnv} to your API key (it is not set), or name another variable with --api-key-env NAME`
-      : `check the key in ${keyEnv}, or name another variable with --api-key-env NAME`,
-  };
-  if (settings.headers !== undefined) options.headers = settings.headers;
-  const compat = settings.compat ?? {};
-  if (compat.streamOptions !== undefined) options.streamOptions = compat.streamOptions;
-  if (compat.maxTokensField !== undefined) options.maxTokensField = compat.maxTokensField;
-  if (compat.parallelToolCalls !== undefined) options.parallelToolCalls = compat.parallelToolCalls;
-  if (compat.vision !== undefined) options.vision = compat.vision;
-  if (compat.echoReasoningContent !== undefined) {
-    options.echoReasoningContent = compat.echoReasoningContent;
-  }
-  return options;
 }
 
 /** Opens the sandbox and builds the system prompt (with the context files) of one invocation. */

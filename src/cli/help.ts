@@ -9,11 +9,14 @@ Usage:
   moat [flags]                   interactive mode on a terminal
   moat sessions [--cwd DIR]      list this workspace's sessions, newest first
   moat mcp list [flags]          start the configured MCP servers; show state, access, tools
+  moat doctor [flags]            the endpoint, its server profile and every request switch
   (a subcommand comes first; to send such a word as the prompt: moat -p -- sessions)
 
 Model:
   -m, --model NAME               model name (env MOAT_MODEL)
       --base-url URL             OpenAI-compatible endpoint (env OPENAI_BASE_URL)
+      --provider NAME            server family (openai, ollama, llamacpp, vllm, mistral, …);
+                                 detected when not given; config "compat" overrides a switch
       --api-key-env NAME         variable holding the API key (default OPENAI_API_KEY)
       --max-turns N              run N turns (model requests with tools) and their calls,
                                  then ask for the report (default 100 in print mode,

@@ -119,7 +119,7 @@ async function runCommand(
   // The model SDK and the sandbox load while the settings are read: they take the most time
   // before the first request.
   let deps: Promise<CliDeps> | undefined;
-  if (parsed.command === "run" || parsed.command === "mcp") {
+  if (parsed.command === "run" || parsed.command === "mcp" || parsed.command === "doctor") {
     deps = loadDeps();
     // Awaited by prepareRun when the run gets that far; a run that stops earlier ignores it.
     deps.catch(() => {});
@@ -148,6 +148,7 @@ async function runCommand(
     );
   }
   if (prepared.mcpList) return await (await import("./mcp_list.ts")).mcpList(prepared.setup);
+  if (prepared.doctor) return await (await import("./doctor.ts")).doctor(prepared.setup);
   // Each mode's graph is loaded only when it runs.
   return prepared.interactive
     ? await (await import("./modes/interactive.ts")).interactiveMode(prepared.setup)

@@ -20,7 +20,8 @@ import { escapeUnsafe } from "./terminal_text.ts";
 export type ParsedCommand =
   | ParsedArgs
   | { ok: true; command: "sessions"; flags: CliFlags }
-  | { ok: true; command: "mcp"; flags: CliFlags };
+  | { ok: true; command: "mcp"; flags: CliFlags }
+  | { ok: true; command: "doctor"; flags: CliFlags };
 
 /** The option names of CliFlags fields, for messages (`noSession` → `--no-session`). */
 function optionName(field: string): string {
@@ -34,6 +35,7 @@ function optionName(field: string): string {
 export function parseCommand(argv: readonly string[]): ParsedCommand {
   const args = argv[0] === "--" ? argv.slice(1) : [...argv];
   if (args[0] === "mcp") return parseMcpCommand(args.slice(1));
+  if (args[0] === "doctor") return parseDoctorCommand(args.slice(1));
   if (args[0] !== "sessions") return parseCliArgs(args);
   const parsed = parseCliArgs(args.slice(1), { subcommand: true });
   if (!parsed.ok || parsed.command !== "run") return parsed;
@@ -83,6 +85,16 @@ function parseMcpCommand(args: readonly string[]): ParsedCommand {
     };
   }
   return { ok: true, command: "mcp", flags: parsed.flags };
+}
+
+/** `moat doctor [flags]`: the server profile and request switches a run would use. */
+function parseDoctorCommand(args: readonly string[]): ParsedCommand {
+  const parsed = parseCliArgs(args, { subcommand: true });
+  if (!parsed.ok || parsed.command !== "run") return parsed;
+  if (parsed.flags.prompt !== undefined) {
+    return { ok: false, error: `'moat doctor' takes no prompt, but got "${parsed.flags.prompt}"` };
+  }
+  return { ok: true, command: "doctor", flags: parsed.flags };
 }
 
 /** The directory holding this workspace's sessions, or undefined without XDG_STATE_HOME or HOME. */

@@ -21,6 +21,7 @@ import { openLineSource } from "./line_input.ts";
 import type { LineSource } from "./repl.ts";
 import { sessionsListing } from "./sessions.ts";
 import { parseTrustAnswer, type TrustAnswer, trustQuestion, type TrustRequest } from "./trust.ts";
+import { PROFILE_NAMES, type ProfileName, profileNamed } from "../model/profiles/mod.ts";
 
 /** What the CLI asks the sandbox for (src/cli/deps.ts adds the spill directory). */
 /** What the CLI asks the sandbox for (src/cli/deps.ts adds the spill directory and the effects). */
@@ -90,6 +91,8 @@ export interface RunSetup {
   deps: CliDeps;
   apiKey: string;
   baseUrl: string;
+  /** The server family `--provider` or config `provider` names, and which named it. */
+  provider?: { name: ProfileName; source: "flag" | "config" };
   /** `--replay`: the recording whose model replies are played back. */
   recording?: Recording;
   /** The terminal's lines (interactive mode and questions); created on first use. */
@@ -113,7 +116,7 @@ export interface SetupContext {
 
 /** A run ready to start in its mode, or the exit code of an invocation that ends here. */
 export type Prepared =
-  | { setup: RunSetup; interactive: boolean; mcpList?: boolean }
+  | { setup: RunSetup; interactive: boolean; mcpList?: boolean; doctor?: boolean }
   | { exit: number };
 
 /**
@@ -121,7 +124,7 @@ export type Prepared =
  * replay file, the endpoint, the grants and the mode. Usage problems end it with exit 2.
  */
 export async function prepareRun(
-  command: { command: "run" | "sessions" | "mcp"; flags: CliFlags },
+  command: { command: "run" | "sessions" | "mcp" | "doctor"; flags: CliFlags },
   context: SetupContext,
 ): Promise<Prepared> {
   const { flags } = command;
@@ -176,6 +179,12 @@ export async function prepareRun(
     recording = loaded.recording;
   }
 
+  const providerName = flags.provider ?? settings.provider;
+  const provider = providerName === undefined ? undefined : profileNamed(providerName);
+  if (providerName !== undefined && provider === undefined) {
+    return usage(`Unknown provider "${providerName}": moat knows ${PROFILE_NAMES.join(", ")}`);
+  }
+
   const key = env[settings.apiKeyEnv] ?? "";
   // A replay needs no model: its replies come from the recording.
   if (
@@ -227,6 +236,10 @@ export async function prepareRun(
     lineSource,
   };
   if (recording !== undefined) setup.recording = recording;
+  if (provider !== undefined) {
+    setup.provider = { name: provider, source: flags.provider === undefined ? "config" : "flag" };
+  }
+  if (command.command === "doctor") return { setup, interactive, doctor: true };
   return command.command === "mcp" ? { setup, interactive, mcpList: true } : { setup, interactive };
 }
 

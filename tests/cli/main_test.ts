@@ -145,11 +145,10 @@ Deno.test("runCli() passes the config's compatibility switches to the model clie
     env: { HOME: ws.dir, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
   });
   assert.equal(code, 0, terminal.stderr);
-  assert.equal(seen[0]?.streamOptions, false);
-  assert.equal(seen[0]?.maxTokensField, "max_tokens");
+  assert.deepEqual(seen[0]?.compat, { streamOptions: false, maxTokensField: "max_tokens" });
   assert.equal(seen[0]?.vision, false);
   assert.equal(seen[0]?.echoReasoningContent, true);
-  assert.equal(seen[0]?.parallelToolCalls, undefined);
+  assert.equal(seen[0]?.provider, undefined, "no provider named: the client detects it");
 });
 
 Deno.test("runCli() exits 143 at once on SIGTERM while waiting for piped stdin, running nothing", async () => {
@@ -264,7 +263,7 @@ Deno.test("runCli() /model in interactive mode keeps the config's compatibility 
   assert.equal(code, 0, terminal.stderr);
   assert.equal(seen.length, 2);
   assert.equal(seen[1]?.model, "other-model");
-  assert.equal(seen[1]?.streamOptions, false);
+  assert.equal(seen[1]?.compat?.streamOptions, false);
   assert.equal(seen[1]?.vision, false);
   // No key is set: the hint says so and names the variable.
   assert.match(seen[1]?.apiKeyHint ?? "", /OPENAI_API_KEY.*not set/);

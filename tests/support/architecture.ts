@@ -47,6 +47,19 @@ export function architectureProblems(
       ) {
         problems.push(`"${m.path}" imports "${target}": src/agent/ imports only src/model/`);
       }
+      if (m.path.startsWith("src/agent/") && target.startsWith("src/model/profiles/")) {
+        problems.push(
+          `"${m.path}" imports "${target}": server profiles are the adapter's, not the agent's`,
+        );
+      }
+      if (
+        m.path.startsWith("src/model/profiles/") && !target.startsWith("src/model/profiles/") &&
+        target !== "src/model/types.ts"
+      ) {
+        problems.push(
+          `"${m.path}" imports "${target}": src/model/profiles/ imports only src/model/types.ts`,
+        );
+      }
     }
   }
   problems.push(...cycles(byPath).map((c) => `import circle: ${c.join(" → ")}`));

@@ -1,17 +1,12 @@
 /** Interactive mode for people: a conversation at the terminal, one run per request. */
+import { profileLine } from "../doctor.ts";
 import type { UserMessage } from "../../model/types.ts";
 import { formatGrants } from "../../policy/grant_hints.ts";
 import type { SessionWriter } from "../../session/store.ts";
 import { VERSION } from "../../version.ts";
 import { compactNow } from "../context.ts";
-import {
-  type Engine,
-  modelClientOptions,
-  openEngine,
-  runOnce,
-  runSummary,
-  stopReasonOf,
-} from "../engine.ts";
+import { type Engine, openEngine, runOnce, runSummary, stopReasonOf } from "../engine.ts";
+import { modelClientOptions } from "../model_options.ts";
 import { pricesFor } from "../config.ts";
 import { EXIT } from "../exit.ts";
 import { openSession } from "../open_session.ts";
@@ -65,6 +60,7 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
     const eng = opened.engine;
     engine = eng;
     reporter.start(startInfo(setup, eng, writerRef.writer?.path ?? null));
+    if (setup.flags.verbose) terminal.writeStderr(`moat: ${profileLine(setup)}\n`);
     for (
       const w of [
         ...settings.warnings,
@@ -76,7 +72,9 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
       reporter.warning(w);
     }
     let model = settings.model;
-    let client = setup.deps.createModel(modelClientOptions(setup, model));
+    let client = setup.deps.createModel(
+      modelClientOptions(setup, model, (m) => reporter.warning(m)),
+    );
     // The workspace and the model are in the first stderr line (the reporter's start).
     const banner = `moat ${VERSION}\n` +
       resumeBanner(history, writerRef.writer?.path) +
@@ -114,7 +112,9 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
         model: () => model,
         setModel(name) {
           model = name;
-          client = setup.deps.createModel(modelClientOptions(setup, name));
+          client = setup.deps.createModel(
+            modelClientOptions(setup, name, (m) => reporter.warning(m)),
+          );
           return `Model: ${name}`;
         },
         async clear() {

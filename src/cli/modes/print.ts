@@ -1,15 +1,10 @@
 /** Print mode for scripts and CI: the prompt from the argument and stdin, honest exit codes. */
+import { profileLine } from "../doctor.ts";
 import type { ModelClient, UserMessage } from "../../model/types.ts";
 import type { SessionWriter } from "../../session/store.ts";
 import { DEFAULT_PRINT_MAX_TURNS, pricesFor } from "../config.ts";
-import {
-  type Engine,
-  modelClientOptions,
-  openEngine,
-  runOnce,
-  runSummary,
-  stopReasonOf,
-} from "../engine.ts";
+import { type Engine, openEngine, runOnce, runSummary, stopReasonOf } from "../engine.ts";
+import { modelClientOptions } from "../model_options.ts";
 import { EXIT } from "../exit.ts";
 import type { CliSignal } from "../io.ts";
 import { checkResume, openSession } from "../open_session.ts";
@@ -180,6 +175,9 @@ export async function printMode(setup: RunSetup): Promise<number> {
     if (signalled !== undefined) return signalledBeforeStart();
     reporter.start(startInfo(setup, engine, writer?.path ?? null));
     started = true;
+    if (setup.flags.verbose && setup.recording === undefined) {
+      setup.terminal.writeStderr(`moat: ${profileLine(setup)}\n`);
+    }
     for (
       const w of [
         ...setup.settings.warnings,
@@ -205,7 +203,7 @@ export async function printMode(setup: RunSetup): Promise<number> {
       ? undefined
       : startReplay(setup, opened.engine, { recording: setup.recording, runOptions, warn });
     const model = replay === undefined
-      ? setup.deps.createModel(modelClientOptions(setup, settings.model))
+      ? setup.deps.createModel(modelClientOptions(setup, settings.model, warn))
       : undefined;
     // Never empty here: readPrintPrompt fails without a prompt.
     const prompt: UserMessage = { role: "user", content: read.prompt ?? "" };

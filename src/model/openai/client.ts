@@ -17,10 +17,17 @@ import { rawErrorFetch } from "./_raw_errors.ts";
 import { type StrayError, tapEventStreams } from "./_sse_tap.ts";
 import { toModelError } from "./errors.ts";
 import { isRetryable, retryWaitMs, sleep } from "./retry.ts";
-import { fetchContextWindow } from "./metadata.ts";
+import { fetchServerInfo } from "./metadata.ts";
 import { hashText, isTransientStreamError, ReplyAssembler } from "./stream.ts";
 import { toChatParams } from "./wire.ts";
 import { replyFinisher } from "./_reply_finish.ts";
+import {
+  type CompatOverrides,
+  type ProfileName,
+  type ProfileReport,
+  ProfileState,
+} from "../profiles/mod.ts";
+import { learnedWarning, learnFromAttempt, profileChoice } from "./learning.ts";
 
 /** Options of `createOpenAiClient`. */
 export interface OpenAiClientOptions {
@@ -68,6 +75,14 @@ export interface OpenAiClientOptions {
   organization?: string;
   /** `OpenAI-Project` header value (never read from the environment here). */
   project?: string;
+  /** The server family named by `--provider` or config `provider`; else it is detected. */
+  provider?: ProfileName;
+  /** Which of the two named `provider` (default "config"). */
+  providerSource?: "flag" | "config";
+  /** The config's `compat` switches, over the profile's (and over the three options above). */
+  compat?: CompatOverrides;
+  /** Told a switch learned from a rejected request, and the config that makes it permanent. */
+  onWarning?: (message: string) => void;
 }
 
 /** Schedules and cancels the stream's idle timeout. */
@@ -92,7 +107,51 @@ const DEFAULT_STREAM_IDLE_MS = 300_000;
 export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
   // What each reply stream carried outside SSE framing (an error the SDK would drop).
   const strays = new WeakMap<Response, StrayError>();
-  const sdk = new OpenAI({
+  const sdk = createSdk(options, strays);
+  const profile = new ProfileState(profileChoice(options));
+  const finish = replyFinisher(options.baseURL);
+  const parts: ClientParts = { sdk, options: { ...options, profile }, strays };
+  return {
+    stream: (request, streamOptions) =>
+      finish(request, streamOptions, (o) => streamReply(parts, request, o)),
+    contextWindow: async ({ signal }) => {
+      const info = await fetchServerInfo(sdk, options.model, {
+        baseURL: options.baseURL,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      // The metadata the window comes from also names the server when its URL did not.
+      profile.detectFromServer(info.entry, info.props !== undefined);
+      return info.window;
+    },
+  };
+}
+
+/**
+ * The profile a client of `options` uses, as `moat doctor` shows it: when the URL and the
+ * choice decide nothing, the server's metadata is asked (the request a run makes for the window).
+ */
+export async function inspectServer(
+  options: OpenAiClientOptions,
+  signal?: AbortSignal,
+): Promise<ProfileReport & { window?: number }> {
+  const profile = new ProfileState(profileChoice(options));
+  let window: number | undefined;
+  if (profile.undecided) {
+    const info = await fetchServerInfo(createSdk(options, new WeakMap()), options.model, {
+      baseURL: options.baseURL,
+      ...(signal === undefined ? {} : { signal }),
+    });
+    profile.detectFromServer(info.entry, info.props !== undefined);
+    window = info.window;
+  }
+  return { ...profile.report(), ...(window === undefined ? {} : { window }) };
+}
+
+function createSdk(
+  options: OpenAiClientOptions,
+  strays: WeakMap<Response, StrayError>,
+): OpenAI {
+  return new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey === "" ? "no-key" : options.apiKey,
     adminAPIKey: null,
@@ -110,16 +169,6 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
     // the error lines the SDK drops from event streams (_sse_tap.ts).
     fetch: tapEventStreams(rawErrorFetch(), strays),
   });
-  const finish = replyFinisher(options.baseURL);
-  return {
-    stream: (request, streamOptions) =>
-      finish(request, streamOptions, (o) => streamReply({ sdk, options, strays }, request, o)),
-    contextWindow: ({ signal }) =>
-      fetchContextWindow(sdk, options.model, {
-        baseURL: options.baseURL,
-        ...(signal === undefined ? {} : { signal }),
-      }),
-  };
 }
 
 /** How one attempt ended: a reply (null when aborted) or a failure to judge for a retry. */
@@ -130,7 +179,7 @@ type Attempt =
 /** What every attempt of a client needs. */
 interface ClientParts {
   sdk: OpenAI;
-  options: OpenAiClientOptions;
+  options: OpenAiClientOptions & { profile: ProfileState };
   strays: WeakMap<Response, StrayError>;
 }
 
@@ -142,12 +191,33 @@ async function streamReply(
   const { options } = parts;
   const { signal } = streamOptions;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const params = toChatParams(request, options);
+  const build = () =>
+    toChatParams(request, {
+      model: options.model,
+      switches: options.profile.switches(),
+      baseURL: options.baseURL,
+      ...(options.vision === undefined ? {} : { vision: options.vision }),
+      ...(options.echoReasoningContent === undefined
+        ? {}
+        : { echoReasoningContent: options.echoReasoningContent }),
+    });
+  let params = build();
   for (let retry = 0;; retry++) {
     if (signal?.aborted) return null;
     const attempt = await attemptReply(parts, params, streamOptions);
     if (attempt.type === "reply") return attempt.message;
     const { error, mapped } = attempt;
+    // A field, role or budget the server rejected: the same request again without it, once per
+    // cause (not counted as a retry).
+    const learned = attempt.midStream
+      ? undefined
+      : learnFromAttempt(options.profile, error, mapped, params);
+    if (learned !== undefined) {
+      options.onWarning?.(learnedWarning(learned, mapped.status));
+      params = build();
+      retry--;
+      continue;
+    }
     if (retry >= maxRetries || !isRetryable(error, mapped)) throw mapped;
     const waitMs = retryWaitMs(error, retry + 1, { nowMs: Date.now(), random: Math.random() });
     if (waitMs === undefined) throw mapped;

@@ -24,33 +24,58 @@ function serverRoot(baseURL: string): string {
   return baseURL.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
 
+/** What the server said about itself: the model's `/v1/models` entry, llama.cpp's `/props`. */
+export interface ServerInfo {
+  /** The model's entry (or the only one listed); undefined when none was found. */
+  entry?: unknown;
+  /** llama.cpp's `/props`, when the entry looked like llama.cpp's and had no window. */
+  props?: unknown;
+  /** The context window either states. */
+  window?: number;
+}
+
 /**
- * The context window `sdk`'s server states for `model` (see `windowFromModelInfo` and
- * `windowFromLlamaProps`), or undefined; never throws (any failure or abort is undefined).
+ * What `sdk`'s server states about `model` (see `windowFromModelInfo` and
+ * `windowFromLlamaProps`); never throws (any failure or abort leaves fields out).
  */
-export async function fetchContextWindow(
+export async function fetchServerInfo(
   sdk: OpenAI,
   model: string,
   options: { baseURL: string; signal?: AbortSignal },
-): Promise<number | undefined> {
+): Promise<ServerInfo> {
   const request = {
     maxRetries: 0,
     timeout: METADATA_TIMEOUT_MS,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };
+  const info: ServerInfo = {};
   try {
-    if (options.signal?.aborted) return undefined;
+    if (options.signal?.aborted) return info;
     // The first page only: OpenAI-compatible servers list every model on it, and the raw
     // entries keep the server's extra fields.
     const page = await sdk.models.list(request);
     const entry = entryFor(page.data, model);
-    if (entry === undefined) return undefined;
+    if (entry === undefined) return info;
+    info.entry = entry;
     const window = windowFromModelInfo(entry);
-    if (window !== undefined || !looksLikeLlamaCpp(entry)) return window;
+    if (window !== undefined) info.window = window;
+    if (window !== undefined || !looksLikeLlamaCpp(entry)) return info;
     const props = await sdk.get<unknown>(`${serverRoot(options.baseURL)}/props`, request);
-    return windowFromLlamaProps(props);
+    info.props = props;
+    const fromProps = windowFromLlamaProps(props);
+    if (fromProps !== undefined) info.window = fromProps;
+    return info;
   } catch {
     // Metadata is optional: a server without it, unreachable or slow, just has no known window.
-    return undefined;
+    return info;
   }
+}
+
+/** The context window `sdk`'s server states for `model`, or undefined; never throws. */
+export async function fetchContextWindow(
+  sdk: OpenAI,
+  model: string,
+  options: { baseURL: string; signal?: AbortSignal },
+): Promise<number | undefined> {
+  return (await fetchServerInfo(sdk, model, options)).window;
 }

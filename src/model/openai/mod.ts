@@ -4,3 +4,13 @@
  * official `openai` SDK. The only code that knows the wire format is in this folder.
  */
 export { createOpenAiClient, type OpenAiClientOptions, type StreamTimers } from "./client.ts";
+export { inspectServer } from "./client.ts";
+export {
+  type CompatOverrides,
+  PROFILE_NAMES,
+  type ProfileName,
+  profileNamed,
+  type ProfileReport,
+  SWITCH_NAMES,
+  switchText,
+} from "../profiles/mod.ts";

@@ -15,6 +15,8 @@ import type {
   ToolSpec,
 } from "../types.ts";
 import { addReplayFields } from "./_reasoning.ts";
+import { type CompatSwitches, DEFAULT_SWITCHES } from "../profiles/mod.ts";
+import { alternateRoles, normalizeToolCallIds, stripSchemaKeys } from "./wire_shape.ts";
 
 type WireMessage = OpenAI.Chat.ChatCompletionMessageParam;
 type WireUserPart = OpenAI.Chat.ChatCompletionContentPart;
@@ -23,61 +25,68 @@ type WireTool = OpenAI.Chat.ChatCompletionFunctionTool;
 /** The streaming Chat Completions request body the SDK sends. */
 export type WireParams = OpenAI.Chat.ChatCompletionCreateParamsStreaming;
 
-/** The client options that shape the request body (see `OpenAiClientOptions` for each one). */
+/** What shapes the request body besides the request: the model, images, the profile's switches. */
 export interface WireSettings {
   /** The model id sent with every request. */
   model: string;
-  /** Send `stream_options: {include_usage: true}` (default true). */
-  streamOptions?: boolean;
-  /** Field for `maxOutputTokens` (default `max_completion_tokens`). */
-  maxTokensField?: "max_completion_tokens" | "max_tokens";
-  /** Sent as `parallel_tool_calls` when defined and tools are present. */
-  parallelToolCalls?: boolean;
   /** Whether the model accepts images (default true); false replaces them with text. */
   vision?: boolean;
   /** The server's base URL: echoes (reasoning, signatures) go back only to the server they came from. */
   baseURL?: string;
   /** Send `reasoning_content` back on tool-call turns (default: the base URL is DeepSeek's). */
   echoReasoningContent?: boolean;
+  /** The profile's switches (src/model/profiles/); missing ones take the defaults. */
+  switches?: Partial<CompatSwitches>;
 }
 
 /** Builds the streaming request body for `request`; never changes `request`. */
 export function toChatParams(request: ModelRequest, settings: WireSettings): WireParams {
-  const messages = toWireMessages(request, settings.vision ?? true);
+  const s: CompatSwitches = { ...DEFAULT_SWITCHES, ...settings.switches };
+  let messages = toWireMessages(request, settings.vision ?? true, s);
   addReplayFields(messages, request.messages, settings);
+  if (s.alternateRoles) messages = alternateRoles(messages);
+  if (s.toolCallIds === "alnum9") messages = normalizeToolCallIds(messages);
   const params: WireParams = { model: settings.model, messages, stream: true };
-  if (settings.streamOptions ?? true) params.stream_options = { include_usage: true };
+  if (s.streamOptions) params.stream_options = { include_usage: true };
   if (request.tools.length > 0) {
-    params.tools = request.tools.map(toWireTool);
-    if (settings.parallelToolCalls !== undefined) {
-      params.parallel_tool_calls = settings.parallelToolCalls;
-    }
+    params.tools = request.tools.map((tool) => toWireTool(tool, s));
+    if (s.parallelToolCalls !== "omit") params.parallel_tool_calls = s.parallelToolCalls;
   }
-  if (request.maxOutputTokens !== undefined) {
-    if ((settings.maxTokensField ?? "max_completion_tokens") === "max_tokens") {
-      params.max_tokens = request.maxOutputTokens;
-    } else {
-      params.max_completion_tokens = request.maxOutputTokens;
-    }
+  if (s.store !== "omit") params.store = s.store;
+  if (request.maxOutputTokens !== undefined && s.maxTokensField !== "omit") {
+    const budget = s.maxTokensCap > 0
+      ? Math.min(request.maxOutputTokens, s.maxTokensCap)
+      : request.maxOutputTokens;
+    if (s.maxTokensField === "max_tokens") params.max_tokens = budget;
+    else params.max_completion_tokens = budget;
   }
   if (request.temperature !== undefined) params.temperature = request.temperature;
   if (request.responseSchema !== undefined) {
     // strict mode would reject most hand-written schemas (it wants every property required).
     params.response_format = {
       type: "json_schema",
-      json_schema: { name: "answer", schema: request.responseSchema, strict: false },
+      json_schema: {
+        name: "answer",
+        schema: stripSchemaKeys(request.responseSchema, s.stripSchemaKeys) as Record<
+          string,
+          unknown
+        >,
+        strict: false,
+      },
     };
   }
   return params;
 }
 
-function toWireTool(tool: ToolSpec): WireTool {
+function toWireTool(tool: ToolSpec, s: CompatSwitches): WireTool {
   // JSON round trip drops TypeBox's symbol keys (Kind, Optional, …) and keeps descriptions.
-  const parameters = JSON.parse(JSON.stringify(tool.parameters)) as Record<string, unknown>;
-  return {
-    type: "function",
-    function: { name: tool.name, description: tool.description, parameters },
-  };
+  const parameters = stripSchemaKeys(
+    JSON.parse(JSON.stringify(tool.parameters)),
+    s.stripSchemaKeys,
+  ) as Record<string, unknown>;
+  const fn: WireTool["function"] = { name: tool.name, description: tool.description, parameters };
+  if (s.strict !== "omit") fn.strict = s.strict;
+  return { type: "function", function: fn };
 }
 
 function imagePlaceholder(mimeType: string): string {
@@ -110,13 +119,14 @@ function userContent(
 function assistantWire(
   message: AssistantMessage,
   calls: readonly ToolCallBlock[],
+  emptyContent: "" | null,
 ): OpenAI.Chat.ChatCompletionAssistantMessageParam {
   const text = message.blocks.filter((b): b is TextBlock => b.type === "text").map((b) => b.text)
     .join("");
   if (calls.length === 0) return { role: "assistant", content: text };
   return {
     role: "assistant",
-    content: text === "" ? null : text,
+    content: text === "" ? emptyContent : text,
     tool_calls: calls.map((c) => ({
       id: c.id,
       type: "function",
@@ -165,9 +175,14 @@ function toolResultParts(
  * assistant message in call order, each id once; tool-result images move into a labelled user
  * message after them (servers accept only text in tool messages).
  */
-function toWireMessages(request: ModelRequest, vision: boolean): WireMessage[] {
+function toWireMessages(
+  request: ModelRequest,
+  vision: boolean,
+  s: CompatSwitches,
+): WireMessage[] {
   const out: WireMessage[] = [];
-  if (request.system !== "") out.push({ role: "system", content: request.system });
+  if (request.system !== "") out.push({ role: s.systemRole, content: request.system });
+  const emptyContent = s.emptyToolContent === "empty" ? "" : null;
   const messages = request.messages;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
@@ -177,7 +192,7 @@ function toWireMessages(request: ModelRequest, vision: boolean): WireMessage[] {
         break;
       case "assistant": {
         const calls = message.blocks.filter((b): b is ToolCallBlock => b.type === "toolCall");
-        out.push(assistantWire(message, calls));
+        out.push(assistantWire(message, calls, emptyContent));
         if (calls.length === 0) break;
         const next: Message | undefined = messages[i + 1];
         const results = next?.role === "toolResult" ? next.results : [];

@@ -1,0 +1,98 @@
+/** `moat doctor`, `--provider` / config `provider`, and the --verbose profile line. */
+import assert from "node:assert/strict";
+import { runCli } from "../../src/cli/main.ts";
+import type { CliDeps } from "../../src/cli/setup.ts";
+import type { OpenAiClientOptions } from "../../src/model/openai/mod.ts";
+import { emptyUsage } from "../../src/model/types.ts";
+import { startFakeOpenAI } from "../support/fake_openai.ts";
+import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
+import { createFakeCliDeps, createFakeTerminal } from "./_fakes.ts";
+
+function deps(seen: OpenAiClientOptions[] = []): CliDeps {
+  const model = {
+    stream: () =>
+      Promise.resolve({
+        role: "assistant" as const,
+        blocks: [{ type: "text" as const, text: "ok" }],
+        stopReason: "stop" as const,
+        usage: emptyUsage(),
+      }),
+  };
+  return createFakeCliDeps({
+    model,
+    over: {
+      createModel: (options) => {
+        seen.push(options);
+        return model;
+      },
+    },
+  }).deps;
+}
+
+async function run(ws: TempWorkspace, argv: string[], baseUrl: string, d = deps()) {
+  const terminal = createFakeTerminal();
+  const code = await runCli(argv, {
+    env: { HOME: ws.dir, OPENAI_API_KEY: "k", OPENAI_BASE_URL: baseUrl },
+    cwd: ws.dir,
+    terminal,
+    deps: d,
+  });
+  return { code, stdout: terminal.stdout, stderr: terminal.stderr };
+}
+
+Deno.test("moat doctor prints the base URL, the profile detected from /v1/models and every switch with its source", async () => {
+  await using ws = await createTempWorkspace({
+    ".moat/config.json": JSON.stringify({
+      model: "qwen",
+      compat: { streamOptions: false, maxTokensCap: 2048, stripSchemaKeys: ["$schema"] },
+    }),
+  });
+  await using server = await startFakeOpenAI({
+    models: ["qwen"],
+    modelInfo: { owned_by: "vllm", max_model_len: 32768 },
+  });
+  const { code, stdout, stderr } = await run(ws, ["doctor"], server.baseURL);
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, new RegExp(`base URL: ${server.baseURL.replace(/[.]/g, "\\.")}`));
+  assert.match(stdout, /profile: vllm \(detected from the server's \/v1\/models\)/);
+  assert.match(stdout, /context window: 32768/);
+  assert.match(stdout, /maxTokensField +"max_tokens" +\(profile\)/);
+  assert.match(stdout, /streamOptions +false +\(config\)/);
+  assert.match(stdout, /maxTokensCap +2048 +\(config\)/);
+  assert.match(stdout, /stripSchemaKeys +\["\$schema"\] +\(config\)/);
+  assert.match(stdout, /systemRole +"system" +\(default\)/);
+  assert.deepEqual(server.requests.map((r) => `${r.method} ${r.path}`), ["GET /v1/models"]);
+});
+
+Deno.test("moat doctor --provider NAME needs no request; an unknown NAME is exit 2 with the list", async () => {
+  await using ws = await createTempWorkspace();
+  await using server = await startFakeOpenAI();
+  const chosen = await run(ws, ["doctor", "--provider", "mistral"], server.baseURL);
+  assert.equal(chosen.code, 0, chosen.stderr);
+  assert.match(chosen.stdout, /profile: mistral \(chosen with --provider\)/);
+  assert.match(chosen.stdout, /toolCallIds +"alnum9" +\(profile\)/);
+  assert.equal(server.requests.length, 0);
+  const unknown = await run(ws, ["--provider", "nope", "hi"], server.baseURL);
+  assert.equal(unknown.code, 2);
+  assert.match(
+    unknown.stderr,
+    /Unknown provider "nope": moat knows openai, azure, ollama, llamacpp/,
+  );
+});
+
+Deno.test("config provider reaches the model client, and --verbose names the profile at the start", async () => {
+  await using ws = await createTempWorkspace({
+    ".moat/config.json": JSON.stringify({ provider: "llama.cpp" }),
+  });
+  const seen: OpenAiClientOptions[] = [];
+  const { code, stderr } = await run(
+    ws,
+    ["--no-session", "--verbose", "hi"],
+    "http://127.0.0.1:9/v1",
+    deps(seen),
+  );
+  assert.equal(code, 0, stderr);
+  assert.equal(seen[0]?.provider, "llamacpp");
+  assert.equal(seen[0]?.providerSource, "config");
+  assert.match(stderr, /moat: server profile: llamacpp \(chosen by the config's "provider"/);
+});
