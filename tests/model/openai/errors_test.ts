@@ -262,7 +262,9 @@ async function errorForBody(
   options: { contentType?: string; server?: string } = {},
 ): Promise<ModelError> {
   await using server = await startFakeOpenAI();
-  server.script(fault.body(status, text, { contentType: "application/json", ...options }));
+  const body = fault.body(status, text, { contentType: "application/json", ...options });
+  // A body that names a rejected field is learned from once (the request is sent again).
+  server.script(body, body);
   return await modelError(client(server, { maxRetries: 0 }).stream(request(), {}));
 }
 
