@@ -1,7 +1,13 @@
 /** Shared fixtures of the OpenAI adapter tests: a client of the fake server, a request, a tool. */
 import { Type } from "@sinclair/typebox";
 import { createOpenAiClient, type OpenAiClientOptions } from "../../../src/model/openai/mod.ts";
-import type { ModelClient, ModelRequest, ToolSpec } from "../../../src/model/types.ts";
+import assert from "node:assert/strict";
+import {
+  type ModelClient,
+  ModelError,
+  type ModelRequest,
+  type ToolSpec,
+} from "../../../src/model/types.ts";
 import type { FakeOpenAIServer } from "../../support/fake_openai.ts";
 
 /** A client of `server` for model "test-model", with `options` on top. */
@@ -36,3 +42,14 @@ export const readTool: ToolSpec = {
     limit: Type.Optional(Type.Integer({ description: "Maximum lines.", minimum: 1 })),
   }),
 };
+
+/** The ModelError `promise` rejects with (fails the test otherwise). */
+export async function modelError(promise: Promise<unknown>): Promise<ModelError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ModelError, `expected a ModelError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail("expected the stream to throw a ModelError");
+}

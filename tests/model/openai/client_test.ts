@@ -1,14 +1,9 @@
 /** The client over the SDK: retries, and aborts before, during and between attempts. */
 import assert from "node:assert/strict";
-import {
-  type AssistantMessage,
-  ModelError,
-  type ModelRetry,
-  type ModelStreamEvent,
-} from "../../../src/model/types.ts";
+import type { AssistantMessage, ModelRetry, ModelStreamEvent } from "../../../src/model/types.ts";
 import { fault, reply, startFakeOpenAI } from "../../support/fake_openai.ts";
 import { createManualClock } from "../../support/manual_clock.ts";
-import { client, request } from "./_helpers.ts";
+import { client, modelError, request } from "./_helpers.ts";
 import {
   EVENT_ERROR_WITHOUT_ERROR_KEY,
   GROQ_TOOL_USE_FAILED,
@@ -19,16 +14,6 @@ import {
   OPENROUTER_FINISH_ERROR,
   OPENROUTER_PROCESSING_COMMENT,
 } from "./_server_streams.ts";
-
-async function modelError(promise: Promise<unknown>): Promise<ModelError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ModelError, `expected a ModelError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail("expected the stream to throw a ModelError");
-}
 
 Deno.test("stream() returns one message after a 429 with retry-after is retried", async () => {
   await using server = await startFakeOpenAI();

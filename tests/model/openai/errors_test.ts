@@ -26,17 +26,7 @@ import {
   VLLM_FLAT_OVERFLOW,
   VLLM_FLAT_TOOL_CHOICE,
 } from "../error_body_fixtures.ts";
-import { client, request } from "./_helpers.ts";
-
-async function modelError(promise: Promise<unknown>): Promise<ModelError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ModelError, `expected a ModelError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail("expected the stream to throw a ModelError");
-}
+import { client, modelError, request } from "./_helpers.ts";
 
 Deno.test("stream() throws ModelError server with the status after 500 three times", async () => {
   await using server = await startFakeOpenAI();
