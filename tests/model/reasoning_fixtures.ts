@@ -35,6 +35,16 @@ export const VLLM_REASONING: RawDelta[] = [
 ];
 
 /**
+ * Mistral's Magistral streams `content` as an array of chunks: `thinking` ones (whose `thinking`
+ * is itself an array of text chunks) and `text` ones (docs.mistral.ai, reasoning capabilities).
+ */
+export const MISTRAL_MAGISTRAL_CHUNKS: RawDelta[] = [
+  { content: [{ type: "thinking", thinking: [{ type: "text", text: "Two plus two" }] }] },
+  { content: [{ type: "thinking", thinking: [{ type: "text", text: " is four." }] }] },
+  { content: [{ type: "text", text: "2 + 2 = 4." }] },
+];
+
+/**
  * llama.cpp's server (and vLLM before 0.11, DashScope) stream `reasoning_content`
  * (https://docs.vllm.ai/en/v0.8.3/features/reasoning_outputs.html; llama.cpp's
  * `--reasoning-format deepseek` fills the same field).

@@ -62,7 +62,10 @@ export interface OpenAiClientOptions {
   maxTokensField?: "max_completion_tokens" | "max_tokens";
   /** Sent as `parallel_tool_calls` when defined and tools are present; omitted when undefined. */
   parallelToolCalls?: boolean;
-  /** Whether the model accepts images (default true); false replaces them with text at request time. */
+  /**
+   * Whether the model accepts images (default true); false replaces them with text at request
+   * time. A text-only model's rejection of images turns it off for the rest of the run.
+   */
   vision?: boolean;
   /**
    * Send `reasoning_content` back on tool-call turns to the server that sent it (DeepSeek's
@@ -196,7 +199,6 @@ async function streamReply(
       model: options.model,
       switches: options.profile.switches(),
       baseURL: options.baseURL,
-      ...(options.vision === undefined ? {} : { vision: options.vision }),
       ...(options.echoReasoningContent === undefined
         ? {}
         : { echoReasoningContent: options.echoReasoningContent }),

@@ -20,6 +20,7 @@ export function profileChoice(options: {
   streamOptions?: boolean;
   maxTokensField?: "max_completion_tokens" | "max_tokens";
   parallelToolCalls?: boolean;
+  vision?: boolean;
   provider?: ProfileChoice["provider"];
   providerSource?: ProfileChoice["providerSource"];
   compat?: CompatOverrides;
@@ -30,6 +31,7 @@ export function profileChoice(options: {
   if (options.parallelToolCalls !== undefined) {
     overrides.parallelToolCalls = options.parallelToolCalls;
   }
+  if (options.vision !== undefined) overrides.vision = options.vision;
   Object.assign(overrides, options.compat);
   return {
     baseURL: options.baseURL,
@@ -57,7 +59,10 @@ export function learnFromAttempt(
     if (error.error !== undefined) parts.push(JSON.stringify(error.error));
   }
   const budgetSent = (params.max_tokens ?? params.max_completion_tokens ?? null) !== null;
-  return profile.learn(status, parts.join("\n"), budgetSent);
+  const imagesSent = params.messages.some((m) =>
+    Array.isArray(m.content) && m.content.some((part) => part.type === "image_url")
+  );
+  return profile.learn(status, parts.join("\n"), budgetSent, imagesSent);
 }
 
 /** The warning of a learned switch: what the server rejected and the config that avoids it. */

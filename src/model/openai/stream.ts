@@ -62,7 +62,7 @@ export class ReplyAssembler {
     if (chunk.usage) this.#usage = toUsage(chunk.usage);
     const choice = chunk.choices?.[0];
     if (!choice) return;
-    const delta = choice.delta ?? {};
+    const delta = contentChunks(choice.delta ?? {});
     const text = this.#reasoning.content(
       delta,
       (typeof delta.content === "string" ? delta.content : "") +
@@ -280,4 +280,27 @@ function toUsage(u: OpenAI.CompletionUsage): Usage {
     cachedTokens: cached,
     totalTokens: u.total_tokens ?? input + output,
   };
+}
+
+/**
+ * A delta whose `content` is an array of chunks (Mistral's Magistral: `{type:"text", text}` and
+ * `{type:"thinking", thinking:[{type:"text", text}]}`) as a string `content` and `reasoning`.
+ */
+function contentChunks(
+  delta: OpenAI.Chat.ChatCompletionChunk.Choice.Delta,
+): OpenAI.Chat.ChatCompletionChunk.Choice.Delta {
+  const content: unknown = delta.content;
+  if (!Array.isArray(content)) return delta;
+  const texts = (parts: unknown): string =>
+    Array.isArray(parts)
+      ? parts.map((p) => typeof p?.text === "string" && p.type === "text" ? p.text : "").join("")
+      : "";
+  const text = texts(content);
+  const thinking = content.map((p) => p?.type === "thinking" ? texts(p.thinking) : "").join("");
+  const raw = delta as Record<string, unknown>;
+  return {
+    ...delta,
+    content: text,
+    ...(thinking !== "" && typeof raw.reasoning !== "string" ? { reasoning: thinking } : {}),
+  } as OpenAI.Chat.ChatCompletionChunk.Choice.Delta;
 }

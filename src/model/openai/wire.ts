@@ -29,7 +29,7 @@ export type WireParams = OpenAI.Chat.ChatCompletionCreateParamsStreaming;
 export interface WireSettings {
   /** The model id sent with every request. */
   model: string;
-  /** Whether the model accepts images (default true); false replaces them with text. */
+  /** Whether the model accepts images (default: the `vision` switch); false replaces them with text. */
   vision?: boolean;
   /** The server's base URL: echoes (reasoning, signatures) go back only to the server they came from. */
   baseURL?: string;
@@ -42,7 +42,7 @@ export interface WireSettings {
 /** Builds the streaming request body for `request`; never changes `request`. */
 export function toChatParams(request: ModelRequest, settings: WireSettings): WireParams {
   const s: CompatSwitches = { ...DEFAULT_SWITCHES, ...settings.switches };
-  let messages = toWireMessages(request, settings.vision ?? true, s);
+  let messages = toWireMessages(request, settings.vision ?? s.vision, s);
   addReplayFields(messages, request.messages, settings);
   if (s.alternateRoles) messages = alternateRoles(messages);
   if (s.toolCallIds === "alnum9") messages = normalizeToolCallIds(messages);

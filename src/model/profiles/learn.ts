@@ -1,6 +1,7 @@
 /**
  * Learning from a rejected request: a 400/422 whose message names a request field, the
- * `developer` role or a budget is matched to the switch that avoids it. Pure over (status,
+ * `developer` role or a budget, or a rejection of images by a text-only model, is matched to the
+ * switch that avoids it. Pure over (status,
  * message text); the adapter applies the change once per cause and sends the request again.
  */
 import type { CompatOverrides, CompatSwitches } from "./switches.ts";
@@ -63,6 +64,15 @@ function rejectedField(message: string): string | undefined {
 }
 
 /**
+ * A text-only model's rejection of images: llama.cpp without `--mmproj` ("image input is not
+ * supported - hint: if this is unexpected, you may need to provide the mmproj", HTTP 500 or 400),
+ * Ollama ("this model is missing data required for image input"), vLLM ("… is not a multimodal
+ * model").
+ */
+const NO_VISION =
+  /image input is not supported|missing data required for image input|is not a multimodal model/i;
+
+/**
  * The largest budget a "too large" rejection allows: vLLM's "'max_tokens' or
  * 'max_completion_tokens' is too large: 2000. This model's maximum context length is 4096 tokens
  * and your request has 3000 input tokens (2000 > 4096 - 3000)", its newer "maximum context length
@@ -86,17 +96,23 @@ function budgetCap(message: string): number | undefined {
 }
 
 /**
- * The switch change that answers a rejected request, or undefined: only HTTP 400/422, and only
- * when the change differs from `current` (a switch already off cannot be the cause).
- * `budgetSent` says whether the request carried an output budget.
+ * The switch change that answers a rejected request, or undefined: only HTTP 400/422 (and the
+ * 500 of images to a text-only model), and only when the change differs from `current` (a switch
+ * already off cannot be the cause). `budgetSent` and `imagesSent` say whether the request carried
+ * an output budget and an image.
  */
 export function learnFromError(
   status: number | undefined,
   message: string,
   current: CompatSwitches,
   budgetSent: boolean,
+  imagesSent = false,
 ): LearnedChange | undefined {
-  if (status !== 400 && status !== 422) return undefined;
+  if (status !== 400 && status !== 422 && status !== 500) return undefined;
+  if (imagesSent && current.vision && NO_VISION.test(message)) {
+    return { change: { vision: false }, cause: "vision", rejected: "images (a text-only model)" };
+  }
+  if (status === 500) return undefined;
   // DeepSeek: "messages[0].role: unknown variant `developer`, expected one of `system`, …".
   if (
     current.systemRole === "developer" && /developer/i.test(message) &&

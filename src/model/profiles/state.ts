@@ -126,8 +126,9 @@ export class ProfileState {
     status: number | undefined,
     message: string,
     budgetSent: boolean,
+    imagesSent = false,
   ): LearnedChange | undefined {
-    const learned = learnFromError(status, message, this.switches(), budgetSent);
+    const learned = learnFromError(status, message, this.switches(), budgetSent, imagesSent);
     if (learned === undefined || this.#causes.has(learned.cause)) return undefined;
     this.#causes.add(learned.cause);
     this.#learned = { ...this.#learned, ...learned.change };

@@ -33,6 +33,8 @@ export interface CompatSwitches {
   alternateRoles: boolean;
   /** `content` of an assistant message that has tool calls and no text. */
   emptyToolContent: "null" | "empty";
+  /** Whether the model accepts images; false sends a text placeholder for each (learned). */
+  vision: boolean;
 }
 
 /** Overrides of some switches (the config's `compat`, a learned change). */
@@ -51,6 +53,7 @@ export const SWITCH_NAMES: readonly (keyof CompatSwitches)[] = [
   "stripSchemaKeys",
   "alternateRoles",
   "emptyToolContent",
+  "vision",
 ];
 
 /**
@@ -69,6 +72,7 @@ export const DEFAULT_SWITCHES: CompatSwitches = {
   stripSchemaKeys: [],
   alternateRoles: false,
   emptyToolContent: "null",
+  vision: true,
 };
 
 /** A switch value as config JSON text (`moat doctor`, warnings). */

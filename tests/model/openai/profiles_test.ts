@@ -208,3 +208,53 @@ Deno.test("the config's compat wins over the profile, and a switch off is never 
   assert.deepEqual(server.requests[0]?.body?.stream_options, { include_usage: true });
   assert.equal(server.requests[0]?.body?.max_tokens, 10, "the switches not overridden: Mistral's");
 });
+
+Deno.test("images to a text-only model: the 500 is learned once, not retried, and placeholders go after", async () => {
+  await using server = await startFakeOpenAI();
+  // llama.cpp tools/server (utils.cpp) without --mmproj; Ollama and vLLM word it their own way.
+  const rejection = fault.status(500, {
+    message:
+      "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj",
+  });
+  server.script(rejection, reply.text("one"), reply.text("two"));
+  const png =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+  const messages: Message[] = [{
+    role: "user",
+    content: [{ type: "text", text: "What is this?" }, {
+      type: "image",
+      data: png,
+      mimeType: "image/png",
+    }],
+  }];
+  const warnings: string[] = [];
+  const retries: unknown[] = [];
+  const c = client(server, { provider: "llamacpp", onWarning: (m) => warnings.push(m) });
+  const message = await c.stream(request({ messages }), { onRetry: (r) => retries.push(r) });
+  assert.equal(message?.blocks[0]?.type === "text" && message.blocks[0].text, "one");
+  await c.stream(request({ messages }), {});
+  const raws = server.requests.map((r) => r.rawBody);
+  assert.equal(raws.length, 3);
+  assert.deepEqual(raws.map((raw) => raw.includes("image_url")), [true, false, false]);
+  for (const raw of raws.slice(1)) {
+    assert.equal(raw.includes(png), false);
+    assert.match(raw, /image omitted \(image\/png\)/);
+  }
+  assert.deepEqual(retries, [], "the learned resend is not a retry");
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /HTTP 500/);
+  assert.match(warnings[0]!, /\{"compat":\{"vision":false\}\}/);
+});
+
+Deno.test("a rejection of images is learned only when the request carried one", async () => {
+  await using server = await startFakeOpenAI();
+  // Ollama's runner (model/model.go ErrNoVisionModel), here for a request without images.
+  server.script(
+    fault.status(400, { message: "this model is missing data required for image input" }),
+  );
+  const warnings: string[] = [];
+  const c = client(server, { onWarning: (m) => warnings.push(m) });
+  await assert.rejects(c.stream(request(), {}), /missing data required for image input/);
+  assert.equal(server.requests.length, 1);
+  assert.deepEqual(warnings, []);
+});

@@ -12,6 +12,7 @@ import {
   DEEPSEEK_THINKING_TOOL_CALL,
   GEMINI_THOUGHT_SIGNATURE,
   LLAMACPP_REASONING_CONTENT,
+  MISTRAL_MAGISTRAL_CHUNKS,
   OLLAMA_REASONING,
   OPENROUTER_REASONING_DETAILS,
   VLLM_NO_PARSER_THINK_TAGS,
@@ -40,6 +41,12 @@ for (
     ["vLLM (reasoning)", VLLM_REASONING, "9.11 < 9.8 because 0.11 < 0.8.", "9.8 is greater."],
     ["llama.cpp (reasoning_content)", LLAMACPP_REASONING_CONTENT, "Short question.", "Hello!"],
     ["Ollama (reasoning)", OLLAMA_REASONING, "We need answer", "Hi there."],
+    [
+      "Mistral Magistral (content chunks)",
+      MISTRAL_MAGISTRAL_CHUNKS,
+      "Two plus two is four.",
+      "2 + 2 = 4.",
+    ],
     [
       "a server without a reasoning parser (<think>)",
       VLLM_NO_PARSER_THINK_TAGS,

@@ -157,3 +157,36 @@ Deno.test("learnFromError() ignores other statuses, unnamed fields and switches 
     undefined,
   );
 });
+
+Deno.test("learnFromError() turns vision off when a text-only model rejects the images sent", () => {
+  const cases: Array<[number, string]> = [
+    // llama.cpp tools/server without --mmproj (500 in older builds, 400 in newer ones).
+    [
+      500,
+      "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj",
+    ],
+    [
+      400,
+      "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj",
+    ],
+    // Ollama's runner (model/model.go ErrNoVisionModel).
+    [500, "this model is missing data required for image input"],
+    // vLLM serving a text-only model.
+    [400, "Qwen3-8B is not a multimodal model"],
+  ];
+  for (const [status, message] of cases) {
+    assert.deepEqual(
+      learnFromError(status, message, ALL_SENT, false, true)?.change,
+      { vision: false },
+      message,
+    );
+    assert.equal(learnFromError(status, message, ALL_SENT, false, false), undefined, "no image");
+  }
+  const off = { ...ALL_SENT, vision: false };
+  assert.equal(learnFromError(500, cases[0]![1], off, false, true), undefined, "already off");
+  assert.equal(
+    learnFromError(500, "Unrecognized request argument supplied: store", ALL_SENT, false, true),
+    undefined,
+    "a 500 teaches nothing else",
+  );
+});
