@@ -1,4 +1,5 @@
 /** Shared helpers for sandbox tests: a workspace with an outside secret, and calls with/without policy. */
+import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Grants } from "../../src/policy/grants.ts";
 import {
@@ -147,4 +148,32 @@ export async function waitGone(needle: string, ms = 5000): Promise<number[]> {
     if (left.length === 0 || Date.now() > deadline) return left;
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** git's `-c` options of a fixed committer, for git in and outside the sandbox. */
+export const GIT_IDENTITY = ["-c", "user.name=t", "-c", "user.email=t@t"];
+
+/** The reason a call was blocked (fails the test when it was not). */
+export function blockedReason(outcome: CallOutcome): string {
+  assert.ok("blocked" in outcome, textOf(outcome));
+  return outcome.blocked;
+}
+
+/**
+ * Runs the user's own git outside the sandbox (a fixed identity, HOME = `cwd`, no system
+ * config); its stdout, or throws with its stderr when it fails.
+ */
+export async function hostGit(cwd: string, ...args: string[]): Promise<string> {
+  const out = await new Deno.Command("git", {
+    args: [...GIT_IDENTITY, "-c", "init.defaultBranch=main", ...args],
+    cwd,
+    env: { HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", PATH: "/usr/local/bin:/usr/bin:/bin" },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(`git ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  return new TextDecoder().decode(out.stdout);
 }

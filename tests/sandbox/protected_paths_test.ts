@@ -2,12 +2,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { PermissionDecision } from "../../src/policy/check.ts";
 import { RUN_LATER } from "../../src/policy/_run_later.ts";
-import { defaultGrants, type Grants, parseGrantFlags } from "../support/grants.ts";
+import { defaultGrants, grantsOf } from "../support/grants.ts";
 import {
+  blockedReason,
   BWRAP,
-  type CallOutcome,
   callTool,
   createLayout,
+  GIT_IDENTITY,
+  hostGit,
   type Layout,
   MODES,
   openSandbox,
@@ -15,37 +17,13 @@ import {
   textOf,
 } from "./_helpers.ts";
 
-const IDENTITY = ["-c", "user.name=t", "-c", "user.email=t@t"];
-
-/** Runs git outside the sandbox (the user's own git); throws when it fails. */
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", {
-    args: [...IDENTITY, "-c", "init.defaultBranch=main", ...args],
-    cwd,
-    env: { HOME: cwd, GIT_CONFIG_NOSYSTEM: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  if (!out.success) {
-    throw new Error(`git ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
-  }
-  return text;
-}
-
 /** A layout whose workspace is a git repository with one commit. */
 async function gitLayout(): Promise<Layout> {
   const layout = await createLayout();
-  await git(layout.ws, "init", "-q");
-  await git(layout.ws, "add", "a.txt");
-  await git(layout.ws, "commit", "-qm", "first");
+  await hostGit(layout.ws, "init", "-q");
+  await hostGit(layout.ws, "add", "a.txt");
+  await hostGit(layout.ws, "commit", "-qm", "first");
   return layout;
-}
-
-function grantsOf(ws: string, flags: Parameters<typeof parseGrantFlags>[0]): Grants {
-  const result = parseGrantFlags(flags, { cwd: ws });
-  if (!result.ok) throw result.error;
-  return result.grants;
 }
 
 /** The files that decide what git runs: hooks, config and `.moat`, to compare before/after. */
@@ -63,11 +41,6 @@ async function guarded(ws: string): Promise<Record<string, string>> {
   };
 }
 
-function blockedReason(outcome: CallOutcome): string {
-  assert.ok("blocked" in outcome, textOf(outcome));
-  return outcome.blocked;
-}
-
 function bashTest(name: string, fn: () => Promise<void>) {
   Deno.test({ name: `[bwrap] protected paths: ${name}`, ignore: !BWRAP, fn });
 }
@@ -75,7 +48,7 @@ function bashTest(name: string, fn: () => Promise<void>) {
 bashTest("bash cannot write hooks, git config or .moat, nor swap them away", async () => {
   const layout = await gitLayout();
   await using _ = layout.root;
-  await git(layout.ws, "config", "core.hooksPath", ".husky/_");
+  await hostGit(layout.ws, "config", "core.hooksPath", ".husky/_");
   await layout.root.write({ "ws/.husky/_/pre-commit": "husky\n" });
   const sb = await openSandbox(layout, "bwrap", defaultGrants(layout.ws));
   try {
@@ -111,7 +84,7 @@ bashTest("bash cannot write hooks, git config or .moat, nor swap them away", asy
     await assert.rejects(Deno.lstat(join(layout.ws, ".git_old")), Deno.errors.NotFound);
     await assert.rejects(Deno.lstat(join(layout.ws, ".husky_old")), Deno.errors.NotFound);
     assert.equal(
-      await git(layout.ws, "config", "--get-regexp", "alias|fsmonitor").catch(() => ""),
+      await hostGit(layout.ws, "config", "--get-regexp", "alias|fsmonitor").catch(() => ""),
       "",
     );
   } finally {
@@ -124,7 +97,7 @@ bashTest("git add, commit, checkout -b and stash still work in the sandbox", asy
   await using _ = layout.root;
   const sb = await openSandbox(layout, "bwrap", defaultGrants(layout.ws));
   try {
-    const g = `git ${IDENTITY.join(" ")}`;
+    const g = `git ${GIT_IDENTITY.join(" ")}`;
     const out = textOf(
       await callTool(sb, "bash", {
         command: `set -e; echo new > n.txt; ${g} add n.txt; ${g} commit -qm second; ` +
@@ -133,7 +106,7 @@ bashTest("git add, commit, checkout -b and stash still work in the sandbox", asy
       }),
     );
     assert.match(out, /branch=b2 stashes=1/, out);
-    assert.equal((await git(layout.ws, "log", "--format=%s", "main")).trim(), "second\nfirst");
+    assert.equal((await hostGit(layout.ws, "log", "--format=%s", "main")).trim(), "second\nfirst");
   } finally {
     await sb.close();
   }
@@ -341,7 +314,7 @@ for (const mode of MODES) {
       );
       assert.deepEqual(await guarded(ws), before);
       // A repository created during the run is protected by its shape.
-      await git(ws, "init", "-q", "sub");
+      await hostGit(ws, "init", "-q", "sub");
       const late = { path: "sub/.git/hooks/pre-push", content: "x" };
       assert.match(blockedReason(await callTool(sb, "write", late)), /sub\/\.git\/hooks" is/);
       assert.match(textOf(await callTool(sb, "write", late, { policy: false })), /is protected/);

@@ -9,7 +9,7 @@ import type { PermissionDecision } from "../../src/policy/check.ts";
 import { UsageError } from "../../src/policy/grants.ts";
 import type { CommandOps } from "../../src/policy/ops.ts";
 import { createDenoCommandOps } from "../../src/sys/command.ts";
-import { type Grants, parseGrantFlags } from "../support/grants.ts";
+import { type Grants, grantsOf } from "../support/grants.ts";
 import type { Sandbox } from "../../src/sandbox/mod.ts";
 import {
   BWRAP,
@@ -24,12 +24,6 @@ import {
 
 function bwrapTest(name: string, fn: () => Promise<void>) {
   Deno.test({ name: `[bwrap] restart: ${name}`, ignore: !BWRAP, fn });
-}
-
-function grantsOf(ws: string, flags: Parameters<typeof parseGrantFlags>[0]): Grants {
-  const result = parseGrantFlags(flags, { cwd: ws });
-  if (!result.ok) throw result.error;
-  return result.grants;
 }
 
 /** A sandbox that answers "always" to every question, and a way to force a host restart. */

@@ -7,36 +7,24 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { PermissionDecision } from "../../src/policy/check.ts";
 import { RUN_LATER } from "../../src/policy/_run_later.ts";
-import { defaultGrants, type Grants, parseGrantFlags } from "../support/grants.ts";
+import { defaultGrants, grantsOf } from "../support/grants.ts";
 import {
+  blockedReason,
   BWRAP,
   type CallOutcome,
   callTool,
   createLayout,
+  GIT_IDENTITY,
+  hostGit,
   type Layout,
   MODES,
   openSandbox,
   textOf,
 } from "./_helpers.ts";
 
-const GIT = ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"];
+const GIT = [...GIT_IDENTITY, "-c", "init.defaultBranch=main"];
 /** Entries that other programs read as files (the rest are directories). */
 const FILES = new Set([".mcp.json", "opencode.json", "opencode.jsonc", ".envrc", ".gitmodules"]);
-
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", {
-    args: [...GIT, ...args],
-    cwd,
-    env: { HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", PATH: "/usr/local/bin:/usr/bin:/bin" },
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    throw new Error(`git ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
-  }
-  return new TextDecoder().decode(out.stdout);
-}
 
 /** A git workspace with a real `.vscode/settings.json` and `.envrc`; the other entries missing. */
 async function runLaterLayout(): Promise<Layout> {
@@ -45,16 +33,10 @@ async function runLaterLayout(): Promise<Layout> {
     ".envrc": "export A=1\n",
     "src/main.ts": "export const x = 1;\n",
   });
-  await git(layout.ws, "init", "-q");
-  await git(layout.ws, "add", "a.txt", "src");
-  await git(layout.ws, "commit", "-qm", "first");
+  await hostGit(layout.ws, "init", "-q");
+  await hostGit(layout.ws, "add", "a.txt", "src");
+  await hostGit(layout.ws, "commit", "-qm", "first");
   return layout;
-}
-
-function grantsOf(ws: string, flags: Parameters<typeof parseGrantFlags>[0]): Grants {
-  const result = parseGrantFlags(flags, { cwd: ws });
-  if (!result.ok) throw result.error;
-  return result.grants;
 }
 
 /** What each run-later entry is on the host: its files and their text, or "missing". */
@@ -79,11 +61,6 @@ async function listing(ws: string): Promise<string[]> {
 function outputOf(outcome: CallOutcome): string {
   assert.ok("output" in outcome, textOf(outcome));
   return outcome.output.output;
-}
-
-function blockedReason(outcome: CallOutcome): string {
-  assert.ok("blocked" in outcome, textOf(outcome));
-  return outcome.blocked;
 }
 
 /** The path a write to `name` targets: the file itself, or a file inside the directory. */
@@ -218,7 +195,7 @@ Deno.test({
       await sb.close();
     }
     // Committed: the real entries and the work, and no placeholder.
-    const committed = (await git(ws, "show", "--name-only", "--format=", "HEAD")).trim().split(
+    const committed = (await hostGit(ws, "show", "--name-only", "--format=", "HEAD")).trim().split(
       "\n",
     );
     assert.deepEqual(committed.sort(), [
@@ -348,7 +325,7 @@ Deno.test({
     } finally {
       await sb.close();
     }
-    const tracked = (await git(ws, "ls-files")).trim().split("\n");
+    const tracked = (await hostGit(ws, "ls-files")).trim().split("\n");
     assert.deepEqual(tracked.sort(), [
       ".envrc",
       ".vscode/settings.json",

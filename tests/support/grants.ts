@@ -23,3 +23,10 @@ export function parseGrantFlags(
     paths: options.paths ?? createDenoPathOps(),
   });
 }
+
+/** The grants of `flags` for the workspace `ws`; throws when they do not parse. */
+export function grantsOf(ws: string, flags: grants.GrantFlagValues): grants.Grants {
+  const result = parseGrantFlags(flags, { cwd: ws });
+  if (!result.ok) throw result.error;
+  return result.grants;
+}
