@@ -104,14 +104,7 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
       net: options.net,
       // The spill directory is an MCP server's too: only the host's forwarder may use the proxy.
       token,
-      async allowed(target) {
-        if (await options.denied?.(target)) {
-          decisions.denyListed(target);
-          return false;
-        }
-        const answer = await queryClient().query([{ name: "net", host: target }]);
-        return answer.ok && answer.states[0] === "granted";
-      },
+      allowed: (target) => decisions.allowed(target, queryClient()),
       onDecision: ({ target, allowed }) => record(target, allowed),
       refusal,
       onUnreachable: ({ target, message }) => {

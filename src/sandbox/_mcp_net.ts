@@ -75,14 +75,7 @@ export function createMcpNetwork(options: McpNetworkOptions): McpNetwork {
         socketPath,
         net: options.net,
         token,
-        async allowed(target) {
-          if (await options.denied?.(target)) {
-            decide.denyListed(target);
-            return false;
-          }
-          const answer = await query.query([{ name: "net", host: target }]);
-          return answer.ok && answer.states[0] === "granted";
-        },
+        allowed: (target) => decide.allowed(target, query),
         onDecision: ({ target, allowed }) => decide.record(target, allowed),
         refusal: (target) => decide.refusal(target),
       });
@@ -111,7 +104,7 @@ function serverDecisions(name: string, options: McpNetworkOptions) {
   const decisions = netDecisions(options);
   return {
     refusal: decisions.refusal,
-    denyListed: decisions.denyListed,
+    allowed: decisions.allowed,
     record(target: string, allowed: boolean) {
       if (allowed) {
         if (granted.has(target)) return;

@@ -10,6 +10,7 @@ import {
   notGrantedReason,
   type PermissionDecision,
 } from "../policy/mod.ts";
+import type { ToolHostClient } from "./host/client.ts";
 
 /** Most targets remembered in one set before it starts over. */
 const MAX_REMEMBERED = 1000;
@@ -18,19 +19,27 @@ const MAX_REMEMBERED = 1000;
 export interface NetDecisions {
   /** Why `target` is refused (the --deny-net list, or the grant to add). */
   refusal(target: string): string;
-  /** Remembers that --deny-net refused `target`. */
-  denyListed(target: string): void;
+  /**
+   * Whether the proxy lets `target` through: not in --deny-net (a refusal remembered as the
+   * list's), and granted by the query Worker whose net permissions are the program's.
+   */
+  allowed(target: string, query: NetQuery): Promise<boolean>;
   /** The targets --deny-net refused (not for want of a grant). */
   readonly listed: ReadonlySet<string>;
   /** Reports the decision on `target` as one of the program `who`. */
   report(who: { toolCallId: string; toolName: string }, target: string, allowed: boolean): void;
 }
 
+/** What `allowed` asks: the query Worker of the program's net permissions. */
+export type NetQuery = Pick<ToolHostClient, "query">;
+
 /** The decisions of a proxy under `grants()` (current ones: approvals widen them). */
 export function netDecisions(options: {
   cwd: string;
   grants(): Grants;
   onDecision?: ((decision: PermissionDecision) => void) | undefined;
+  /** Whether "host:port" is in `--deny-net`. */
+  denied?: ((target: string) => Promise<boolean>) | undefined;
 }): NetDecisions {
   const listed = new Set<string>();
   // The flag to add keeps the hosts already granted (a flag replaces the list).
@@ -43,8 +52,13 @@ export function netDecisions(options: {
   return {
     refusal,
     listed,
-    denyListed(target) {
-      remember(listed, target);
+    async allowed(target, query) {
+      if (await options.denied?.(target)) {
+        remember(listed, target);
+        return false;
+      }
+      const answer = await query.query([{ name: "net", host: target }]);
+      return answer.ok && answer.states[0] === "granted";
     },
     report(who, target, allowed) {
       const byList = listed.has(target);
