@@ -116,16 +116,22 @@ export function createToolSearch(options: ToolSearchOptions): ToolSearch {
     }
     return estimate > options.budgetTokens;
   };
+  // The same tools and finds give the same offer (the same objects): the loop then keeps its tool
+  // map and specs instead of rebuilding them for every request.
+  let last: { tools: readonly AnyTool[]; found: number; offer: AnyTool[] } | undefined;
   return {
     engaged,
     offer(tools, serverOf) {
       if (!engaged(tools)) return [...tools];
+      if (last?.tools === tools && last.found === found.size) return [...last.offer];
       const deferred = tools.filter((t) => !found.has(t.name));
       const search = searchTool(tools, deferred, serverOf, found);
-      return [
+      const offer = [
         search,
         ...tools.map((t): AnyTool => found.has(t.name) ? t : { ...t, deferred: true }),
       ];
+      last = { tools, found: found.size, offer };
+      return [...offer];
     },
   };
 }

@@ -65,6 +65,9 @@ Deno.test("over the budget the MCP tools are deferred behind the search tool, wh
   const count = mcp.status()[0]?.tools.length as number;
   assert.match(search.description, new RegExp(`^${count} MCP tools are not listed`));
   assert.match(search.description, new RegExp(`servers "fx" \\(${count}\\)`));
+  // Nothing changed: the next request gets the same tools (the loop keeps its map and specs).
+  const again = mcp.tools();
+  assert.ok(again.length === all.length && again.every((t, i) => t === all[i]));
   await using always = await start(1_000_000, "always");
   assert.deepEqual(offered(always), [TOOL_SEARCH_TOOL]);
 });
