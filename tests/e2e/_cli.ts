@@ -51,6 +51,31 @@ export function denoDir(): string {
   return join(cache, "deno");
 }
 
+/**
+ * The MCP fixture server (tests/support/mcp_fixture_server.ts) as a user configures it in
+ * `mcpServers`, with fixture arguments (`--resources`, `--gate=…`); its Deno finds moat's module
+ * cache. `extra` adds or replaces fields of the entry.
+ */
+export function fixtureServerEntry(
+  fixtureArgs: string[] = [],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--allow-all",
+      "--quiet",
+      `--config=${PROJECT_ROOT}/deno.json`,
+      join(PROJECT_ROOT, "tests", "support", "mcp_fixture_server.ts"),
+      ...fixtureArgs,
+    ],
+    env: { DENO_DIR: denoDir(), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+    startupTimeoutSec: 60,
+    ...extra,
+  };
+}
+
 /** What a finished CLI run printed. */
 export interface CliResult {
   code: number;

@@ -20,15 +20,13 @@ import { createTempWorkspace } from "../support/workspace.ts";
 import {
   cliEnv,
   type CliResult,
-  denoDir,
+  fixtureServerEntry,
   jsonLines,
-  PROJECT_ROOT,
   runMoat,
   toolResultOf,
   waitUntil,
 } from "./_cli.ts";
 
-const FIXTURE = join(PROJECT_ROOT, "tests", "support", "mcp_fixture_server.ts");
 const MEMORY = "@modelcontextprotocol/server-memory";
 
 /** server-everything as its package binary (stdio is its default transport). */
@@ -239,20 +237,9 @@ Deno.test("npx runs the reference memory server only with the permissions its fa
 
 Deno.test("a server slow to initialize does not hold up the first model request; its tools come later", async () => {
   await using t = await setUp((_s, ws) => ({
-    slow: {
-      command: Deno.execPath(),
-      args: [
-        "run",
-        "--allow-all",
-        "--quiet",
-        `--config=${PROJECT_ROOT}/deno.json`,
-        FIXTURE,
-        `--gate=${join(ws, "gate")}`,
-        `--listed=${join(ws, "listed")}`,
-      ],
-      env: { DENO_DIR: denoDir(), NO_COLOR: "1" },
+    slow: fixtureServerEntry([`--gate=${join(ws, "gate")}`, `--listed=${join(ws, "listed")}`], {
       startupTimeoutSec: 20,
-    },
+    }),
   }));
   // The server answers `initialize` only once the gate exists, and the gate opens only when the
   // first model request has arrived: that request cannot have waited for the server.

@@ -7,10 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { offeredTools, reply, startFakeOpenAI, untilOffered } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { cliEnv, denoDir, PROJECT_ROOT, runMoat, startArgv, toolResultOf } from "./_cli.ts";
+import { cliEnv, fixtureServerEntry, runMoat, startArgv, toolResultOf } from "./_cli.ts";
 import { hasScript, startPty } from "./_pty.ts";
-
-const FIXTURE = join(PROJECT_ROOT, "tests", "support", "mcp_fixture_server.ts");
 
 const hasBwrap = new Deno.Command("bwrap", { args: ["--version"], stdout: "null", stderr: "null" })
   .output().then((o) => o.success, () => false);
@@ -24,19 +22,7 @@ async function setUp(config: Record<string, unknown>) {
     join(home.dir, "config", "moat", "config.json"),
     JSON.stringify({
       mcpServers: {
-        fx: {
-          command: Deno.execPath(),
-          args: [
-            "run",
-            "--allow-all",
-            "--quiet",
-            `--config=${PROJECT_ROOT}/deno.json`,
-            FIXTURE,
-            "--resources",
-          ],
-          env: { DENO_DIR: denoDir(), NO_COLOR: "1" },
-          startupTimeoutSec: 60,
-        },
+        fx: fixtureServerEntry(["--resources"]),
       },
       ...config,
     }),

@@ -14,29 +14,13 @@ import {
 } from "../support/fake_openai.ts";
 import { webServer } from "../support/web_server.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import {
-  cliEnv,
-  denoDir,
-  jsonLines,
-  PROJECT_ROOT,
-  runMoat,
-  startArgv,
-  toolResultOf,
-} from "./_cli.ts";
-
-const FIXTURE = join(PROJECT_ROOT, "tests", "support", "mcp_fixture_server.ts");
+import { cliEnv, fixtureServerEntry, jsonLines, runMoat, startArgv, toolResultOf } from "./_cli.ts";
 
 /** The fixture as the user configures it (its Deno finds moat's module cache). */
 function fixtureConfig(extra: Record<string, unknown> = {}) {
   return {
     mcpServers: {
-      fixture: {
-        command: Deno.execPath(),
-        args: ["run", "--allow-all", "--quiet", `--config=${PROJECT_ROOT}/deno.json`, FIXTURE],
-        env: { DENO_DIR: denoDir(), NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-        startupTimeoutSec: 60,
-        ...extra,
-      },
+      fixture: fixtureServerEntry([], extra),
     },
   };
 }
@@ -124,12 +108,9 @@ Deno.test("a slow MCP server does not hold back the first request; its tools com
   await using t = await setUp();
   // In the workspace, which a confined server sees.
   const gate = t.ws.path("gate");
-  const base = fixtureConfig().mcpServers.fixture;
   await Deno.writeTextFile(
     join(t.home.dir, "config", "moat", "config.json"),
-    JSON.stringify({
-      mcpServers: { fixture: { ...base, args: [...base.args, `--gate=${gate}`] } },
-    }),
+    JSON.stringify({ mcpServers: { fixture: fixtureServerEntry([`--gate=${gate}`]) } }),
   );
   const sandbox = (await hasBwrap) ? [] : ["--allow-unsandboxed-mcp"];
   t.server.script(
