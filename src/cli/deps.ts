@@ -4,6 +4,7 @@ import { UsageError } from "../policy/grants.ts";
 import { createSandbox, type SandboxOptions } from "../sandbox/mod.ts";
 import { createDenoSandboxSys } from "../sys/sandbox.ts";
 import { createDenoMcpProcessOps } from "../sys/mcp.ts";
+import { startRunDirReaper } from "../sys/run_dir.ts";
 import type { CliFs } from "./io.ts";
 import type { CliDeps, SandboxRequest, SandboxResult } from "./setup.ts";
 
@@ -15,6 +16,9 @@ export function createDefaultDeps(fs: CliFs): CliDeps {
     async openSandbox(request: SandboxRequest): Promise<SandboxResult> {
       // bash spills full outputs here; it lives as long as the run and is removed on close.
       const spillDir = await fs.makeTempDir("moat-run-");
+      // Removes it also when moat is killed before close().
+      const reaper = startRunDirReaper(spillDir);
+      const removeSpill = () => fs.removeTree(spillDir).then(() => reaper?.close());
       const options: SandboxOptions = { ...request, spillDir, sys: createDenoSandboxSys() };
       try {
         const sandbox = await createSandbox(options);
@@ -32,13 +36,13 @@ export function createDefaultDeps(fs: CliFs): CliDeps {
               return sandbox.grants;
             },
             close() {
-              closing ??= sandbox.close().catch(() => {}).then(() => fs.removeTree(spillDir));
+              closing ??= sandbox.close().catch(() => {}).then(removeSpill);
               return closing;
             },
           },
         };
       } catch (e) {
-        await fs.removeTree(spillDir);
+        await removeSpill();
         if (e instanceof UsageError) return { ok: false, error: e.message };
         throw e;
       }

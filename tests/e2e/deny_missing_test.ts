@@ -18,12 +18,13 @@ const names = async (dir: string) =>
 
 Deno.test({
   name:
-    "moat killed with SIGKILL mid-run leaves no placeholder of a missing denied path, .moat or a run-later file",
+    "moat killed with SIGKILL mid-run leaves no placeholder of a missing denied path, .moat or a run-later file, and no temporary directory",
   ignore: !BWRAP,
   fn: async () => {
     await using server = await startFakeOpenAI();
     await using ws = await createTempWorkspace({ "a.txt": "hello\n" });
     await using home = await createTempWorkspace();
+    await using tmp = await createTempWorkspace();
     const needle = `sleep 300.${Math.floor(Math.random() * 1e6)}`;
     server.script(
       reply.toolCalls([{ id: "call_sleep", name: "bash", arguments: { command: needle } }]),
@@ -33,7 +34,11 @@ Deno.test({
       ["--no-session", "--deny-read=.env", "--deny-write=generated", "--allow-run=sleep", "go"],
       {
         cwd: ws.dir,
-        env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+        env: cliEnv(home.dir, {
+          OPENAI_BASE_URL: server.baseURL,
+          OPENAI_API_KEY: "k",
+          TMPDIR: tmp.dir,
+        }),
       },
     );
     const output = child.output();
@@ -56,6 +61,10 @@ Deno.test({
     assert.equal(out.signal, "SIGKILL", new TextDecoder().decode(out.stderr));
     await waitUntil("the placeholders to be removed", async () => {
       return (await names(ws.dir)).join(",") === "a.txt";
+    }, 10_000);
+    // The run's spill directory (bash's full outputs, the proxy's socket) goes too.
+    await waitUntil("the run's temporary directory to be removed", async () => {
+      return (await names(tmp.dir)).filter((n) => n.startsWith("moat-")).length === 0;
     }, 10_000);
     await waitUntil(
       "the sleep to be gone",
