@@ -17,7 +17,7 @@ import { rawErrorFetch } from "./_raw_errors.ts";
 import { type StrayError, tapEventStreams } from "./_sse_tap.ts";
 import { toModelError } from "./errors.ts";
 import { isRetryable, retryWaitMs, sleep } from "./retry.ts";
-import { fetchServerInfo, type ServerInfo } from "./metadata.ts";
+import { fetchServerInfo, METADATA_TIMEOUT_MS, type ServerInfo } from "./metadata.ts";
 import { hashText, isTransientStreamError, ReplyAssembler } from "./stream.ts";
 import { toChatParams } from "./wire.ts";
 import { replyFinisher } from "./_reply_finish.ts";
@@ -171,9 +171,13 @@ export async function inspectServer(
     ...profile.report(),
     ...(info.window === undefined ? {} : { window: info.window }),
     ...(info.ollamaVersion === undefined ? {} : { ollamaVersion: info.ollamaVersion }),
-    ...(info.failure === undefined
-      ? {}
-      : { failure: toModelError(info.failure, { ...options, midStream: false }) }),
+    ...(info.failure === undefined ? {} : {
+      failure: toModelError(info.failure, {
+        ...options,
+        timeoutMs: METADATA_TIMEOUT_MS,
+        midStream: false,
+      }),
+    }),
   };
 }
 

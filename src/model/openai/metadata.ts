@@ -8,7 +8,7 @@ import { isRecord, windowFromLlamaProps, windowFromModelInfo } from "../context_
 import { ollamaVersionOf, profileFromModelEntry } from "../profiles/mod.ts";
 
 /** Metadata calls are quick or useless: one attempt, and a short wait for the headers. */
-const METADATA_TIMEOUT_MS = 5_000;
+export const METADATA_TIMEOUT_MS = 5_000;
 
 /** The entry of `model`, or the only entry when the server lists exactly one. */
 function entryFor(entries: readonly unknown[], model: string): unknown {
@@ -53,7 +53,8 @@ export interface ServerInfoOptions {
 
 /**
  * What `sdk`'s server states about `model` (see `windowFromModelInfo` and
- * `windowFromLlamaProps`); never throws (any failure or abort leaves fields out).
+ * `windowFromLlamaProps`); never throws: an abort or a failing optional call leaves fields
+ * out, and what `/v1/models` failed with is kept in `failure`.
  */
 export async function fetchServerInfo(
   sdk: OpenAI,
@@ -71,7 +72,8 @@ export async function fetchServerInfo(
   try {
     // The first page only: OpenAI-compatible servers list every model on it, and the raw
     // entries keep the server's extra fields.
-    entries = (await sdk.models.list(request)).data;
+    const data: unknown = (await sdk.models.list(request)).data;
+    entries = Array.isArray(data) ? data : [];
   } catch (error) {
     // Metadata is optional: a server without it, unreachable or slow, just has no known window.
     if (!options.signal?.aborted) info.failure = error;
