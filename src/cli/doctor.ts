@@ -10,6 +10,7 @@ import {
   switchText,
 } from "../model/openai/mod.ts";
 import { ProfileState } from "../model/profiles/mod.ts";
+import type { ModelError } from "../model/types.ts";
 import { modelClientOptions } from "./model_options.ts";
 import { EXIT } from "./exit.ts";
 import type { RunSetup } from "./setup.ts";
@@ -22,19 +23,30 @@ const HOW: Readonly<Record<ProfileReport["detectedBy"], string>> = {
   url: "detected from the base URL",
   models: "detected from the server's /v1/models",
   props: "detected from llama.cpp's /props",
+  "ollama-version": "detected from Ollama's /api/version",
   default: "nothing identified the server; choose one with --provider NAME",
 };
 
-/** Prints what `moat doctor` reports; exit 0. */
+/**
+ * Prints what `moat doctor` reports; exit 0, or 1 (as a run that cannot reach its model) when the
+ * server could not be reached or did not answer `/v1/models`.
+ */
 export async function doctor(setup: RunSetup): Promise<number> {
   const { terminal } = setup;
   const options = modelClientOptions(setup, setup.settings.model);
   const report = await inspectServer(options);
+  const failure = report.failure;
+  const how = failure !== undefined && report.detectedBy === "default"
+    ? "the server could not be asked; choose one with --provider NAME"
+    : HOW[report.detectedBy];
   const lines = [
     `base URL: ${escapeUnsafe(options.baseURL)}`,
     `model: ${escapeUnsafe(options.model)}`,
-    `profile: ${report.profile} (${HOW[report.detectedBy]})`,
+    `profile: ${report.profile} (${how})`,
   ];
+  if (report.ollamaVersion !== undefined) {
+    lines.push(`server: Ollama ${escapeUnsafe(report.ollamaVersion)}`);
+  }
   if (report.window !== undefined) lines.push(`context window: ${report.window} (the server's)`);
   lines.push('switches (set any of them in the config\'s "compat"):');
   const width = Math.max(...SWITCH_NAMES.map((n) => n.length));
@@ -46,7 +58,29 @@ export async function doctor(setup: RunSetup): Promise<number> {
     );
   }
   terminal.writeStdout(lines.join("\n") + "\n");
-  return EXIT.ok;
+  if (failure === undefined) return EXIT.ok;
+  terminal.writeStderr(`moat: ${escapeUnsafe(failureText(failure, setup))}\n`);
+  return EXIT.modelError;
+}
+
+/** What `/v1/models` failing means, and what to check next (the error names the detail). */
+function failureText(failure: ModelError, setup: RunSetup): string {
+  // toModelError's message names the server, the cause and the key variable to check.
+  const url = `"${setup.baseUrl}"`;
+  switch (failure.kind) {
+    case "network":
+      // "Could not reach the model server at …: <why>. Check the base URL and that …"
+      return `${failure.message} Set the base URL with --base-url URL (or OPENAI_BASE_URL, or ` +
+        `the config's "baseUrl"); the profile above is what the URL or --provider gives, ` +
+        "unchecked.";
+    case "auth":
+      return `The server at ${url} rejected the API key when asked for /v1/models: ` +
+        `${failure.message} If the key is right, check that the base URL is the key's server.`;
+    default:
+      return `The server at ${url} did not answer /v1/models: ${failure.message} Check the ` +
+        "base URL; a server without /v1/models still works when --provider NAME names its " +
+        "family.";
+  }
 }
 
 /** The `--verbose` start line: the profile the URL or the choice gives (no request is made). */

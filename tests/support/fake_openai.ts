@@ -186,6 +186,10 @@ export interface FakeOpenAIOptions {
   modelInfo?: Record<string, unknown>;
   /** Answered as JSON on GET /props (llama.cpp's server properties); 404 when unset. */
   props?: unknown;
+  /** Answered on GET /api/version as `{"version": …}` (Ollama's server/routes.go); 404 when unset. */
+  ollamaVersion?: string;
+  /** GET /v1/models answers this status with OpenAI's error body instead of the list. */
+  modelsStatus?: number;
 }
 
 /** The running fake server. */
@@ -993,6 +997,26 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
       }
     }
     if (isChat) return await chat(rec, request.signal);
+    if (
+      request.method === "GET" && url.pathname === "/v1/models" &&
+      options.modelsStatus !== undefined
+    ) {
+      // OpenAI's wording for a bad key; other statuses get a generic one.
+      const message = options.modelsStatus === 401
+        ? "Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys."
+        : `Fake OpenAI server: /v1/models answers HTTP ${options.modelsStatus}.`;
+      return json(options.modelsStatus, {
+        error: {
+          message,
+          type: "invalid_request_error",
+          param: null,
+          code: options.modelsStatus === 401 ? "invalid_api_key" : null,
+        },
+      });
+    }
+    if (request.method === "GET" && url.pathname === "/api/version" && options.ollamaVersion) {
+      return json(200, { version: options.ollamaVersion });
+    }
     if (request.method === "GET" && url.pathname === "/v1/models") {
       return json(200, {
         object: "list",

@@ -17,7 +17,7 @@ import { rawErrorFetch } from "./_raw_errors.ts";
 import { type StrayError, tapEventStreams } from "./_sse_tap.ts";
 import { toModelError } from "./errors.ts";
 import { isRetryable, retryWaitMs, sleep } from "./retry.ts";
-import { fetchServerInfo } from "./metadata.ts";
+import { fetchServerInfo, METADATA_TIMEOUT_MS, type ServerInfo } from "./metadata.ts";
 import { hashText, isTransientStreamError, ReplyAssembler } from "./stream.ts";
 import { toChatParams } from "./wire.ts";
 import { replyFinisher } from "./_reply_finish.ts";
@@ -26,6 +26,7 @@ import {
   type ProfileName,
   type ProfileReport,
   ProfileState,
+  type ServerSignals,
 } from "../profiles/mod.ts";
 import { learnedWarning, learnFromAttempt, profileChoice } from "./learning.ts";
 
@@ -120,34 +121,64 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
     contextWindow: async ({ signal }) => {
       const info = await fetchServerInfo(sdk, options.model, {
         baseURL: options.baseURL,
+        identify: profile.undecided,
         ...(signal === undefined ? {} : { signal }),
       });
       // The metadata the window comes from also names the server when its URL did not.
-      profile.detectFromServer(info.entry, info.props !== undefined);
+      profile.detectFromServer(signals(info));
+      // A budget that cannot fit this window is capped before the server rejects it.
+      if (info.window !== undefined) parts.window = info.window;
       return info.window;
     },
   };
 }
 
+function signals(info: ServerInfo): ServerSignals {
+  return {
+    entry: info.entry,
+    props: info.props !== undefined,
+    ...(info.ollamaVersion === undefined ? {} : { ollamaVersion: info.ollamaVersion }),
+  };
+}
+
+/** What `moat doctor` shows: the profile, and what the server said (or why it said nothing). */
+export interface ServerInspection extends ProfileReport {
+  /** The context window the server states. */
+  window?: number;
+  /** The version Ollama's `/api/version` stated (asked only when nothing else named the server). */
+  ollamaVersion?: string;
+  /** Why `/v1/models` gave no answer: unreachable, the key rejected, not found. */
+  failure?: ModelError;
+}
+
 /**
- * The profile a client of `options` uses, as `moat doctor` shows it: when the URL and the
- * choice decide nothing, the server's metadata is asked (the request a run makes for the window).
+ * The profile a client of `options` uses, as `moat doctor` shows it, and whether the server
+ * answers: its `/v1/models` is asked (the request a run makes for the window), and when the URL
+ * and the choice decide nothing, what it says names the profile.
  */
 export async function inspectServer(
   options: OpenAiClientOptions,
   signal?: AbortSignal,
-): Promise<ProfileReport & { window?: number }> {
+): Promise<ServerInspection> {
   const profile = new ProfileState(profileChoice(options));
-  let window: number | undefined;
-  if (profile.undecided) {
-    const info = await fetchServerInfo(createSdk(options, new WeakMap()), options.model, {
-      baseURL: options.baseURL,
-      ...(signal === undefined ? {} : { signal }),
-    });
-    profile.detectFromServer(info.entry, info.props !== undefined);
-    window = info.window;
-  }
-  return { ...profile.report(), ...(window === undefined ? {} : { window }) };
+  const info = await fetchServerInfo(createSdk(options, new WeakMap()), options.model, {
+    baseURL: options.baseURL,
+    identify: profile.undecided,
+    ...(signal === undefined ? {} : { signal }),
+  });
+  profile.detectFromServer(signals(info));
+  return {
+    ...profile.report(),
+    ...(info.window === undefined ? {} : { window: info.window }),
+    ...(info.ollamaVersion === undefined ? {} : { ollamaVersion: info.ollamaVersion }),
+    ...(info.failure === undefined ? {} : {
+      failure: toModelError(info.failure, {
+        ...options,
+        timeoutMs: METADATA_TIMEOUT_MS,
+        midStream: false,
+      }),
+    }),
+  };
 }
 
 function createSdk(
@@ -184,6 +215,8 @@ interface ClientParts {
   sdk: OpenAI;
   options: OpenAiClientOptions & { profile: ProfileState };
   strays: WeakMap<Response, StrayError>;
+  /** The context window the server stated (see `contextWindow`), once known. */
+  window?: number;
 }
 
 async function streamReply(
@@ -199,6 +232,7 @@ async function streamReply(
       model: options.model,
       switches: options.profile.switches(),
       baseURL: options.baseURL,
+      ...(parts.window === undefined ? {} : { window: parts.window }),
       ...(options.echoReasoningContent === undefined
         ? {}
         : { echoReasoningContent: options.echoReasoningContent }),

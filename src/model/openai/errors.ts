@@ -113,7 +113,7 @@ export function toModelError(error: unknown, context: ErrorContext): ModelError 
     );
   }
   if (error instanceof OpenAI.APIConnectionError) {
-    const cause = error.cause instanceof Error ? error.cause.message : error.message;
+    const cause = causeText(error);
     return new ModelError(
       "network",
       `Could not reach the model server at ${where}: ${cause}. Check the base URL and that the ` +
@@ -233,6 +233,19 @@ function missingVersionHint(status: number, baseURL: string): string {
   if (/\/v\d+[a-z0-9]*\/?$/i.test(path)) return "";
   return ` OpenAI-compatible servers usually serve the API under /v1: try --base-url ` +
     `${baseURL.replace(/\/+$/, "")}/v1`;
+}
+
+/**
+ * The causes of a connection error, outermost first: fetch's "fetch failed" says why only in its
+ * own cause (connection refused, DNS, TLS); the SDK's own "Connection error." when none.
+ */
+function causeText(error: Error): string {
+  const parts: string[] = [];
+  for (let c = error.cause; c instanceof Error && parts.length < 4; c = c.cause) {
+    const message = c.message;
+    if (message !== "" && !parts.some((p) => p.includes(message))) parts.push(message);
+  }
+  return parts.length === 0 ? error.message : parts.join(": ");
 }
 
 /** Ends `text` with exactly one sentence-ending mark. */

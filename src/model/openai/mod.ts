@@ -4,7 +4,7 @@
  * official `openai` SDK. The only code that knows the wire format is in this folder.
  */
 export { createOpenAiClient, type OpenAiClientOptions, type StreamTimers } from "./client.ts";
-export { inspectServer } from "./client.ts";
+export { inspectServer, type ServerInspection } from "./client.ts";
 export {
   type CompatOverrides,
   PROFILE_NAMES,

@@ -15,6 +15,7 @@ import type {
   ToolSpec,
 } from "../types.ts";
 import { addReplayFields } from "./_reasoning.ts";
+import { outputBudget, promptEstimate } from "./_budget.ts";
 import { type CompatSwitches, DEFAULT_SWITCHES } from "../profiles/mod.ts";
 import { alternateRoles, normalizeToolCallIds, stripSchemaKeys } from "./wire_shape.ts";
 
@@ -37,6 +38,8 @@ export interface WireSettings {
   echoReasoningContent?: boolean;
   /** The profile's switches (src/model/profiles/); missing ones take the defaults. */
   switches?: Partial<CompatSwitches>;
+  /** The context window the server states: a budget that cannot fit in it is capped. */
+  window?: number;
 }
 
 /** Builds the streaming request body for `request`; never changes `request`. */
@@ -54,9 +57,11 @@ export function toChatParams(request: ModelRequest, settings: WireSettings): Wir
   }
   if (s.store !== "omit") params.store = s.store;
   if (request.maxOutputTokens !== undefined && s.maxTokensField !== "omit") {
-    const budget = s.maxTokensCap > 0
-      ? Math.min(request.maxOutputTokens, s.maxTokensCap)
-      : request.maxOutputTokens;
+    const budget = outputBudget(request.maxOutputTokens, {
+      learnedCap: s.maxTokensCap,
+      ...(settings.window === undefined ? {} : { window: settings.window }),
+      prompt: promptEstimate(messages, params.tools),
+    });
     if (s.maxTokensField === "max_tokens") params.max_tokens = budget;
     else params.max_completion_tokens = budget;
   }

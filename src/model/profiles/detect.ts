@@ -1,11 +1,19 @@
 /**
  * Which server family a base URL points at, and failing that, what the server says about itself
- * (its `/v1/models` entry, llama.cpp's `/props`). Pure: the fetching is the adapter's.
+ * (its `/v1/models` entry, llama.cpp's `/props`, Ollama's `/api/version`). Pure: the fetching is
+ * the adapter's.
  */
 import type { ProfileName } from "./table.ts";
 
 /** How a profile was chosen (`moat doctor` shows it). */
-export type DetectedBy = "flag" | "config" | "url" | "models" | "props" | "default";
+export type DetectedBy =
+  | "flag"
+  | "config"
+  | "url"
+  | "models"
+  | "props"
+  | "ollama-version"
+  | "default";
 
 /** Hosts that decide the profile by themselves (a suffix match on the host name). */
 const HOSTS: ReadonlyArray<readonly [string, ProfileName]> = [
@@ -80,4 +88,17 @@ export function profileFromModelEntry(entry: unknown): ProfileName | undefined {
   if (isRecord(entry.meta)) return "llamacpp";
   if (typeof entry.max_model_len === "number") return "vllm";
   return undefined;
+}
+
+/**
+ * The version in Ollama's `GET /api/version` answer (server/routes.go: `{"version": "0.x.y"}`,
+ * nothing else), or undefined for any other body: a server that is not Ollama may well serve
+ * something at that path.
+ */
+export function ollamaVersionOf(body: unknown): string | undefined {
+  if (!isRecord(body) || Object.keys(body).length !== 1) return undefined;
+  const version = body.version;
+  return typeof version === "string" && /^\d+\.\d+\.\d+(?:[-+][\w.-]*)?$/.test(version)
+    ? version
+    : undefined;
 }

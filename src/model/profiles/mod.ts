@@ -10,11 +10,17 @@ export {
   switchText,
 } from "./switches.ts";
 export { PROFILE_NAMES, type ProfileName, profileNamed } from "./table.ts";
-export { type DetectedBy, profileFromModelEntry, profileFromUrl } from "./detect.ts";
+export {
+  type DetectedBy,
+  ollamaVersionOf,
+  profileFromModelEntry,
+  profileFromUrl,
+} from "./detect.ts";
 export { type LearnedChange, learnFromError } from "./learn.ts";
 export {
   type ProfileChoice,
   type ProfileReport,
   ProfileState,
+  type ServerSignals,
   type SwitchSource,
 } from "./state.ts";

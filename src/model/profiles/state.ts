@@ -25,6 +25,16 @@ export interface ProfileReport {
   sources: Record<keyof CompatSwitches, SwitchSource>;
 }
 
+/** What the server said about itself, as far as it names the server family. */
+export interface ServerSignals {
+  /** The model's `/v1/models` entry (or the only one listed). */
+  entry?: unknown;
+  /** The server answered llama.cpp's `/props`. */
+  props?: boolean;
+  /** The version Ollama's `/api/version` states. */
+  ollamaVersion?: string;
+}
+
 /** How the profile of a client is chosen. */
 export interface ProfileChoice {
   baseURL: string;
@@ -71,13 +81,23 @@ export class ProfileState {
     return this.#by === "default";
   }
 
-  /** Takes the profile the server's model entry (or llama.cpp's `/props`) names, if undecided. */
-  detectFromServer(entry: unknown, hasProps: boolean): void {
+  /**
+   * Takes the profile the server names, if undecided: llama.cpp's `/props`, else the model's
+   * `/v1/models` entry, else Ollama's `/api/version`.
+   */
+  detectFromServer(signals: ServerSignals): void {
     if (!this.undecided) return;
-    const named = hasProps ? "llamacpp" : profileFromModelEntry(entry);
+    const fromEntry = profileFromModelEntry(signals.entry);
+    const [named, by]: [ProfileName | undefined, DetectedBy] = signals.props === true
+      ? ["llamacpp", "props"]
+      : fromEntry !== undefined
+      ? [fromEntry, "models"]
+      : signals.ollamaVersion !== undefined
+      ? ["ollama", "ollama-version"]
+      : [undefined, "default"];
     if (named === undefined) return;
     this.#profile = named;
-    this.#by = hasProps ? "props" : "models";
+    this.#by = by;
   }
 
   /** The switches in force and each one's source. */

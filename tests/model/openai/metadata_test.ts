@@ -54,7 +54,11 @@ Deno.test("contextWindow() asks llama.cpp's /props at the server root when the e
 Deno.test("contextWindow() is undefined when the entry has no window field", async () => {
   const { window, paths } = await windowFrom({ models: ["test-model"], props: { n_ctx: 4096 } });
   assert.equal(window, undefined);
-  assert.deepEqual(paths, ["GET /v1/models"], "/props only for llama.cpp");
+  assert.deepEqual(
+    paths,
+    ["GET /v1/models", "GET /api/version"],
+    "/props only for llama.cpp; Ollama's /api/version as nothing named the server",
+  );
 });
 
 Deno.test("contextWindow() resolves undefined, never throws, when the server is down or it is aborted", async () => {

@@ -258,3 +258,37 @@ Deno.test("a rejection of images is learned only when the request carried one", 
   assert.equal(server.requests.length, 1);
   assert.deepEqual(warnings, []);
 });
+
+Deno.test("Ollama on another port: its /api/version names it when /v1/models does not, and only then", async () => {
+  // ollama openai/openai.go: owned_by is the model's namespace ("bartowski" for an hf.co model,
+  // "library" only for official ones); server/routes.go answers /api/version {"version": …}.
+  const model = "hf.co/bartowski/Qwen2.5-Coder-7B-Instruct-GGUF:Q4_K_M";
+  await using ollama = await startFakeOpenAI({
+    models: [model],
+    modelInfo: { owned_by: "bartowski" },
+    ollamaVersion: "0.12.3",
+  });
+  ollama.script(reply.text("ok"));
+  const c = client(ollama, { model });
+  assert.equal(await c.contextWindow?.({}), undefined);
+  await c.stream(request({ maxOutputTokens: 50 }), {});
+  assert.deepEqual(
+    ollama.requests.map((r) => `${r.method} ${r.path}`),
+    ["GET /v1/models", "GET /api/version", "POST /v1/chat/completions"],
+    "asked at the server root, after the model list",
+  );
+  assert.equal(ollama.chatRequests[0]?.body?.max_tokens, 50, "Ollama's profile");
+
+  // Named by its model entry: /api/version is not asked.
+  await using vllm = await startFakeOpenAI({ modelInfo: { owned_by: "vllm" } });
+  await client(vllm).contextWindow?.({});
+  assert.deepEqual(vllm.requests.map((r) => r.path), ["/v1/models"]);
+
+  // No /api/version (a 404): still generic, the budget in OpenAI's field.
+  await using other = await startFakeOpenAI({ models: ["test-model"] });
+  other.script(reply.text("ok"));
+  const o = client(other);
+  await o.contextWindow?.({});
+  await o.stream(request({ maxOutputTokens: 50 }), {});
+  assert.equal(other.chatRequests[0]?.body?.max_completion_tokens, 50);
+});

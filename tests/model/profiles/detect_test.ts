@@ -1,6 +1,7 @@
 /** Profiles detected from the base URL and from a /v1/models entry; names for --provider. */
 import assert from "node:assert/strict";
 import {
+  ollamaVersionOf,
   PROFILE_NAMES,
   profileFromModelEntry,
   profileFromUrl,
@@ -57,14 +58,28 @@ Deno.test("profileNamed() knows every family and two spellings; ProfileState kee
     provider: "vllm",
     providerSource: "flag",
   });
-  chosen.detectFromServer({ owned_by: "llamacpp" }, true);
+  chosen.detectFromServer({ entry: { owned_by: "llamacpp" }, props: true });
   assert.deepEqual([chosen.report().profile, chosen.report().detectedBy], ["vllm", "flag"]);
   const byUrl = new ProfileState({ baseURL: "http://localhost:11434/v1", model: "m" });
-  byUrl.detectFromServer({ owned_by: "vllm" }, false);
+  byUrl.detectFromServer({ entry: { owned_by: "vllm" } });
   assert.equal(
     byUrl.report().profile,
     "ollama",
     "the URL decided: the metadata does not change it",
   );
   assert.equal(byUrl.report().sources.maxTokensField, "profile");
+});
+
+Deno.test("ollamaVersionOf() takes only Ollama's own answer: one version field, x.y.z", () => {
+  assert.equal(ollamaVersionOf({ version: "0.12.3" }), "0.12.3");
+  assert.equal(ollamaVersionOf({ version: "0.13.0-rc1" }), "0.13.0-rc1");
+  assert.equal(ollamaVersionOf({ version: "0.6.5", deployment_id: "x" }), undefined);
+  assert.equal(ollamaVersionOf({ version: "latest" }), undefined);
+  assert.equal(ollamaVersionOf("0.12.3"), undefined);
+  const state = new ProfileState({ baseURL: "http://gpu-box:8080/v1", model: "m" });
+  state.detectFromServer({ entry: { owned_by: "bartowski" }, ollamaVersion: "0.12.3" });
+  assert.deepEqual([state.report().profile, state.report().detectedBy], [
+    "ollama",
+    "ollama-version",
+  ]);
 });
