@@ -64,8 +64,12 @@ Deno.test("the mistral profile: 9-alphanumeric ids in both places, alternating r
   assert.notEqual(ids[0], ids[1], "distinct ids stay distinct");
   assert.deepEqual(body.messages.slice(3, 5).map((m) => m.tool_call_id), ids);
   assert.equal(body.messages[2]?.content, "", "an assistant message with calls gets content");
-  assert.equal(body.messages.length, 6, "the two user messages became one");
-  assert.equal(body.messages[5]?.content, "The turn was interrupted.\n\nGo on.");
+  assert.equal(body.messages.length, 7, "the two user messages became one");
+  assert.deepEqual(body.messages[5], {
+    role: "assistant",
+    content: "(No reply to the tool results above was recorded.)",
+  }, "no user message right after a tool message (mistral-common)");
+  assert.equal(body.messages[6]?.content, "The turn was interrupted.\n\nGo on.");
   assert.equal("stream_options" in body, false);
   assert.equal(body.max_tokens, 99);
   assert.equal("max_completion_tokens" in body, false);
