@@ -60,7 +60,7 @@ Deno.test("runAgentLoop() on vLLM: a summary request whose budget is too large i
         refused = true;
         return budgetTooLarge(requested);
       }
-      return reply.text("## User requests\n\"Read all parts\"\n## Next step\nRead on.");
+      return reply.text('## User requests\n"Read all parts"\n## Next step\nRead on.');
     }
     part++;
     return part <= 20
