@@ -21,7 +21,7 @@ async function runAgainst(body: string, status = 400) {
   server.script(repeat(fault.body(status, body, { contentType: "application/json" })));
   const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
   const result = await runMoat(["--no-session", "what is in a.txt?"], { cwd: ws.dir, env });
-  return { ...result, requests: server.chatRequests.length };
+  return { ...result, requests: server.chatRequests.length, body: server.chatRequests[0]?.body };
 }
 
 Deno.test("moat -p on vLLM started without tool parsing exits 1 showing its 400 and the flags to add", async () => {
@@ -40,6 +40,10 @@ Deno.test("moat -p on vLLM started without tool parsing exits 1 showing its 400 
   );
   assert.doesNotMatch(result.stderr, /no body|context|\n\s+at /);
   assert.equal(result.requests, 1, "a 400 is not retried");
+  // No budget is sent unless configured: vLLM rejects one over the window minus the prompt.
+  assert.equal(result.body?.max_tokens, undefined);
+  assert.equal(result.body?.max_completion_tokens, undefined);
+  assert.ok((result.body?.tools ?? []).length > 0, "the request had tools");
 });
 
 Deno.test("moat -p shows Mistral's, Gemini's and LM Studio's own error messages, never (no body)", async () => {

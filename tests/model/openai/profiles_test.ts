@@ -67,7 +67,7 @@ Deno.test("the mistral profile: 9-alphanumeric ids in both places, alternating r
   assert.equal(body.messages.length, 7, "the two user messages became one");
   assert.deepEqual(body.messages[5], {
     role: "assistant",
-    content: "(No reply to the tool results above was recorded.)",
+    content: "(Tool results received.)",
   }, "no user message right after a tool message (mistral-common)");
   assert.equal(body.messages[6]?.content, "The turn was interrupted.\n\nGo on.");
   assert.equal("stream_options" in body, false);
