@@ -46,7 +46,8 @@ function run(
   provider: ProfileName,
   history: Message[],
   prompt: string,
-  extra: { chars?: number; window?: number } = {},
+  extra: { chars?: number; window?: number; signal?: AbortSignal; tool?: Tool<typeof PartParams> } =
+    {},
 ) {
   return runAgentLoop({ history, prompt: user(prompt) }, {
     model: createOpenAiClient({
@@ -56,9 +57,10 @@ function run(
       maxRetries: 0,
       provider,
     }),
-    tools: [dumpTool(extra.chars ?? 40)],
+    tools: [extra.tool ?? dumpTool(extra.chars ?? 40)],
     system: "You are a test.",
     clock: systemClock,
+    ...(extra.signal === undefined ? {} : { signal: extra.signal }),
     ...(extra.window === undefined
       ? {}
       : { context: createContextState({ window: extra.window, source: "config" }) }),
@@ -103,6 +105,65 @@ for (const provider of ["llamacpp", "mistral"] as const) {
     const sent = roles(server.chatRequests[2]);
     assert.deepEqual(sent.slice(0, 4), ["system", "user", "assistant", "tool"]);
     assert.equal(sent.at(-1), "user");
+    assertHistoryAcceptable(history);
+  });
+
+  Deno.test(`${provider}: the prompt after a turn interrupted during a tool keeps the roles alternating`, async () => {
+    await using server = await startFakeOpenAI();
+    const seen: string[][] = [];
+    server.script(
+      reply.toolCalls([{ id: "call_a", name: "dump", arguments: { part: 1 } }]),
+      strictTemplate(() => reply.text("Back."), { ...ids, seen }),
+    );
+    const controller = new AbortController();
+    // The user interrupts (Ctrl-C) while the tool runs; the tool ends at once, as bash does.
+    const waiting: Tool<typeof PartParams> = {
+      ...dumpTool(40),
+      execute: () => {
+        controller.abort();
+        return Promise.resolve({ output: "interrupted", isError: true });
+      },
+    };
+    const history: Message[] = [];
+    const first = await run(server, provider, history, "First.", {
+      signal: controller.signal,
+      tool: waiting,
+    });
+    assert.equal(first.stopReason, "aborted");
+    assert.equal(history.at(-1)?.role, "toolResult");
+    const result = await run(server, provider, history, "Do something else.");
+    assert.equal(result.stopReason, "completed", seen.flat().join("; "));
+    assert.deepEqual(seen, [[]]);
+    assertHistoryAcceptable(history);
+  });
+
+  Deno.test(`${provider}: the prompt after a reply interrupted mid-stream keeps the roles alternating`, async () => {
+    await using server = await startFakeOpenAI();
+    const seen: string[][] = [];
+    server.script(
+      fault.stall(reply.text("A long answer that never finishes"), { afterChunks: 2 }),
+      strictTemplate(() => reply.text("Back."), { ...ids, seen }),
+    );
+    const controller = new AbortController();
+    const history: Message[] = [];
+    const first = runAgentLoop({ history, prompt: user("First.") }, {
+      model: createOpenAiClient({
+        baseURL: server.baseURL,
+        apiKey: "sk-test",
+        model: "test-model",
+        maxRetries: 0,
+        provider,
+      }),
+      tools: [dumpTool(40)],
+      system: "You are a test.",
+      clock: systemClock,
+      signal: controller.signal,
+      onEvent: (e) => e.type === "text_delta" && controller.abort(),
+    });
+    assert.equal((await first).stopReason, "aborted");
+    const result = await run(server, provider, history, "Second.");
+    assert.equal(result.stopReason, "completed", seen.flat().join("; "));
+    assert.deepEqual(seen, [[]]);
     assertHistoryAcceptable(history);
   });
 
