@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { Type } from "@sinclair/typebox";
 import type { Message } from "../../../src/model/types.ts";
-import { fault, reply, startFakeOpenAI } from "../../support/fake_openai.ts";
+import { fault, repeat, reply, startFakeOpenAI } from "../../support/fake_openai.ts";
+import { strictTemplate } from "../../support/strict_template.ts";
 import { client, readTool, request } from "./_helpers.ts";
 
 /** The parts of a wire message these tests read. */
@@ -261,4 +262,25 @@ Deno.test("a rejection of images is learned only when the request carried one", 
   await assert.rejects(c.stream(request(), {}), /missing data required for image input/);
   assert.equal(server.requests.length, 1);
   assert.deepEqual(warnings, []);
+});
+
+Deno.test("a strict template's refusal of the roles' order is learned: the request goes again alternating", async () => {
+  await using server = await startFakeOpenAI();
+  // A vLLM or unknown server rendering a Mistral template: 500/400 "…roles must alternate…".
+  const seen: string[][] = [];
+  server.script(repeat(strictTemplate(() => reply.text("ok"), { seen })));
+  const warnings: string[] = [];
+  const c = client(server, { provider: "vllm", onWarning: (m) => warnings.push(m) });
+  const message = await c.stream(request({ messages: foreignHistory(), tools: [readTool] }), {});
+  assert.equal(message?.blocks[0]?.type === "text" && message.blocks[0].text, "ok");
+  assert.equal(seen.length, 2, "one refusal, then the same request alternating");
+  assert.notDeepEqual(seen[0], []);
+  assert.deepEqual(seen[1], []);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /order of the roles/);
+  assert.match(warnings[0]!, /\{"compat":\{"alternateRoles":true,"emptyToolContent":"empty"\}\}/);
+  // Learned for the run: the next request is alternated at once.
+  await c.stream(request({ messages: foreignHistory(), tools: [readTool] }), {});
+  assert.equal(seen.length, 3);
+  assert.deepEqual(seen[2], []);
 });
