@@ -4,7 +4,8 @@
  * never "(no body)".
  */
 import assert from "node:assert/strict";
-import { fault, repeat, startFakeOpenAI } from "../support/fake_openai.ts";
+import { fault, repeat, reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { strictTemplate } from "../support/strict_template.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { cliEnv, runMoat } from "./_cli.ts";
 import {
@@ -58,4 +59,23 @@ Deno.test("moat -p shows Mistral's, Gemini's and LM Studio's own error messages,
     assert.match(result.stderr, message, name);
     assert.doesNotMatch(result.stderr, /no body|\n\s+at /, name);
   }
+});
+
+Deno.test("moat --provider mistral -c after a run that broke off once its tools ran: the resumed request alternates", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace({ "a.txt": "alpha\n" });
+  await using home = await createTempWorkspace();
+  const seen: string[][] = [];
+  server.script(
+    reply.toolCalls([{ id: "call_abc123def456", name: "read", arguments: { path: "a.txt" } }]),
+    repeat(fault.status(500, { message: "Compute error.", retryAfter: 0 }), 3),
+    strictTemplate(() => reply.text("It says alpha."), { alnum9Ids: true, seen }),
+  );
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  const first = await runMoat(["what is in a.txt?"], { cwd: ws.dir, env });
+  assert.equal(first.code, 1, first.stderr);
+  const second = await runMoat(["--provider", "mistral", "-c", "go on"], { cwd: ws.dir, env });
+  assert.equal(second.code, 0, second.stderr + seen.flat().join("; "));
+  assert.equal(second.stdout, "It says alpha.\n");
+  assert.deepEqual(seen, [[]], "the resumed request renders under a strict template");
 });
