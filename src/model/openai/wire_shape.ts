@@ -68,10 +68,19 @@ function assistantText(m: OpenAI.Chat.ChatCompletionAssistantMessageParam): stri
   return typeof c === "string" ? c : c.map((p) => ("text" in p ? p.text : "")).join("");
 }
 
+/** The assistant turn put between tool messages and a user message (an interrupted turn, or
+ * images of a tool result) for strict templates. */
+const TOOL_RESULTS_NOTE: WireMessage = {
+  role: "assistant",
+  content: "(Tool results received.)",
+};
+
 /**
  * Roles as strict templates take them ("Conversation roles must alternate user/assistant"): one
  * system message, first (later ones become user messages); consecutive user messages merged;
- * consecutive assistant messages merged (an interrupted turn followed by a new one).
+ * consecutive assistant messages merged (an interrupted turn followed by a new one); a user message
+ * right after tool messages preceded by a short assistant note, as mistral-common refuses
+ * "Unexpected role 'user' after role 'tool'".
  */
 export function alternateRoles(messages: readonly WireMessage[]): WireMessage[] {
   const out: WireMessage[] = [];
@@ -85,6 +94,7 @@ export function alternateRoles(messages: readonly WireMessage[]): WireMessage[] 
           : m.content.map((p) => p.text).join("\n"),
       };
     }
+    if (m.role === "user" && out.at(-1)?.role === "tool") out.push(TOOL_RESULTS_NOTE);
     const last = out.at(-1);
     if (m.role === "user" && last?.role === "user") {
       out[out.length - 1] = { role: "user", content: joinUser(last.content, m.content) };

@@ -1,7 +1,7 @@
 /**
  * Learning from a rejected request: a 400/422 whose message names a request field, the
- * `developer` role or a budget, or a rejection of images by a text-only model, is matched to the
- * switch that avoids it. Pure over (status,
+ * `developer` role or a budget, a rejection of images by a text-only model, or a strict chat
+ * template's refusal of the roles' order, is matched to the switch that avoids it. Pure over (status,
  * message text); the adapter applies the change once per cause and sends the request again.
  */
 import type { CompatOverrides, CompatSwitches } from "./switches.ts";
@@ -73,6 +73,15 @@ const NO_VISION =
   /image input is not supported|missing data required for image input|is not a multimodal model/i;
 
 /**
+ * A strict chat template's refusal of the roles' order: the Hugging Face/GGUF templates ("After the
+ * optional system message, conversation roles must alternate user/assistant/user/assistant/...",
+ * a 500 from llama.cpp, a 400 from vLLM) and mistral-common ("Unexpected role 'user' after role
+ * 'tool'", Mistral's API and vLLM's mistral tokenizer mode).
+ */
+const ROLE_ORDER =
+  /roles must alternate|unexpected role '?\w+'? after role|system message must be (?:first|at the beginning)/i;
+
+/**
  * The largest budget a "too large" rejection allows: vLLM's "'max_tokens' or
  * 'max_completion_tokens' is too large: 2000. This model's maximum context length is 4096 tokens
  * and your request has 3000 input tokens (2000 > 4096 - 3000)", its newer "maximum context length
@@ -97,7 +106,7 @@ function budgetCap(message: string): number | undefined {
 
 /**
  * The switch change that answers a rejected request, or undefined: only HTTP 400/422 (and the
- * 500 of images to a text-only model), and only when the change differs from `current` (a switch
+ * 500 of images to a text-only model or of a template's role order), and only when the change differs from `current` (a switch
  * already off cannot be the cause). `budgetSent` and `imagesSent` say whether the request carried
  * an output budget and an image.
  */
@@ -111,6 +120,15 @@ export function learnFromError(
   if (status !== 400 && status !== 422 && status !== 500) return undefined;
   if (imagesSent && current.vision && NO_VISION.test(message)) {
     return { change: { vision: false }, cause: "vision", rejected: "images (a text-only model)" };
+  }
+  // The same templates also refuse an assistant message whose content is null.
+  const strict = !current.alternateRoles || current.emptyToolContent !== "empty";
+  if (strict && ROLE_ORDER.test(message)) {
+    return {
+      change: { alternateRoles: true, emptyToolContent: "empty" },
+      cause: "alternateRoles",
+      rejected: "the order of the roles (a strict chat template)",
+    };
   }
   if (status === 500) return undefined;
   // DeepSeek: "messages[0].role: unknown variant `developer`, expected one of `system`, …".

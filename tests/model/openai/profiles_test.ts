@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { Type } from "@sinclair/typebox";
 import type { Message } from "../../../src/model/types.ts";
-import { fault, reply, startFakeOpenAI } from "../../support/fake_openai.ts";
+import { fault, repeat, reply, startFakeOpenAI } from "../../support/fake_openai.ts";
+import { strictTemplate } from "../../support/strict_template.ts";
 import { client, readTool, request } from "./_helpers.ts";
 
 /** The parts of a wire message these tests read. */
@@ -64,8 +65,12 @@ Deno.test("the mistral profile: 9-alphanumeric ids in both places, alternating r
   assert.notEqual(ids[0], ids[1], "distinct ids stay distinct");
   assert.deepEqual(body.messages.slice(3, 5).map((m) => m.tool_call_id), ids);
   assert.equal(body.messages[2]?.content, "", "an assistant message with calls gets content");
-  assert.equal(body.messages.length, 6, "the two user messages became one");
-  assert.equal(body.messages[5]?.content, "The turn was interrupted.\n\nGo on.");
+  assert.equal(body.messages.length, 7, "the two user messages became one");
+  assert.deepEqual(body.messages[5], {
+    role: "assistant",
+    content: "(Tool results received.)",
+  }, "no user message right after a tool message (mistral-common)");
+  assert.equal(body.messages[6]?.content, "The turn was interrupted.\n\nGo on.");
   assert.equal("stream_options" in body, false);
   assert.equal(body.max_tokens, 99);
   assert.equal("max_completion_tokens" in body, false);
@@ -291,4 +296,25 @@ Deno.test("Ollama on another port: its /api/version names it when /v1/models doe
   await o.contextWindow?.({});
   await o.stream(request({ maxOutputTokens: 50 }), {});
   assert.equal(other.chatRequests[0]?.body?.max_completion_tokens, 50);
+});
+
+Deno.test("a strict template's refusal of the roles' order is learned: the request goes again alternating", async () => {
+  await using server = await startFakeOpenAI();
+  // A vLLM or unknown server rendering a Mistral template: 500/400 "…roles must alternate…".
+  const seen: string[][] = [];
+  server.script(repeat(strictTemplate(() => reply.text("ok"), { seen })));
+  const warnings: string[] = [];
+  const c = client(server, { provider: "vllm", onWarning: (m) => warnings.push(m) });
+  const message = await c.stream(request({ messages: foreignHistory(), tools: [readTool] }), {});
+  assert.equal(message?.blocks[0]?.type === "text" && message.blocks[0].text, "ok");
+  assert.equal(seen.length, 2, "one refusal, then the same request alternating");
+  assert.notDeepEqual(seen[0], []);
+  assert.deepEqual(seen[1], []);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /order of the roles/);
+  assert.match(warnings[0]!, /\{"compat":\{"alternateRoles":true,"emptyToolContent":"empty"\}\}/);
+  // Learned for the run: the next request is alternated at once.
+  await c.stream(request({ messages: foreignHistory(), tools: [readTool] }), {});
+  assert.equal(seen.length, 3);
+  assert.deepEqual(seen[2], []);
 });

@@ -190,3 +190,27 @@ Deno.test("learnFromError() turns vision off when a text-only model rejects the 
     "a 500 teaches nothing else",
   );
 });
+
+const STRICT = { alternateRoles: true, emptyToolContent: "empty" } as const;
+
+Deno.test("learnFromError() turns alternating roles on when a strict chat template refuses the order", () => {
+  const wordings: Array<[number, string]> = [
+    // llama.cpp --jinja with a Mistral GGUF template (raise_exception → HTTP 500).
+    [
+      500,
+      "After the optional system message, conversation roles must alternate " +
+      "user/assistant/user/assistant/...",
+    ],
+    // vLLM renders the same template and answers 400 (jinja2 TemplateError).
+    [400, "Conversation roles must alternate user/assistant/user/assistant/..."],
+    // mistral-common's validator (Mistral's API, vLLM --tokenizer-mode mistral).
+    [400, "Unexpected role 'user' after role 'tool'"],
+    [422, "System message must be at the beginning of the conversation"],
+  ];
+  for (const [status, message] of wordings) {
+    assert.deepEqual(learned(status, message), STRICT, message);
+  }
+  const already = { ...ALL_SENT, ...STRICT };
+  assert.equal(learned(500, wordings[0]![1], already), undefined, "already on: not the cause");
+  assert.equal(learned(503, wordings[0]![1]), undefined);
+});
