@@ -3,8 +3,8 @@ import { Type } from "@sinclair/typebox";
 import type { AnyTool } from "../../../src/agent/tool.ts";
 import {
   type HostToMain,
-  MAX_UPDATE_TEXT_CHARS,
   type MainToHost,
+  MAX_UPDATE_TEXT_CHARS,
 } from "../../../src/sandbox/host/protocol.ts";
 import { serveToolWorker, type WorkerPort } from "../../../src/sandbox/worker/_worker_core.ts";
 import { createProcessRegistry } from "../../../src/sys/process.ts";
