@@ -241,11 +241,13 @@ export async function executeToolBatch(
       if (signal.aborted) return interrupt(i);
       const call = calls[i] as ToolCallBlock;
       grace.add(i);
-      runningSince.set(i, clock.now());
+      const started = clock.now();
+      runningSince.set(i, started);
       emit({ type: "tool_running", toolCallId: call.id, name: call.name });
       const record = await executePreparedCall(prepared, pipeline, (update: ToolUpdate) => {
         if (outcomes[i] === undefined) {
-          emit({ type: "tool_update", toolCallId: call.id, name: call.name, update });
+          const elapsedMs = Math.max(0, clock.now() - started);
+          emit({ type: "tool_update", toolCallId: call.id, name: call.name, update, elapsedMs });
         }
       });
       settle(i, record);

@@ -109,8 +109,18 @@ export type AgentEvent =
   | { type: "tool_start"; toolCallId: string; name: string; args: unknown }
   /** A call's execution actually started. */
   | { type: "tool_running"; toolCallId: string; name: string }
-  /** Live progress of a running call. */
-  | { type: "tool_update"; toolCallId: string; name: string; update: ToolUpdate }
+  /**
+   * Live progress of a running call (between its `tool_running` and `tool_settled`, never after):
+   * the tool's latest update, and the time since the call started running.
+   */
+  | {
+    type: "tool_update";
+    toolCallId: string;
+    name: string;
+    update: ToolUpdate;
+    /** Milliseconds since `tool_running` of this call (the run's clock). */
+    elapsedMs: number;
+  }
   /** A call finished (completion order); durationMs excludes queue time. */
   | {
     type: "tool_settled";

@@ -285,6 +285,50 @@ Deno.test("executeToolBatch() delivers updates before the result and drops updat
   assert.ok(trace.lastIndexOf("tool_update:p") < trace.indexOf("tool_settled:p"));
 });
 
+Deno.test("executeToolBatch() stamps each update with the time since the call started running", async () => {
+  const clock = new ManualClock();
+  const gate = gates();
+  let report!: (text: string) => void;
+  const Params = Type.Object({});
+  const tool: AnyTool = {
+    name: "slow",
+    description: "d",
+    parameters: Params,
+    kind: "execute",
+    execute: async (_args, _signal, ctx) => {
+      report = (text) => ctx.onUpdate({ text });
+      await gate.wait("end");
+      return { output: "finished" };
+    },
+  };
+  const model = new ScriptedModelClient([
+    scripted.toolCalls([{ id: "s", name: "slow", args: {} }]),
+    scripted.text("ok"),
+  ]);
+  const log = eventLog();
+  const run = runAgentLoop({ history: [], prompt: user("go") }, {
+    model,
+    tools: [tool],
+    system: "",
+    clock,
+    onEvent: log.onEvent,
+  });
+  await until(() => report !== undefined, "the call running");
+  report("start");
+  clock.advance(1500);
+  report("later");
+  gate.open("end");
+  await run;
+  report("after the result");
+  assert.deepEqual(
+    log.of("tool_update").map((e) => [e.update.text, e.elapsedMs]),
+    [["start", 0], ["later", 1500]],
+  );
+  const trace = log.trace();
+  assert.ok(trace.indexOf("tool_running:s") < trace.indexOf("tool_update:s"));
+  assert.ok(trace.lastIndexOf("tool_update:s") < trace.indexOf("tool_settled:s"));
+});
+
 Deno.test("executeToolBatch() caps results of tools without their own cap and strips UI-only fields", async () => {
   const big = "x".repeat(300);
   const uncapped = controlledTool("uncapped", {

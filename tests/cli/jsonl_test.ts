@@ -259,7 +259,7 @@ Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documen
     hint: "--allow-read=/w/a",
   });
   r.event({ type: "tool_running", ...call });
-  r.event({ type: "tool_update", ...call, update: { text: "partial" } });
+  r.event({ type: "tool_update", ...call, update: { text: "partial" }, elapsedMs: 5 });
   r.event({
     type: "tool_end",
     ...call,

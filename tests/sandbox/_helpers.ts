@@ -9,7 +9,7 @@ import {
   type SandboxSys,
 } from "../../src/sandbox/mod.ts";
 import { createDenoSandboxSys } from "../../src/sys/sandbox.ts";
-import type { ToolOutput } from "../../src/agent/tool.ts";
+import type { ToolOutput, ToolUpdate } from "../../src/agent/tool.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
 
 /** The text that must never come back from outside the grants. */
@@ -88,7 +88,7 @@ export async function callTool(
   sb: Sandbox,
   name: string,
   args: Record<string, unknown>,
-  options: { policy?: boolean; signal?: AbortSignal } = {},
+  options: { policy?: boolean; signal?: AbortSignal; onUpdate?: (update: ToolUpdate) => void } = {},
 ): Promise<CallOutcome> {
   const tool = sb.tools.find((t) => t.name === name);
   if (tool === undefined) throw new Error(`no tool ${name}`);
@@ -98,7 +98,8 @@ export async function callTool(
     const decision = await sb.onToolCall({ toolCallId, name, args, tool, signal });
     if (decision?.block) return { blocked: decision.reason };
   }
-  const output = await tool.execute(args, signal, { toolCallId, onUpdate: () => {} });
+  const onUpdate = options.onUpdate ?? (() => {});
+  const output = await tool.execute(args, signal, { toolCallId, onUpdate });
   return { output };
 }
 

@@ -99,6 +99,37 @@ export type HostToMain =
   | { type: "shutdown_done" }
   | { type: "fatal"; message: string };
 
+/** Most characters of a progress update's text on the wire (its end is kept). */
+export const MAX_UPDATE_TEXT_CHARS = 8192;
+/** Most characters of a progress update's `details` as JSON (larger details are dropped). */
+export const MAX_UPDATE_DETAILS_CHARS = 2048;
+
+/**
+ * A progress update as it may cross the Worker → host → main channel: the end of its text, and
+ * its details only when they are small JSON. Whatever a tool reports, one update stays small.
+ */
+export function boundedUpdate(update: ToolUpdate): ToolUpdate {
+  let text = typeof update.text === "string" ? update.text : String(update.text);
+  if (text.length > MAX_UPDATE_TEXT_CHARS) {
+    text = text.slice(-MAX_UPDATE_TEXT_CHARS);
+    // Not half of a surrogate pair at the start.
+    if (/^[\uDC00-\uDFFF]/.test(text)) text = text.slice(1);
+  }
+  const bounded: ToolUpdate = { text };
+  if (update.details !== undefined) {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(update.details);
+    } catch {
+      // Details that are not JSON (a BigInt, a cycle) do not cross the channel.
+    }
+    if (json !== undefined && json.length <= MAX_UPDATE_DETAILS_CHARS) {
+      bounded.details = JSON.parse(json);
+    }
+  }
+  return bounded;
+}
+
 /** Splits a byte stream into lines (without the newline); the last partial line is kept. */
 export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   let buffered = "";

@@ -4,11 +4,12 @@
  * (the Worker's `deno.permissions` are the grants).
  */
 import type { AnyTool, ProcessRegistry } from "../../tools/mod.ts";
-import type {
-  HostToMain,
-  MainToHost,
-  PermissionStateName,
-  WireToolOptions,
+import {
+  boundedUpdate,
+  type HostToMain,
+  type MainToHost,
+  type PermissionStateName,
+  type WireToolOptions,
 } from "../host/protocol.ts";
 
 /** The subset of a Worker's global scope the core uses (a test may pass a fake). */
@@ -66,7 +67,9 @@ export function serveToolWorker(port: WorkerPort, setup: ToolWorkerSetup): void 
           const output = await tool.execute(msg.args, controller.signal, {
             toolCallId: msg.toolCallId,
             onUpdate: (update) => {
-              if (running.has(msg.id)) post({ type: "progress", id: msg.id, update });
+              if (running.has(msg.id)) {
+                post({ type: "progress", id: msg.id, update: boundedUpdate(update) });
+              }
             },
           });
           running.delete(msg.id);

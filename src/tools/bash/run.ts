@@ -29,6 +29,26 @@ const MAX_DRAIN_AFTER_EXIT_MS = 2_000;
 const MAX_DRAIN_AFTER_KILL_MS = 500;
 const UPDATE_INTERVAL_MS = 100;
 
+/**
+ * What one live update holds at most: the last lines of the output, for a person watching (the
+ * model gets the full tail in the result). Keeps each update small however much a command prints.
+ */
+export const LIVE_TAIL_BUDGET = { maxLines: 20, maxBytes: 4096 } as const;
+
+/** The `details` of a bash live update: how much the command has printed so far. */
+export interface BashProgressDetails {
+  /** Lines of stdout and stderr so far (a last line without a newline counts). */
+  totalLines: number;
+  /** Bytes of stdout and stderr so far. */
+  totalBytes: number;
+}
+
+/** A bash live update: the joined tail (stderr after a header, as in the result) and totals. */
+export interface BashProgress {
+  text: string;
+  details: BashProgressDetails;
+}
+
 interface Pump {
   ended: Promise<void>;
   isEnded: () => boolean;
@@ -39,7 +59,7 @@ interface Pump {
 export class CallRun {
   readonly #child: ChildProcessHandle;
   readonly #collectors: { stdout: StreamCollector; stderr: StreamCollector };
-  readonly #onUpdate: (update: { text: string }) => void;
+  readonly #onUpdate: (update: BashProgress) => void;
   readonly #pumps: Pump[];
   #lastActivity = performance.now();
   readonly #clock: UpdateClock;
@@ -52,7 +72,7 @@ export class CallRun {
   constructor(
     child: ChildProcessHandle,
     collectors: { stdout: StreamCollector; stderr: StreamCollector },
-    onUpdate: (update: { text: string }) => void,
+    onUpdate: (update: BashProgress) => void,
     clock: UpdateClock,
   ) {
     this.#child = child;
@@ -122,12 +142,17 @@ export class CallRun {
         return;
       }
       this.#lastUpdate = this.#clock.now();
-      const fitted = fitTails(
+      const { stdout, stderr } = fitTails(
         this.#collectors.stdout.tail.view(),
         this.#collectors.stderr.tail.view(),
+        LIVE_TAIL_BUDGET,
       );
+      const details: BashProgressDetails = {
+        totalLines: stdout.totalLines + stderr.totalLines,
+        totalBytes: stdout.totalBytes + stderr.totalBytes,
+      };
       try {
-        this.#onUpdate({ text: joinStreams(fitted.stdout, fitted.stderr) });
+        this.#onUpdate({ text: joinStreams(stdout, stderr), details });
       } catch {
         // A failing progress sink must not break the call.
       }

@@ -344,6 +344,43 @@ Deno.test("bash sends the current tail to onUpdate at most every 100 ms (on the 
   }
 });
 
+Deno.test("bash live updates hold only the last lines and the totals, however much is printed", async () => {
+  await using ws = await createTempWorkspace();
+  const clock = createManualClock();
+  const updates: ToolUpdate[] = [];
+  const lines = 200_000;
+  const pending = run(
+    setup(ws, { updateClock: clock }),
+    { command: `seq 1 ${lines}; echo oops >&2; until [ -f go ]; do sleep 0.01; done` },
+    { onUpdate: (u) => updates.push(u) },
+  );
+  const seqBytes = Array.from({ length: lines }, (_, i) => String(i + 1).length + 1)
+    .reduce((a, b) => a + b, 0);
+  const all = { totalLines: lines + 1, totalBytes: seqBytes + "oops\n".length };
+  const sawAll = () => {
+    const d = updates.at(-1)?.details as { totalLines: number } | undefined;
+    return d?.totalLines === all.totalLines;
+  };
+  // Time moves only here: each pending update timer is fired, until one has seen all the output.
+  for (let i = 0; i < 20_000 && !sawAll(); i++) {
+    if (clock.pending() > 0) clock.tick(100);
+    else await new Promise((r) => setTimeout(r, 2));
+  }
+  assert.ok(sawAll(), "an update saw all the output");
+  for (const u of updates) {
+    assert.ok(new TextEncoder().encode(u.text).length <= 4096 + 20, "at most 4 KiB per update");
+    assert.ok(u.text.split("\n").length <= 21, "at most 20 lines (and the stderr header)");
+  }
+  const last = updates.at(-1) as ToolUpdate;
+  assert.deepEqual(last.details, all);
+  assert.match(last.text, /\n199999\n200000\n--- stderr ---\noops$/);
+  await Deno.writeTextFile(ws.path("go"), "");
+  const r = await pending;
+  // The model's result is what it was: the tail under the usual budget, the rest spilled.
+  assert.match(r.output, /\n200000\n/);
+  assert.ok(r.output.split("\n").length > 1000, "the result keeps its own, larger tail");
+});
+
 Deno.test("bash registers its process group while running", async () => {
   await using ws = await createTempWorkspace();
   const registry = createProcessRegistry();
