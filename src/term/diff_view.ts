@@ -5,8 +5,7 @@
  */
 import { parsePatch } from "diff";
 import { escapeControls } from "../cli/terminal_text.ts";
-import type { FileChange } from "../tools/change.ts";
-import { formatSize } from "../tools/truncate.ts";
+import { type FileChange, formatSize } from "../tools/mod.ts";
 
 /** How a diff is drawn. */
 export interface DiffViewOptions {
@@ -57,7 +56,7 @@ export function changeLines(change: FileChange, options: DiffViewOptions): strin
       return [fit(options, dim("(no change)"), "(no change)")];
     case "binary":
     case "large": {
-      const what = change.kind === "binary" ? "binary file" : "large file";
+      const what = change.kind === "binary" ? "binary file" : "large change";
       const size = change.bytes > 0 ? `, ${formatSize(change.bytes)}` : "";
       const text = `(${what}${size}${change.created ? ", new" : ""}: diff not shown)`;
       return [fit(options, dim(text), text)];

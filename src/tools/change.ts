@@ -10,9 +10,9 @@ import { displayPath, PathError, resolvePath } from "./paths.ts";
 import { FsError, type FsOps } from "./ops.ts";
 
 /** Largest old or new content diffed for people (bigger files are summarised). */
-export const DIFF_MAX_BYTES = 1024 * 1024;
+export const DIFF_MAX_BYTES = 512 * 1024;
 /** Most changed lines the diff looks for before it gives up and summarises (bounds its cost). */
-export const DIFF_MAX_EDIT_LINES = 4000;
+export const DIFF_MAX_EDIT_LINES = 2000;
 
 /** What a write or edit changes (or would change) in one file. */
 export type FileChange =
@@ -54,14 +54,18 @@ export function writeChange(
     return summary("large");
   }
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  const old = before === null ? "" : decode(before);
+  const now = decode(after);
+  // Against an empty side the diff is linear; otherwise its cost grows with the lines changed.
+  const bounded = old !== "" && now !== "";
   const patch = createTwoFilesPatch(
     created ? "/dev/null" : shown,
     shown,
-    before === null ? "" : decode(before),
-    decode(after),
+    old,
+    now,
     "",
     "",
-    { context: 3, maxEditLength: DIFF_MAX_EDIT_LINES },
+    { context: 3, maxEditLength: bounded ? DIFF_MAX_EDIT_LINES : Infinity },
   );
   return patch === undefined ? summary("large") : { kind: "patch", path: shown, patch };
 }

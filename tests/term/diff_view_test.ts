@@ -100,6 +100,10 @@ Deno.test("changeLines() summarises binary, large and refused changes in one lin
     changeLines({ kind: "binary", path: "a.bin", bytes: 2048, created: false }, plain),
     ["(binary file, 2.0 KB: diff not shown)"],
   );
+  assert.deepEqual(
+    changeLines({ kind: "large", path: "a.txt", bytes: 3 * 1024 * 1024, created: true }, plain),
+    ["(large change, 3.0 MB, new: diff not shown)"],
+  );
   assert.deepEqual(changeLines({ kind: "unchanged", path: "a" }, plain), ["(no change)"]);
   const refused = changeLines(
     { kind: "unavailable", path: "a", reason: "Cannot edit \x1b[2J" },

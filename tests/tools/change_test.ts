@@ -67,6 +67,19 @@ Deno.test("previewWrite() summarises binary and huge content instead of diffing 
   const big = "x\n".repeat(DIFF_MAX_BYTES);
   const large = await previewWrite({ path: "c.txt", content: big }, read, { cwd: "/ws" });
   assert.deepEqual(large, { kind: "large", path: "c.txt", bytes: big.length, created: true });
+  // Texts too different to diff cheaply are summarised too, but a new file of any length is not.
+  const lines = (tag: string) => Array.from({ length: 3000 }, (_, i) => `${tag} ${i}\n`).join("");
+  const rewrite = new MemoryFs({ "/ws/d.txt": lines("a") });
+  const changed = await previewWrite(
+    { path: "d.txt", content: lines("b") },
+    fsPreviewReader(rewrite),
+    {
+      cwd: "/ws",
+    },
+  );
+  assert.equal(changed.kind, "large");
+  const fresh = await previewWrite({ path: "e.txt", content: lines("b") }, read, { cwd: "/ws" });
+  assert.equal(fresh.kind, "patch");
 });
 
 Deno.test("write returns its diff in display, not in the model's output", async () => {
