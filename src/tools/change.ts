@@ -12,7 +12,7 @@ import { FsError, type FsOps } from "./ops.ts";
 /** Largest old or new content diffed for people (bigger files are summarised). */
 export const DIFF_MAX_BYTES = 512 * 1024;
 /** Most changed lines the diff looks for before it gives up and summarises (bounds its cost). */
-export const DIFF_MAX_EDIT_LINES = 2000;
+export const DIFF_MAX_EDIT_LINES = 400;
 
 /** What a write or edit changes (or would change) in one file. */
 export type FileChange =
