@@ -41,3 +41,16 @@ export {
   truncateTail,
   type TruncationResult,
 } from "./truncate.ts";
+export {
+  DIFF_MAX_BYTES,
+  type EditCallArgs,
+  editPatch,
+  type FileChange,
+  fsPreviewReader,
+  previewEdit,
+  type PreviewOptions,
+  type PreviewReader,
+  previewWrite,
+  type WriteCallArgs,
+  writeChange,
+} from "./change.ts";

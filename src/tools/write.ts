@@ -8,7 +8,8 @@ import {
   pathResolver,
   realLocation,
 } from "./paths.ts";
-import { FsError } from "./ops.ts";
+import { FsError, type FsOps } from "./ops.ts";
+import { DIFF_MAX_BYTES, writeChange } from "./change.ts";
 import type { Tool, ToolOutput } from "../agent/tool.ts";
 
 /** Arguments of write. */
@@ -42,6 +43,20 @@ export function asNewFileWrite(output: ToolOutput, path: string): ToolOutput {
   };
 }
 
+/**
+ * The file's content before a write, for the diff people see (`display`, never sent to the
+ * model): null when it does not exist, undefined when it cannot be read or is over DIFF_MAX_BYTES
+ * (a write needs no read grant, so a refused read only means no diff).
+ */
+async function contentBefore(fs: FsOps, abs: string): Promise<Uint8Array | null | undefined> {
+  try {
+    return await fs.readFile(abs, { maxBytes: DIFF_MAX_BYTES });
+  } catch (e) {
+    if (!(e instanceof FsError)) throw e;
+    return e.code === "not_found" ? null : undefined;
+  }
+}
+
 /** Creates the write tool. */
 export function createWriteTool(options: WriteToolOptions): Tool<typeof WriteParams> {
   const fs = options.fs;
@@ -51,13 +66,19 @@ export function createWriteTool(options: WriteToolOptions): Tool<typeof WritePar
     const abs = resolve(args.path);
     const shown = displayPath(options.cwd, abs);
     const bytes = new TextEncoder().encode(args.content);
+    const before = await contentBefore(fs, abs);
     try {
       const result = await fs.writeFile(abs, bytes, { createParents: true });
       const how = result.created ? CREATED : OVERWROTE;
-      return {
+      const out: ToolOutput = {
         output: `Wrote ${bytes.length} bytes to ${shown} (${how}).`,
         details: { path: result.path, bytes: bytes.length, created: result.created },
       };
+      if (before !== undefined) {
+        const change = writeChange(shown, result.created ? null : before, bytes);
+        if (change.kind === "patch") out.display = change.patch;
+      }
+      return out;
     } catch (e) {
       if (!(e instanceof FsError)) throw e;
       return {
