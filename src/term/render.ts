@@ -9,8 +9,8 @@ import { describeCall, exitCodeOf, formatDuration, oneLine } from "./call_text.t
 
 export { describeCall, formatDuration, oneLine } from "./call_text.ts";
 import { displayPath } from "../tools/mod.ts";
-import type { Reporter, RunStartInfo, RunSummary } from "./report.ts";
-import { isRefusalDuringCall, resultText } from "./report.ts";
+import type { Reporter, RunStartInfo, RunSummary } from "../report/mod.ts";
+import { isRefusalDuringCall, resultText } from "../report/mod.ts";
 import { replayCheckText } from "../replay/check.ts";
 import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
 
