@@ -1,8 +1,9 @@
 /**
  * The layout of DEVELOPERS.md, held: no import circles, only the entry points wire src/sys/, no
  * internal (`_`) file imported from another folder, src/agent/ imports only src/model/ (and not
- * its server profiles), src/model/profiles/ imports only src/model/types.ts, no file
- * in src/ over 400 lines. First each rule is shown to fail when broken, then the real tree.
+ * its server profiles), src/model/profiles/ imports only src/model/types.ts, src/term/ (the
+ * terminal) never imports src/cli/ and only src/cli/ imports it, src/report/ (what a run reports)
+ * imports neither, no file in src/ over 400 lines. First each rule is shown to fail when broken, then the real tree.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -49,6 +50,11 @@ Deno.test("architecture check: each rule fails when broken", () => {
     mod("src/agent/batch.ts", ["src/model/profiles/mod.ts"]),
     mod("src/model/profiles/mod.ts", ["src/model/openai/wire.ts"]),
     mod("src/model/openai/wire.ts"),
+    mod("src/term/render.ts", ["src/cli/setup.ts", "src/report/mod.ts"]),
+    mod("src/cli/setup.ts"),
+    mod("src/tools/bash.ts", ["src/term/render.ts"]),
+    mod("src/report/mod.ts", ["src/cli/trust.ts"]),
+    mod("src/cli/trust.ts"),
   ], RULES);
   assert.deepEqual(problems, [
     `"src/tools/read.ts" imports "src/sys/fs.ts": only the entry points wire src/sys/`,
@@ -59,6 +65,11 @@ Deno.test("architecture check: each rule fails when broken", () => {
     `adapter's, not the agent's`,
     `"src/model/profiles/mod.ts" imports "src/model/openai/wire.ts": src/model/profiles/ ` +
     `imports only src/model/types.ts`,
+    `"src/term/render.ts" imports "src/cli/setup.ts": src/term/ imports only src/term/, ` +
+    `src/report/, src/agent/, src/model/, src/tools/, src/replay/`,
+    `"src/tools/bash.ts" imports "src/term/render.ts": only src/cli/ draws on the terminal`,
+    `"src/report/mod.ts" imports "src/cli/trust.ts": src/report/ imports neither src/cli/ ` +
+    `nor src/term/`,
     "import circle: src/a/x.ts → src/b/y.ts → src/a/x.ts",
   ]);
   // The same tree without the breaks passes.

@@ -14,7 +14,7 @@ import {
 } from "./args.ts";
 import { type CliFs, readTextOrReason } from "./io.ts";
 import { type AskTrust, decideProjectTrust, type ProjectTrustInfo } from "./trust.ts";
-import type { Prices } from "./usage.ts";
+import type { Prices } from "../report/usage.ts";
 import { type McpServerConfig, parseMcpServers } from "../mcp/config.ts";
 import { type CompatSettings, type ConfigFile, ConfigFileSchema } from "./config_schema.ts";
 

@@ -1,7 +1,7 @@
 /** The schema of moat's config files: every key, its type and a description. */
 import { type Static, Type } from "@sinclair/typebox";
 import { OUTPUT_FORMATS, SANDBOX_MODES } from "./args.ts";
-import { PricesSchema } from "./usage.ts";
+import { PricesSchema } from "../report/usage.ts";
 import { McpServersSchema } from "../mcp/config.ts";
 import { McpToolSearchSchema } from "../mcp/tool_search.ts";
 

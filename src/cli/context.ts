@@ -13,7 +13,7 @@ import {
 import { knownContextWindow } from "../model/context_window.ts";
 import type { Message, ModelClient } from "../model/types.ts";
 import type { SessionCompactionLine, SessionWriter } from "../session/store.ts";
-import type { Reporter } from "./report.ts";
+import type { Reporter } from "../report/mod.ts";
 import type { RunSetup } from "./setup.ts";
 
 /** The context states of one invocation, one per model name. */

@@ -14,7 +14,7 @@ import type { ModelError } from "../model/types.ts";
 import { modelClientOptions } from "./model_options.ts";
 import { EXIT } from "./exit.ts";
 import type { RunSetup } from "./setup.ts";
-import { escapeUnsafe } from "./terminal_text.ts";
+import { escapeUnsafe } from "../term/terminal_text.ts";
 
 /** How each way of choosing a profile is told. */
 const HOW: Readonly<Record<ProfileReport["detectedBy"], string>> = {

@@ -15,13 +15,13 @@ import { formatGrants } from "../policy/grant_hints.ts";
 import type { SessionWriter } from "../session/store.ts";
 import type { AnyTool } from "../agent/tool.ts";
 import { pricesFor, userConfigDir } from "./config.ts";
-import type { Reporter, RunError, RunStats, RunStopReason, RunSummary } from "./report.ts";
+import type { Reporter, RunError, RunStats, RunStopReason, RunSummary } from "../report/mod.ts";
 import type { RunSetup, SandboxHandle, SandboxRequest } from "./setup.ts";
 import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
-import { workSummary } from "./outcome_text.ts";
+import { workSummary } from "../term/outcome_text.ts";
 import { mcpPolicy, type McpRun, startMcp } from "./mcp.ts";
 import { holdWarnings, unofferedMcpToolReason } from "./mcp_background.ts";
-import { costOf } from "./usage.ts";
+import { costOf } from "../report/usage.ts";
 import { secretEnvNames } from "./model_options.ts";
 import {
   compactionLine,

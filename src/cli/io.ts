@@ -3,6 +3,9 @@
  * Deno defaults live in src/sys/session_fs.ts and src/sys/terminal.ts; tests pass fakes.
  */
 import type { SessionFs } from "../session/store.ts";
+import type { RawTerminal } from "../term/raw_terminal.ts";
+
+export type { RawTerminal };
 
 /** File operations the CLI needs beyond sessions. */
 export interface CliFs extends SessionFs {
@@ -66,28 +69,10 @@ export interface Terminal {
   /** Terminal width in columns (80 when unknown). */
   columns(): number;
   /**
-   * Puts a terminal stdin in raw mode with bracketed paste for the line editor (src/cli/
+   * Puts a terminal stdin in raw mode with bracketed paste for the line editor (src/term/
    * line_editor.ts); undefined when stdin is not a terminal. At most one is open at a time.
    */
   openRaw?(): RawTerminal | undefined;
   /** Gives the terminal back: closes the raw terminal, if one is open. Safe to call twice. */
   release?(): void;
-}
-
-/** A terminal in raw mode: keys arrive as typed (Ctrl-C is a key, not a signal). */
-export interface RawTerminal {
-  /** Receives input as it arrives (keys, escape sequences, pastes); null once input ended. */
-  onInput(listener: (text: string | null) => void): void;
-  /** Receives what the program writes to the terminal (not the editor's own drawing). */
-  onOutput(listener: (text: string) => void): void;
-  /** Draws the editor's line. Must not throw. */
-  write(text: string): void;
-  /** Terminal width in columns (80 when unknown). */
-  columns(): number;
-  /** Ctrl-C: runs the SIGINT handlers; with none, interrupts like a terminal would. */
-  interrupt(): void;
-  /** Ctrl-Z: stops like a terminal would (cooked mode meanwhile); returns once continued. */
-  suspend(): void;
-  /** Cooked mode and bracketed paste off again; input stops. Safe to call twice. */
-  close(): void;
 }

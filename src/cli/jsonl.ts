@@ -14,7 +14,7 @@ import {
   type RunStartInfo,
   type RunSummary,
   summarizeArgs,
-} from "./report.ts";
+} from "../report/mod.ts";
 
 /** Version of the JSONL / JSON output schema documented in docs/events.md. */
 export const EVENTS_SCHEMA_VERSION = 1;

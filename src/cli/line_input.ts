@@ -1,5 +1,5 @@
 /**
- * Where the terminal's lines come from: on a terminal, the line editor (src/cli/line_editor.ts)
+ * Where the terminal's lines come from: on a terminal, the line editor (src/term/line_editor.ts)
  * with the workspace's prompt history; otherwise (a pipe, a dumb terminal, a test) plain lines.
  *
  * The history lives next to the workspace's sessions (`<state>/moat/sessions/<hash>/history`),
@@ -10,7 +10,7 @@
 import { dirname, join } from "node:path";
 import { sessionDirectory, stateHome } from "../session/store.ts";
 import type { CliFs, Terminal } from "./io.ts";
-import { createLineEditor, HISTORY_SIZE } from "./line_editor.ts";
+import { createLineEditor, HISTORY_SIZE } from "../term/line_editor.ts";
 import { createLineSource, type LineSource } from "./repl.ts";
 
 /** The history file of `workspace`, or undefined when there is no state directory. */

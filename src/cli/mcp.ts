@@ -24,7 +24,7 @@ import { type ConfiguredMcpServer, latestByName } from "./config.ts";
 import { readTextOrReason } from "./io.ts";
 import { planStdio } from "./mcp_start.ts";
 import type { RunSetup, SandboxHandle } from "./setup.ts";
-import { terminalQuote } from "./terminal_text.ts";
+import { terminalQuote } from "../term/terminal_text.ts";
 
 /** The MCP side of a run. */
 export interface McpRun {

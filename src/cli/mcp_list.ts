@@ -1,9 +1,9 @@
 /** `moat mcp list`: starts the configured MCP servers as a run would and shows each one's state. */
 import { openEngine } from "./engine.ts";
 import { EXIT } from "./exit.ts";
-import type { Reporter } from "./report.ts";
+import type { Reporter } from "../report/mod.ts";
 import type { RunSetup } from "./setup.ts";
-import { escapeUnsafe, terminalQuote } from "./terminal_text.ts";
+import { escapeUnsafe, terminalQuote } from "../term/terminal_text.ts";
 
 /**
  * Prints one block per server (name, transport, state, error, what a stdio one can read, write

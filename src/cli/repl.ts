@@ -6,7 +6,7 @@
 import type { Approval, ApprovalRequest, Prompter } from "../policy/approve.ts";
 import { createLinePrompter } from "../policy/approve.ts";
 import type { CliSignal, Terminal } from "./io.ts";
-import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
+import { escapeControls, escapeUnsafe } from "../term/terminal_text.ts";
 import { helpWithPrompts, type PromptCommand } from "./repl_prompts.ts";
 
 export type { PromptCommand } from "./repl_prompts.ts";

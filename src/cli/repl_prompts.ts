@@ -1,6 +1,6 @@
 /** The slash commands a REPL host adds (MCP prompts): their shape and their /help lines. */
 import type { McpPromptCommand } from "../mcp/prompts.ts";
-import { escapeControls } from "./terminal_text.ts";
+import { escapeControls } from "../term/terminal_text.ts";
 
 /** A slash command whose expansion is sent as the request (an MCP prompt). */
 export type PromptCommand = McpPromptCommand;

@@ -14,7 +14,7 @@ import {
 import { sessionDirectory, stateHome } from "../session/store.ts";
 import { type CliFlags, parseCliArgs, type ParsedArgs } from "./args.ts";
 import type { CliFs } from "./io.ts";
-import { escapeUnsafe } from "./terminal_text.ts";
+import { escapeUnsafe } from "../term/terminal_text.ts";
 
 /** What argv asks for: a run (parseCliArgs), help, the version, or `moat sessions`. */
 export type ParsedCommand =

@@ -6,7 +6,10 @@
  */
 import { dirname, isAbsolute, join } from "node:path";
 import type { CliFs } from "./io.ts";
-import { terminalQuote } from "./terminal_text.ts";
+import { terminalQuote } from "../term/terminal_text.ts";
+import type { ProjectTrustInfo, TrustedBy } from "../report/mod.ts";
+
+export type { ProjectTrustInfo, TrustedBy };
 
 /** The file operations trust needs (the CLI's). */
 export type TrustFs = Pick<
@@ -39,24 +42,6 @@ export interface SensitiveSetting {
 
 /** What the user said about an untrusted project's sensitive settings. */
 export type TrustAnswer = "remember" | "once" | "ignore";
-
-/** How the project came to be trusted. */
-export type TrustedBy = "flag" | "user_config" | "prompt";
-
-/** The project part of `run_start`: whether it is trusted and which of its settings applied. */
-export interface ProjectTrustInfo {
-  /** The project root (the workspace's real path). */
-  root: string;
-  /** The project config file, when there is one. */
-  configFile: string | null;
-  trusted: boolean;
-  /** Set when trusted. */
-  trustedBy?: TrustedBy;
-  /** Keys of the project config that took part in the settings (later layers may override them). */
-  applied: string[];
-  /** Sensitive keys of the project config that were left out because it is not trusted. */
-  ignored: string[];
-}
 
 /**
  * The sensitive settings of a project config, in SENSITIVE_KEYS order. A sandbox mode of

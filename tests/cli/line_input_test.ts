@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { HISTORY_SIZE } from "../../src/cli/line_editor.ts";
+import { HISTORY_SIZE } from "../../src/term/line_editor.ts";
 import {
   createHistoryFile,
   historyLine,

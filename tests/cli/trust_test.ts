@@ -8,7 +8,7 @@ import {
   type TrustRequest,
   withTrustedProject,
 } from "../../src/cli/trust.ts";
-import { escapeUnsafe, terminalQuote } from "../../src/cli/terminal_text.ts";
+import { escapeUnsafe, terminalQuote } from "../../src/term/terminal_text.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 

@@ -20,6 +20,16 @@ export interface ArchitectureRules {
   maxLines: number;
 }
 
+/** What src/term/ (the terminal) may import: never src/cli/, which uses it. */
+const TERM_IMPORTS = [
+  "src/term/",
+  "src/report/",
+  "src/agent/",
+  "src/model/",
+  "src/tools/",
+  "src/replay/",
+];
+
 /** Every broken rule, one sentence each (empty when the layout holds). */
 export function architectureProblems(
   modules: readonly GraphModule[],
@@ -58,6 +68,25 @@ export function architectureProblems(
       ) {
         problems.push(
           `"${m.path}" imports "${target}": src/model/profiles/ imports only src/model/types.ts`,
+        );
+      }
+      if (m.path.startsWith("src/term/") && !TERM_IMPORTS.some((d) => target.startsWith(d))) {
+        problems.push(
+          `"${m.path}" imports "${target}": src/term/ imports only ${TERM_IMPORTS.join(", ")}`,
+        );
+      }
+      if (
+        target.startsWith("src/term/") && !m.path.startsWith("src/term/") &&
+        !m.path.startsWith("src/cli/") && m.path !== "main.ts"
+      ) {
+        problems.push(`"${m.path}" imports "${target}": only src/cli/ draws on the terminal`);
+      }
+      if (
+        m.path.startsWith("src/report/") &&
+        (target.startsWith("src/cli/") || target.startsWith("src/term/"))
+      ) {
+        problems.push(
+          `"${m.path}" imports "${target}": src/report/ imports neither src/cli/ nor src/term/`,
         );
       }
     }

@@ -10,12 +10,12 @@ import { modelClientOptions } from "../model_options.ts";
 import { pricesFor } from "../config.ts";
 import { EXIT } from "../exit.ts";
 import { openSession } from "../open_session.ts";
-import { useColor } from "../render.ts";
+import { useColor } from "../../term/render.ts";
 import { createReplPrompter, runRepl } from "../repl.ts";
-import { createRunStats } from "../report.ts";
+import { createRunStats } from "../../report/mod.ts";
 import { resumeBanner } from "../sessions.ts";
 import type { RunSetup } from "../setup.ts";
-import { usageLine } from "../usage.ts";
+import { usageLine } from "../../report/usage.ts";
 import { createReporter, startInfo } from "./_reporter.ts";
 
 /** Interactive mode: the prompt loop (src/cli/repl.ts) around runOnce, with approvals asked. */

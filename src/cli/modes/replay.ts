@@ -3,7 +3,7 @@ import type { RecordedReply, Recording } from "../../replay/recording.ts";
 import { type Engine, runOnce, type RunOutcome } from "../engine.ts";
 import { createRelocation, replayRecording } from "../../replay/play.ts";
 import { createReplayChecker } from "../../replay/check.ts";
-import { type ReplaySummary, resultText } from "../report.ts";
+import { type ReplaySummary, resultText } from "../../report/mod.ts";
 import type { RunSetup } from "../setup.ts";
 /** What print mode gives every run of a replay. */
 export interface ReplayContext {

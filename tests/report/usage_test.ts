@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parseCliArgs } from "../../src/cli/args.ts";
 import { parseConfigFile, resolveSettings } from "../../src/cli/config.ts";
 import { SENSITIVE_KEYS } from "../../src/cli/trust.ts";
-import { costOf, formatCost, usageLine } from "../../src/cli/usage.ts";
+import { costOf, formatCost, usageLine } from "../../src/report/usage.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 

@@ -8,7 +8,7 @@
  */
 import { EventEmitter } from "node:events";
 import { createInterface, emitKeypressEvents } from "node:readline";
-import type { RawTerminal } from "./io.ts";
+import type { RawTerminal } from "./raw_terminal.ts";
 
 /** How many entries the history keeps. */
 export const HISTORY_SIZE = 500;

@@ -5,7 +5,7 @@ import {
   createLineEditor,
   createPasteSplitter,
   type LineEditor,
-} from "../../src/cli/line_editor.ts";
+} from "../../src/term/line_editor.ts";
 
 /**
  * What a terminal shows after `text`: line breaks, carriage returns and the cursor movements and

@@ -6,10 +6,10 @@ import {
   formatDuration,
   type TextRendererOptions,
   useColor,
-} from "../../src/cli/render.ts";
-import type { RunSummary } from "../../src/cli/report.ts";
+} from "../../src/term/render.ts";
+import type { RunSummary } from "../../src/report/mod.ts";
 import { emptyUsage } from "../../src/model/types.ts";
-import { createManualClock } from "./_fakes.ts";
+import { createManualClock } from "../cli/_fakes.ts";
 
 const usage = emptyUsage();
 const summary = (over: Partial<RunSummary> = {}): RunSummary => ({

@@ -4,15 +4,16 @@
  * a spinner only when stderr is a TTY, colour only on a TTY and never with NO_COLOR.
  */
 import type { AgentEvent, Clock } from "../agent/mod.ts";
-import { compactionLine, footerLine, limitLine } from "./outcome_text.ts";
+import { compactionLine } from "./outcome_text.ts";
 import { describeCall, exitCodeOf, formatDuration, oneLine } from "./call_text.ts";
 
 export { describeCall, formatDuration, oneLine } from "./call_text.ts";
-import { displayPath } from "../tools/mod.ts";
-import type { Reporter, RunStartInfo, RunSummary } from "./report.ts";
-import { isRefusalDuringCall, resultText } from "./report.ts";
-import { replayCheckText } from "../replay/check.ts";
+import type { Reporter, RunStartInfo, RunSummary } from "../report/mod.ts";
+import { isRefusalDuringCall, resultText } from "../report/mod.ts";
 import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
+import { outcomeLines, startLines } from "./render_lines.ts";
+
+export { workspaceLine } from "./render_lines.ts";
 
 /** Where and how the text renderer writes. */
 export interface TextRendererOptions {
@@ -39,12 +40,6 @@ export function useColor(isTty: boolean, env: Record<string, string>): boolean {
 }
 
 const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
-/** The first stderr line of every text-mode run: where the tools work, which model, which sandbox. */
-export function workspaceLine(info: Pick<RunStartInfo, "cwd" | "model" | "sandbox">): string {
-  const sandbox = info.sandbox === "bwrap" ? "sandbox bwrap" : "no OS sandbox";
-  return `moat: workspace ${info.cwd} (model ${info.model}, ${sandbox})`;
-}
 
 /** Creates the text-mode reporter. */
 export function createTextRenderer(options: TextRendererOptions): Reporter {
@@ -125,32 +120,8 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
   return {
     start(info: RunStartInfo) {
       sessionPath = info.session;
-      stderrLine(c("2", escapeUnsafe(workspaceLine(info))));
-      for (const note of info.notes ?? []) stderrLine(escapeUnsafe(note));
-      if (info.replay !== undefined) {
-        const r = info.replay;
-        stderrLine(
-          c(
-            "2",
-            `Replaying ${displayPath(info.cwd, r.file)}: ${r.replies} recorded model repl${
-              r.replies === 1 ? "y" : "ies"
-            } (${r.recordedModel}); the tools run for real under your grants${
-              r.check ? " and their results are compared with the recording" : ""
-            }`,
-          ),
-        );
-      }
-      if (options.verbose) {
-        stderrLine(c("2", `moat ${info.moatVersion} · grants: ${info.grantsSummary}`));
-        for (const { name, view } of info.mcpViews ?? []) {
-          stderrLine(c("2", escapeUnsafe(`MCP server "${name}": ${view}`)));
-        }
-        if (info.session !== null) stderrLine(c("2", `session: ${info.session}`));
-        if (info.mcpStarting !== undefined) {
-          stderrLine(
-            c("2", `MCP servers starting: ${info.mcpStarting.join(", ")} (tools once ready)`),
-          );
-        }
+      for (const line of startLines(info, { c, verbose: options.verbose === true })) {
+        stderrLine(line);
       }
     },
     event(event: AgentEvent) {
@@ -316,65 +287,13 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
         options.writeStdout(text.endsWith("\n") ? text : `${text}\n`);
       }
       showNotes();
-      switch (summary.stopReason) {
-        case "contextExhausted":
-        case "schemaMismatch":
-        case "error":
-          stderrLine(
-            `${c("31", "moat: error:")} ${
-              escapeControls(summary.error?.message ?? "the run failed")
-            }`,
-          );
-          break;
-        case "maxIterations":
-        case "limitReached":
-          stderrLine(`${c("33", "moat:")} ${limitLine(summary)}`);
-          break;
-        case "interrupted":
-        case "terminated":
-          stderrLine(
-            `${c("33", "moat:")} ${summary.stopReason}${
-              sessionPath === null ? "" : `; the session was saved (${sessionPath})`
-            }`,
-          );
-          break;
-        case "aborted":
-          // Interactive mode says so at the prompt.
-          if (options.interactive !== true) stderrLine(`${c("33", "moat:")} aborted`);
-          break;
-        case "completed":
-          if (summary.truncated) {
-            const next = options.interactive === true
-              ? "ask it to continue"
-              : sessionPath === null
-              ? "ask for a shorter answer"
-              : `to get the rest, run: moat -c "continue"`;
-            stderrLine(
-              `${
-                c("33", "moat: warning:")
-              } the answer was truncated: the model's reply hit its output-token limit; ${next}`,
-            );
-          }
-          break;
-        default: {
-          const never: never = summary.stopReason;
-          return never;
-        }
-      }
-      const check = summary.replay?.check;
-      if (check !== undefined) {
-        const text = replayCheckText(check).trimEnd();
-        stderrLine(check.first === undefined ? c("32", text) : c("31", text));
-      }
-      if (summary.denied > 0 && summary.exitCode === 4) {
-        stderrLine(
-          `${
-            c("31", "moat:")
-          } ${summary.denied} tool call(s) were denied (exit 4 because of --fail-on-deny)`,
-        );
-      } else if (options.verbose) {
-        stderrLine(c("2", footerLine(summary)));
-      }
+      const lines = outcomeLines(summary, {
+        c,
+        interactive: options.interactive === true,
+        verbose: options.verbose === true,
+        sessionPath,
+      });
+      for (const line of lines) stderrLine(line);
     },
     note(text: string) {
       notes.push(c("2", escapeControls(text)));

@@ -3,8 +3,8 @@
  * of the work when a limit stopped the run before the model could report.
  */
 import { type CompactionEndEvent, type LimitName, limitPhrase, LIMITS } from "../agent/mod.ts";
-import type { RunStats, RunSummary } from "./report.ts";
-import { formatCost } from "./usage.ts";
+import type { RunStats, RunSummary } from "../report/mod.ts";
+import { formatCost } from "../report/usage.ts";
 
 const count = (n: number) => n.toLocaleString("en-US");
 

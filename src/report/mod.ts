@@ -6,7 +6,24 @@ import type { AgentEvent, LimitName } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { addUsage, emptyUsage, type ModelErrorKind, type Usage } from "../model/types.ts";
 import type { ReplayCheckSummary } from "../replay/check.ts";
-import type { ProjectTrustInfo } from "./trust.ts";
+
+/** How the project came to be trusted. */
+export type TrustedBy = "flag" | "user_config" | "prompt";
+
+/** The project part of `run_start`: whether it is trusted and which of its settings applied. */
+export interface ProjectTrustInfo {
+  /** The project root (the workspace's real path). */
+  root: string;
+  /** The project config file, when there is one. */
+  configFile: string | null;
+  trusted: boolean;
+  /** Set when trusted. */
+  trustedBy?: TrustedBy;
+  /** Keys of the project config that took part in the settings (later layers may override them). */
+  applied: string[];
+  /** Sensitive keys of the project config that were left out because it is not trusted. */
+  ignored: string[];
+}
 
 /** How a CLI run ended (the agent's stop reasons plus the CLI's own). */
 export type RunStopReason =
