@@ -63,10 +63,20 @@ export function stripSgr(text: string): string {
   return text.replace(SGR, "");
 }
 
-/** Columns `text` takes: SGR sequences take none (each code point counts one). */
+// East Asian wide and fullwidth characters and emoji take two columns; combining marks none.
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+const ZERO = /[\p{M}\u200d\ufe0f]/u;
+
+function charWidth(c: string): number {
+  if (c.startsWith("\x1b")) return 0;
+  return ZERO.test(c) ? 0 : WIDE.test(c) ? 2 : 1;
+}
+
+/** Columns `text` takes: SGR sequences none, wide characters two. */
 export function visibleWidth(text: string): number {
   let n = 0;
-  for (const _ of stripSgr(text)) n++;
+  for (const c of stripSgr(text)) n += charWidth(c);
   return n;
 }
 
@@ -100,7 +110,7 @@ function wrapLine(text: string, width: number): string[] {
     }
     if (w > width) {
       for (const p of pieces(word)) {
-        const pw = p.startsWith("\x1b") ? 0 : 1;
+        const pw = charWidth(p);
         if (lineWidth + pw > width && pw > 0 && p !== " ") {
           lines.push(line);
           line = "";

@@ -100,6 +100,11 @@ Deno.test("markdown wraps prose at the width, keeps styles per line, and never w
   assert.ok(lines.some((l) => strip(l) === "x".repeat(50)));
 });
 
+Deno.test("markdown counts wide characters as two columns when it wraps", () => {
+  const lines = renderMarkdown(`${"字".repeat(25)} 日本語`, { width: 20, color: false });
+  assert.deepEqual(lines, ["字".repeat(10), "字".repeat(10), `${"字".repeat(5)} 日本語`]);
+});
+
 function streamed(chunks: readonly string[], color: boolean): { out: string; writes: string[] } {
   const writes: string[] = [];
   const stream = createMarkdownStream({ width: 40, color, write: (t) => writes.push(t) });
