@@ -99,34 +99,45 @@ function codeBlock(t: Tokens.Code, ctx: BlockContext): string[] {
 }
 
 function listBlock(t: Tokens.List, ctx: BlockContext): string[] {
-  const s = ctx.styles;
-  const start = typeof t.start === "number" ? t.start : 1;
-  const markers = t.items.map((item, i) => {
-    const bullet = t.ordered ? `${start + i}.` : "•";
-    return item.task ? `${bullet} ${item.checked ? "[x]" : "[ ]"}` : bullet;
-  });
-  const indent = Math.max(...markers.map((m) => m.length)) + 1;
-  const out: string[] = [];
-  t.items.forEach((item, i) => {
-    if (t.loose && i > 0) out.push("");
-    const inner = { ...ctx, width: ctx.width - indent };
-    const body = item.loose ? renderBlocks(item.tokens, inner) : tightItem(item.tokens, inner);
-    const marker = markers[i] ?? "";
-    body.forEach((line, j) => {
-      const head = j === 0
-        ? s.bullet(marker) + " ".repeat(indent - marker.length)
-        : " ".repeat(indent);
-      out.push(line === "" ? "" : head + line);
-    });
-    if (body.length === 0) out.push(s.bullet(marker));
-  });
-  return out;
+  return t.items.flatMap((_, i) => listItemLines(t, i, ctx));
 }
 
-// A tight item's blocks follow each other without blank lines.
-function tightItem(tokens: readonly Token[], ctx: BlockContext): string[] {
-  return tokens.filter((t) => t.type !== "space" && t.type !== "checkbox")
-    .flatMap((t) => renderBlock(t, ctx));
+/**
+ * The lines of item `i` of a list, with the blank line before it when the source has one. An
+ * item's lines depend on nothing after it, so a stream can write the items a list has so far.
+ */
+export function listItemLines(t: Tokens.List, i: number, ctx: BlockContext): string[] {
+  const s = ctx.styles;
+  const item = t.items[i];
+  if (item === undefined) return [];
+  const start = typeof t.start === "number" ? t.start : 1;
+  const bullet = t.ordered ? `${start + i}.` : "•";
+  const marker = item.task ? `${bullet} ${item.checked ? "[x]" : "[ ]"}` : bullet;
+  const indent = marker.length + 1;
+  const body = itemBody(item.tokens, { ...ctx, width: ctx.width - indent });
+  const lines = body.map((line, j) =>
+    line === "" ? "" : (j === 0 ? s.bullet(marker) + " " : " ".repeat(indent)) + line
+  );
+  if (lines.length === 0) lines.push(s.bullet(marker));
+  const gap = i > 0 && /\n[ \t]*\n$/.test(t.items[i - 1]?.raw ?? "");
+  return gap ? ["", ...lines] : lines;
+}
+
+// An item's blocks, a blank line between two only where the source has one.
+function itemBody(tokens: readonly Token[], ctx: BlockContext): string[] {
+  const out: string[] = [];
+  let gap = false;
+  for (const token of tokens) {
+    if (token.type === "checkbox") continue;
+    if (token.type === "space") {
+      gap = true;
+      continue;
+    }
+    if (gap && out.length > 0) out.push("");
+    out.push(...renderBlock(token, ctx));
+    gap = false;
+  }
+  return out;
 }
 
 function tableBlock(t: Tokens.Table, ctx: BlockContext): string[] {

@@ -8,7 +8,7 @@
  */
 import { Lexer, type Token, type Tokens } from "marked";
 import { escapeControls } from "../cli/terminal_text.ts";
-import { type BlockContext, renderBlock, renderBlocks } from "./_markdown_blocks.ts";
+import { type BlockContext, listItemLines, renderBlock, renderBlocks } from "./_markdown_blocks.ts";
 import { markdownStyles } from "./_markdown_style.ts";
 
 /** How markdown is drawn. */
@@ -65,11 +65,24 @@ function isFinal(tokens: readonly Token[], i: number): boolean {
   return token.type === "paragraph" && next?.type === "space";
 }
 
+// The lines of an unfinished block that what comes after cannot change: an open code block's
+// fence and lines so far, a list's items but the last.
+function finishedPart(token: Token, lines: readonly string[], ctx: BlockContext): string[] {
+  if (token.type === "code" && token.codeBlockStyle !== "indented") {
+    return lines.slice(0, token.raw.replace(/\n$/, "").split("\n").length);
+  }
+  if (token.type === "list") {
+    const list = token as Tokens.List;
+    return list.items.slice(0, -1).flatMap((_, i) => listItemLines(list, i, ctx));
+  }
+  return [];
+}
+
 /**
  * A stream that writes each block once it is complete: a paragraph when a blank line (or the next
- * block) follows it, a heading when its line ends, a table or list when the next block starts. A
- * fenced code block is written line by line as its lines arrive (highlighted as the whole block
- * so far, so colours across lines stay right). Nothing written is ever redrawn; `end()` writes
+ * block) follows it, a heading when its line ends, a table when the next block starts, a list item
+ * when the next item starts. A fenced code block is written line by line as its lines arrive
+ * (highlighted as the whole block so far, so colours across lines stay right). Nothing written is ever redrawn; `end()` writes
  * what is left. The lines written equal `renderMarkdown` of the whole text.
  */
 export function createMarkdownStream(options: MarkdownStreamOptions): MarkdownStream {
@@ -95,12 +108,9 @@ export function createMarkdownStream(options: MarkdownStreamOptions): MarkdownSt
       const final = all || isFinal(tokens, i);
       const lines = renderBlock(token, ctx);
       if (!final) {
-        if (token.type === "code" && token.codeBlockStyle !== "indented") {
-          // The opening fence and the code lines so far (the closing fence has not come).
-          const shown = lines.slice(0, token.raw.replace(/\n$/, "").split("\n").length);
-          emit(shown, shownOfOpen);
-          shownOfOpen = Math.max(shownOfOpen, shown.length);
-        }
+        const shown = finishedPart(token, lines, ctx);
+        emit(shown, shownOfOpen);
+        shownOfOpen = Math.max(shownOfOpen, shown.length);
         break;
       }
       emit(lines, shownOfOpen);

@@ -153,3 +153,26 @@ Deno.test("a stream writes a code block line by line before its fence closes", (
   stream.end();
   assert.equal(writes.join(""), "```py\nprint(1)\nprint(2)\n```\n\nafter\n");
 });
+
+Deno.test("a stream writes a list item once the next item's first line is complete", () => {
+  const writes: string[] = [];
+  const stream = createMarkdownStream({ width: 40, color: false, write: (t) => writes.push(t) });
+  stream.push("- first\n- sec");
+  assert.equal(writes.join(""), "");
+  stream.push("ond\n");
+  assert.equal(writes.join(""), "• first\n");
+  stream.push("\n- third\n  - nested\n");
+  assert.equal(writes.join(""), "• first\n• second\n");
+  stream.end();
+  assert.equal(writes.join(""), "• first\n• second\n\n• third\n  • nested\n");
+});
+
+Deno.test("a loose list streamed piece by piece renders as the whole", () => {
+  const md = "1. one\n2. two\n\n   more of two\n3. three\n\nAfter.\n";
+  const whole = renderMarkdown(md, { width: 40, color: true }).join("\n") + "\n";
+  assert.equal(streamed([...md], true).out, whole);
+  assert.equal(
+    strip(whole),
+    "1. one\n2. two\n\n   more of two\n3. three\n\nAfter.\n",
+  );
+});
