@@ -176,3 +176,21 @@ Deno.test("a loose list streamed piece by piece renders as the whole", () => {
     "1. one\n2. two\n\n   more of two\n3. three\n\nAfter.\n",
   );
 });
+
+Deno.test("long, indented, tilde and unclosed code blocks stream as they render whole", () => {
+  const body = Array.from({ length: 120 }, (_, i) => `let v${i} = "${i}"; /* c */`).join("\n");
+  const cases = [
+    `Intro.\n\n\`\`\`js\n${body}\n\`\`\`\n\nAfter.\n`,
+    "- item\n\n  ```sh\n  echo a\n    echo b\n  ```\ntext\n",
+    "~~~\nraw ``` inside\n~~~\n",
+    "Start.\n\n```py\nprint(1)\nprint(2",
+  ];
+  for (const md of cases) {
+    for (const color of [true, false]) {
+      const whole = renderMarkdown(md, { width: 40, color }).join("\n") + "\n";
+      const { out } = streamed(md.match(/[\s\S]{1,7}/g) ?? [], color);
+      assert.equal(strip(out), strip(whole), md);
+      if (!color || md.length < 300) assert.equal(out, whole, md);
+    }
+  }
+});
