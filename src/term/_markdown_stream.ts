@@ -38,11 +38,11 @@ function isFinal(tokens: readonly Token[], i: number): boolean {
   return token.type === "paragraph" && tokens[i + 1]?.type === "space";
 }
 
-// A list's lines that what comes after cannot change: its items but the last.
-function finishedItems(token: Token, ctx: BlockContext): string[] {
-  if (token.type !== "list") return [];
-  const list = token as Tokens.List;
-  return list.items.slice(0, -1).flatMap((_, i) => listItemLines(list, i, ctx));
+// Lines of items `from` to `to` (exclusive) of a list.
+function itemLines(list: Tokens.List, from: number, to: number, ctx: BlockContext): string[] {
+  const out: string[] = [];
+  for (let i = from; i < to; i++) out.push(...listItemLines(list, i, ctx));
+  return out;
 }
 
 // A code block being followed line by line; `lines` are its code lines so far.
@@ -78,12 +78,13 @@ function codeLine(line: string, indent: number): string {
 export function createBlockStream(ctx: BlockContext, write: (text: string) => void): BlockStream {
   let pending = "";
   let wroteBlock = false;
-  let shownOfOpen = 0; // lines of the unfinished list at the head of `pending` already written
+  let shownItems = 0; // items of the unfinished list at the head of `pending` already written
   let code: OpenCode | null = null;
-  const emit = (lines: readonly string[], from: number): void => {
-    if (lines.length <= from) return;
-    if (from === 0 && wroteBlock) write("\n");
-    write(lines.slice(from).map((line) => `${line}\n`).join(""));
+  // Writes lines; `starts` when they begin a block (a blank line then separates it).
+  const emit = (lines: readonly string[], starts: boolean): void => {
+    if (lines.length === 0) return;
+    if (starts && wroteBlock) write("\n");
+    write(lines.map((line) => `${line}\n`).join(""));
     wroteBlock = true;
   };
   const followCode = (all: boolean): void => {
@@ -115,23 +116,30 @@ export function createBlockStream(ctx: BlockContext, write: (text: string) => vo
         used += token.raw.length;
         continue;
       }
-      if (all || isFinal(tokens, i)) {
-        emit(renderBlock(token, ctx), shownOfOpen);
-        shownOfOpen = 0;
+      const final = all || isFinal(tokens, i);
+      if (token.type === "list") {
+        // Every item but the last is final: write the ones not yet written.
+        const list = token as Tokens.List;
+        const to = final ? list.items.length : list.items.length - 1;
+        emit(itemLines(list, shownItems, to, ctx), shownItems === 0);
+        shownItems = final ? 0 : Math.max(shownItems, to);
+        if (!final) break;
+        used += token.raw.length;
+        continue;
+      }
+      if (final) {
+        emit(renderBlock(token, ctx), true);
         used += token.raw.length;
         continue;
       }
       if (token.type === "code" && token.codeBlockStyle !== "indented") {
         // An open code block runs to the end of what has come: follow it line by line now.
         const rest = complete.slice(used);
-        emit(renderBlock(token, ctx).slice(0, rest.replace(/\n$/, "").split("\n").length), 0);
+        emit(renderBlock(token, ctx).slice(0, rest.replace(/\n$/, "").split("\n").length), true);
         code = openCode(token as Tokens.Code, rest);
         used = complete.length;
         break;
       }
-      const shown = finishedItems(token, ctx);
-      emit(shown, shownOfOpen);
-      shownOfOpen = Math.max(shownOfOpen, shown.length);
       break;
     }
     pending = pending.slice(used);
