@@ -3,6 +3,7 @@
  * lists, quotes, tables and highlighted code blocks.
  */
 import type { Token, Tokens } from "marked";
+import { escapeControls } from "../cli/terminal_text.ts";
 import { highlightCode } from "./_markdown_code.ts";
 import { type MarkdownStyles, pad, visibleWidth, wrapStyled } from "./_markdown_style.ts";
 
@@ -27,25 +28,46 @@ function inlineToken(token: Token, s: MarkdownStyles): string {
     case "del":
       return s.strike(renderInline(t.tokens, s));
     case "codespan":
-      return s.code(s.color ? String(t.text) : `\`${t.text}\``);
+      return s.code(s.color ? safe(t.text) : `\`${safe(t.text)}\``);
     case "br":
       return "\n";
     case "link": {
       const text = renderInline(t.tokens, s);
-      const href = String(t.href ?? "");
-      return href === "" || href === t.text
+      const href = safe(t.href);
+      return href === "" || href === safe(t.text)
         ? s.link(text)
         : `${s.link(text)} ${s.dim(`(${href})`)}`;
     }
     case "image":
-      return s.dim(`[image: ${t.text || t.href}]`);
+      return s.dim(`[image: ${safe(t.text || t.href)}]`);
     case "checkbox":
       return "";
     case "text":
-      return t.tokens ? renderInline(t.tokens, s) : String(t.text);
+      return t.tokens ? renderInline(t.tokens, s) : safe(decodeEntities(String(t.text)));
+    case "escape":
+      return safe(t.text);
     default:
-      return String(t.raw ?? t.text ?? "");
+      return safe(t.raw ?? t.text);
   }
+}
+
+// What marked made of the text, made safe again: the lexer decodes character references, so
+// "&#27;" in a model's answer would otherwise reach the terminal as ESC.
+function safe(text: unknown): string {
+  return escapeControls(typeof text === "string" ? text : "");
+}
+
+const ENTITIES: Record<string, string> = {
+  "&amp;": "&",
+  "&lt;": "<",
+  "&gt;": ">",
+  "&quot;": '"',
+  "&#39;": "'",
+};
+
+// The few named entities models write; numeric ones stay as written (one could name a control).
+function decodeEntities(text: string): string {
+  return text.replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e] ?? e);
 }
 
 /** Top-level or nested block tokens as lines, one blank line between blocks. */
@@ -72,7 +94,7 @@ export function renderBlock(token: Token, ctx: BlockContext): string[] {
     case "paragraph":
       return wrapStyled(renderInline(t.tokens, s), ctx.width);
     case "text":
-      return wrapStyled(t.tokens ? renderInline(t.tokens, s) : String(t.text), ctx.width);
+      return wrapStyled(t.tokens ? renderInline(t.tokens, s) : safe(t.text), ctx.width);
     case "code":
       return codeBlock(t as Tokens.Code, ctx);
     case "blockquote":
@@ -85,15 +107,15 @@ export function renderBlock(token: Token, ctx: BlockContext): string[] {
     case "hr":
       return [s.dim("─".repeat(Math.max(1, Math.min(ctx.width, 40))))];
     default:
-      return wrapStyled(String(t.raw ?? "").replace(/\n+$/, ""), ctx.width);
+      return wrapStyled(safe(t.raw).replace(/\n+$/, ""), ctx.width);
   }
 }
 
 function codeBlock(t: Tokens.Code, ctx: BlockContext): string[] {
   const s = ctx.styles;
-  const lang = t.lang ?? "";
+  const lang = safe(t.lang);
   const fence = t.codeBlockStyle === "indented" ? "" : "```";
-  const lines = highlightCode(t.text.replaceAll("\t", "  "), lang, s.color);
+  const lines = highlightCode(safe(t.text).replaceAll("\t", "  "), lang, s.color);
   if (fence === "") return lines.map((line) => `    ${line}`);
   return [s.dim(fence + lang), ...lines, s.dim(fence)];
 }

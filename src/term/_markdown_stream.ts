@@ -3,6 +3,7 @@
  * blocks that nothing after them can change, and follows an open code block line by line.
  */
 import { Lexer, type Token, type Tokens } from "marked";
+import { escapeControls } from "../cli/terminal_text.ts";
 import { type BlockContext, listItemLines, renderBlock } from "./_markdown_blocks.ts";
 import { highlightCode } from "./_markdown_code.ts";
 
@@ -64,14 +65,14 @@ function openCode(token: Tokens.Code, raw: string): OpenCode {
   return {
     fence: match?.[2] ?? "```",
     indent,
-    lang: token.lang ?? "",
+    lang: escapeControls(token.lang ?? ""),
     lines: rest.map((line) => codeLine(line, indent)),
   };
 }
 
 function codeLine(line: string, indent: number): string {
   const strip = Math.min(indent, /^ */.exec(line)?.[0].length ?? 0);
-  return line.slice(strip).replaceAll("\t", "  ");
+  return escapeControls(line.slice(strip)).replaceAll("\t", "  ");
 }
 
 /** A stream that writes each block once it is final (see `createMarkdownStream`). */

@@ -85,6 +85,21 @@ Deno.test("escape sequences and control characters in model text are made visibl
   }
 });
 
+Deno.test("markdown shows backslash escapes and named entities as the characters they stand for", () => {
+  const lines = renderMarkdown("a \\*not em\\* &amp; &lt;b&gt;", { width: 60, color: false });
+  assert.deepEqual(lines, ["a *not em* & <b>"]);
+});
+
+Deno.test("character references to control characters are made visible, not decoded into them", () => {
+  const md = "a &#27;[2J &#x1b;]0;t&#7; [l](&#27;x) `&#27;c`\n\n| &#155;2J |\n|--|\n| &#27;c |\n";
+  for (const color of [true, false]) {
+    const out = renderMarkdown(md, { width: 60, color }).join("\n");
+    assert.ok(!/\x1b\[2J|\x1b\]|\x07|\x9b|\x1bc|\x1bx/.test(out), JSON.stringify(out));
+    assert.match(strip(out), /a \\u001b\[2J \\u001b\]0;t\\u0007/);
+    assert.match(strip(out), /\\u009b2J/);
+  }
+});
+
 Deno.test("markdown wraps prose at the width, keeps styles per line, and never wraps code", () => {
   const long = "word ".repeat(30).trim();
   const md = `**${long}**\n\n- ${long}\n\n\`\`\`\n${"x".repeat(50)}\n\`\`\`\n`;
