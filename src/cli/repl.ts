@@ -34,7 +34,7 @@ export interface LineSource {
   readonly buffered: number;
 }
 
-/** What a line editor adds to plain lines (src/cli/line_editor.ts). */
+/** What a line editor adds to plain lines (src/term/line_editor.ts). */
 export interface LineControl {
   /** A reader waits; `remember` false keeps its line out of the history. */
   attend(options: { remember: boolean }): void;

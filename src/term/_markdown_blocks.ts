@@ -3,7 +3,7 @@
  * lists, quotes, tables and highlighted code blocks.
  */
 import type { Token, Tokens } from "marked";
-import { escapeControls } from "../cli/terminal_text.ts";
+import { escapeControls } from "./terminal_text.ts";
 import { highlightCode } from "./_markdown_code.ts";
 import { type MarkdownStyles, pad, visibleWidth, wrapStyled } from "./_markdown_style.ts";
 

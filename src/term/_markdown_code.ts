@@ -2,23 +2,41 @@
  * Code blocks in rendered markdown: highlighted with highlight.js (its core and a set of common
  * languages, so loading stays quick) and turned from its HTML into SGR colours, one line at a time.
  */
+// @ts-types="./_hljs_core.d.ts"
 import hljs from "highlight.js/lib/core";
+// @ts-types="./_hljs_language.d.ts"
 import bash from "highlight.js/lib/languages/bash";
+// @ts-types="./_hljs_language.d.ts"
 import c from "highlight.js/lib/languages/c";
+// @ts-types="./_hljs_language.d.ts"
 import cpp from "highlight.js/lib/languages/cpp";
+// @ts-types="./_hljs_language.d.ts"
 import css from "highlight.js/lib/languages/css";
+// @ts-types="./_hljs_language.d.ts"
 import diff from "highlight.js/lib/languages/diff";
+// @ts-types="./_hljs_language.d.ts"
 import go from "highlight.js/lib/languages/go";
+// @ts-types="./_hljs_language.d.ts"
 import java from "highlight.js/lib/languages/java";
+// @ts-types="./_hljs_language.d.ts"
 import javascript from "highlight.js/lib/languages/javascript";
+// @ts-types="./_hljs_language.d.ts"
 import json from "highlight.js/lib/languages/json";
+// @ts-types="./_hljs_language.d.ts"
 import markdown from "highlight.js/lib/languages/markdown";
+// @ts-types="./_hljs_language.d.ts"
 import python from "highlight.js/lib/languages/python";
+// @ts-types="./_hljs_language.d.ts"
 import rust from "highlight.js/lib/languages/rust";
+// @ts-types="./_hljs_language.d.ts"
 import shell from "highlight.js/lib/languages/shell";
+// @ts-types="./_hljs_language.d.ts"
 import sql from "highlight.js/lib/languages/sql";
+// @ts-types="./_hljs_language.d.ts"
 import typescript from "highlight.js/lib/languages/typescript";
+// @ts-types="./_hljs_language.d.ts"
 import xml from "highlight.js/lib/languages/xml";
+// @ts-types="./_hljs_language.d.ts"
 import yaml from "highlight.js/lib/languages/yaml";
 
 const LANGUAGES = {

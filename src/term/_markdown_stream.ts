@@ -3,7 +3,7 @@
  * blocks that nothing after them can change, and follows an open code block line by line.
  */
 import { Lexer, type Token, type Tokens } from "marked";
-import { escapeControls } from "../cli/terminal_text.ts";
+import { escapeControls } from "./terminal_text.ts";
 import { type BlockContext, listItemLines, renderBlock } from "./_markdown_blocks.ts";
 import { highlightCode } from "./_markdown_code.ts";
 

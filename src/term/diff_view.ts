@@ -4,7 +4,7 @@
  * width, file content escaped so it cannot redraw the terminal, and a cap on the lines shown.
  */
 import { parsePatch } from "diff";
-import { escapeControls } from "../cli/terminal_text.ts";
+import { escapeControls } from "./terminal_text.ts";
 import { type FileChange, formatSize } from "../tools/mod.ts";
 
 /** How a diff is drawn. */

@@ -7,7 +7,7 @@
  * for an interactive session on a terminal): marked and highlight.js take some tens of ms to load.
  */
 import { Lexer } from "marked";
-import { escapeControls } from "../cli/terminal_text.ts";
+import { escapeControls } from "./terminal_text.ts";
 import { type BlockContext, renderBlocks } from "./_markdown_blocks.ts";
 import { createBlockStream } from "./_markdown_stream.ts";
 import { markdownStyles } from "./_markdown_style.ts";
