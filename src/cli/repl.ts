@@ -327,7 +327,10 @@ export async function runRepl(options: ReplOptions): Promise<number> {
           case "/compact": {
             // Ctrl-C stops the summary request like a run; lines typed meanwhile wait.
             current = new AbortController();
+            // Lines typed meanwhile are kept, not drawn over the compaction's spinner.
+            source.setBusy(true);
             const said = await host.compact(arg, current.signal);
+            source.setBusy(false);
             current = undefined;
             if (said !== "") terminal.writeStdout(said + "\n");
             if (terminated) return 143;
