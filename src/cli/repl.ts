@@ -5,6 +5,7 @@
  */
 import type { Approval, ApprovalRequest, Prompter } from "../policy/approve.ts";
 import { createLinePrompter } from "../policy/approve.ts";
+import { createKeyPrompter } from "./approval_keys.ts";
 import type { CliSignal, Terminal } from "./io.ts";
 import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
 import { helpWithPrompts, type PromptCommand } from "./repl_prompts.ts";
@@ -32,14 +33,18 @@ export interface LineSource {
   readonly ended: boolean;
   /** Number of lines typed while nobody was waiting, not taken yet. */
   readonly buffered: number;
+  /** The next key press (on a line editor only); null at end of input or when cancelled. */
+  key?(): Promise<string | null>;
 }
 
 /** What a line editor adds to plain lines (src/cli/line_editor.ts). */
 export interface LineControl {
   /** A reader waits; `remember` false keeps its line out of the history. */
   attend(options: { remember: boolean }): void;
-  /** Nobody waits any more. */
+  /** Nobody waits any more (a pending readKey resolves null). */
   detach(): void;
+  /** The next key press, kept from the line ("enter" for Enter); null once input ended. */
+  readKey?(): Promise<string | null>;
   setBusy(busy: boolean): void;
   close(): void;
 }
@@ -72,7 +77,9 @@ export function createLineSource(lines: AsyncIterable<string>, control?: LineCon
     }
     endAll();
   })();
+  const readKey = control?.readKey?.bind(control);
   return {
+    ...(readKey === undefined ? {} : { key: () => ended ? Promise.resolve(null) : readKey() }),
     next(options = {}) {
       if (!options.fresh && buffer.length > 0) return Promise.resolve(buffer.shift() as string);
       if (ended) return Promise.resolve(null);
@@ -112,8 +119,13 @@ export function createReplPrompter(
   source: LineSource,
   write: (text: string) => void,
   hold?: (held: boolean) => void,
+  columns: () => number = () => 80,
 ): Prompter {
-  const inner = createLinePrompter({ write, readLine: () => source.next({ fresh: true }) });
+  // A line editor answers with one key; plain lines (a pipe) with a typed line, as before.
+  const key = source.key?.bind(source);
+  const inner = key !== undefined
+    ? createKeyPrompter({ readKey: key, write, columns })
+    : createLinePrompter({ write, readLine: () => source.next({ fresh: true }) });
   // Questions from parallel calls are asked one at a time.
   let chain: Promise<unknown> = Promise.resolve();
   return {
