@@ -320,7 +320,10 @@ export function createLineEditor(raw: RawTerminal, options: LineEditorOptions = 
     answered = false;
     if (text === null) return end();
     for (const piece of split(text)) {
-      if (piece.type === "keys") decoder.emit("data", piece.text);
+      // A lone ESC in a read is the Escape key (a sequence arrives whole): it stops a run.
+      if (piece.type === "keys" && piece.text === "\x1b") {
+        if (busy && !ended) raw.interrupt();
+      } else if (piece.type === "keys") decoder.emit("data", piece.text);
       else if (!ended) {
         if (shown && stale) resync();
         insert(piece.text);

@@ -244,7 +244,7 @@ export const REPL_HELP = `Commands:
                  summarise the conversation now to free context (FOCUS: what to keep)
   /model NAME    switch the model (without NAME: show it)
   /grants        show what the tools may touch
-Ctrl-C while the agent works aborts the turn (running tools are killed).
+Ctrl-C or Esc while the agent works aborts the turn (running tools are killed).
 Lines typed while the agent works are queued and sent when it stops.
 Editing: arrows, Home/End, Ctrl-A/E/W/U/K/Y; up/down recall earlier requests in this workspace.
 Several lines: paste them, or end a line with \\ or press Alt-Enter for a newline; Enter sends.`;

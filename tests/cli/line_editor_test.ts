@@ -345,3 +345,29 @@ Deno.test("createLineEditor() drops the Enter typed together with a key that ans
   assert.equal(await next(), "go");
   editor.close();
 });
+
+Deno.test("createLineEditor() stops a running turn on Escape, not on an arrow key's sequence or at the prompt", async () => {
+  const term = fakeRaw();
+  const editor = createLineEditor(term.raw);
+  const next = reader(editor);
+  // At the prompt, Escape does nothing (and is not typed into the line).
+  editor.attend({ remember: true });
+  term.type("\x1b");
+  assert.equal(term.state.interrupts, 0);
+  term.type("ok\r");
+  assert.equal(await next(), "ok");
+  editor.setBusy(true);
+  // Arrow keys arrive as one read starting with ESC: not the Escape key.
+  term.type("\x1b[A");
+  term.type("\x1bOB");
+  assert.equal(term.state.interrupts, 0);
+  term.type("\x1b");
+  assert.equal(term.state.interrupts, 1);
+  // While an approval question waits for its key, too.
+  const key = editor.readKey();
+  term.type("\x1b");
+  assert.equal(term.state.interrupts, 2);
+  editor.detach();
+  assert.equal(await key, null);
+  editor.close();
+});
