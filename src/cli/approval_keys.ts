@@ -3,7 +3,12 @@
  * is no, the safe default), the choice is echoed after the question, other keys are ignored, and
  * the question wraps at word boundaries to the terminal's width.
  */
-import type { Approval, ApprovalRequest, Prompter } from "../policy/approve.ts";
+import {
+  type Approval,
+  type ApprovalRequest,
+  createLinePrompter,
+  type Prompter,
+} from "../policy/approve.ts";
 
 /** What the key prompter needs: one key press at a time, the output, the terminal's width. */
 export interface KeyPrompterIo {
@@ -12,6 +17,8 @@ export interface KeyPrompterIo {
   write(text: string): void;
   /** Terminal width in columns (0 or less: unknown, 80 is used). */
   columns(): number;
+  /** Subscribes to the window's resizes (SIGWINCH); returns the unsubscribe function. */
+  onResize?(listener: () => void): () => void;
 }
 
 /** `text` broken at spaces into lines of at most `columns` (a longer word stays whole). */
@@ -57,20 +64,65 @@ function keyAnswer(key: string, directory: boolean): Approval | undefined {
   }
 }
 
-/** A prompter answered by a single key (see the module comment). */
+/** The rows `shown` (its cursor after it) takes once a terminal reflowed it to `columns`. */
+function rowsAt(shown: string, columns: number): number {
+  const width = columns > 0 ? columns : 80;
+  return shown.split("\n").reduce(
+    (rows, line) => rows + Math.max(1, Math.ceil(line.length / width)),
+    0,
+  );
+}
+
+/** A prompter answered by a single key (see the module comment); redrawn when resized. */
 export function createKeyPrompter(io: KeyPrompterIo): Prompter {
   return {
     async ask(request: ApprovalRequest): Promise<Approval> {
-      io.write(wrapWords(request.question, io.columns()) + " ");
-      const directory = request.location !== undefined && "path" in request.location &&
-        request.location.path !== "/";
-      for (;;) {
-        const key = await io.readKey();
-        const answer = key === null ? "deny" : keyAnswer(key, directory);
-        if (answer === undefined) continue;
-        io.write(`→ ${ECHO[answer]}\n`);
-        return answer;
+      let shown = wrapWords(request.question, io.columns()) + " ";
+      io.write(shown);
+      // Resized: back to the question's first row, erase it, and draw it wrapped anew.
+      const off = io.onResize?.(() => {
+        const up = rowsAt(shown, io.columns()) - 1;
+        shown = wrapWords(request.question, io.columns()) + " ";
+        io.write(`\r${up > 0 ? `\x1b[${up}A` : ""}\x1b[J${shown}`);
+      });
+      try {
+        return await answerOf(io, request);
+      } finally {
+        off?.();
       }
     },
   };
+}
+
+/** Reads keys until one answers `request`; echoes the answer. */
+async function answerOf(io: KeyPrompterIo, request: ApprovalRequest): Promise<Approval> {
+  const directory = request.location !== undefined && "path" in request.location &&
+    request.location.path !== "/";
+  for (;;) {
+    const key = await io.readKey();
+    const answer = key === null ? "deny" : keyAnswer(key, directory);
+    if (answer === undefined) continue;
+    io.write(`→ ${ECHO[answer]}\n`);
+    return answer;
+  }
+}
+
+/** What createAnswerPrompter needs: keys when there is a line editor, else typed lines. */
+export interface AnswerIo {
+  readKey?: () => Promise<string | null>;
+  readLine: () => Promise<string | null>;
+  write: (text: string) => void;
+  view: Pick<KeyPrompterIo, "columns" | "onResize">;
+}
+
+/** A line editor answers with one key; plain lines (a pipe) with a typed line, as before. */
+export function createAnswerPrompter(io: AnswerIo): Prompter {
+  const { readKey, view } = io;
+  if (readKey === undefined) return createLinePrompter({ write: io.write, readLine: io.readLine });
+  return createKeyPrompter({
+    readKey,
+    write: io.write,
+    columns: () => view.columns(),
+    ...(view.onResize === undefined ? {} : { onResize: view.onResize.bind(view) }),
+  });
 }

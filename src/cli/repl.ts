@@ -1,11 +1,10 @@
 /**
  * Interactive mode: a prompt line, streamed answers, Ctrl-C aborts the running turn (and exits at
  * the prompt), Ctrl-D exits, lines typed while a run is busy are queued and delivered when the
- * model stops, approval questions take the next typed line, and a few slash commands.
+ * model stops, approval questions take one key (a typed line when piped), and slash commands.
  */
 import type { Approval, ApprovalRequest, Prompter } from "../policy/approve.ts";
-import { createLinePrompter } from "../policy/approve.ts";
-import { createKeyPrompter } from "./approval_keys.ts";
+import { createAnswerPrompter, type KeyPrompterIo } from "./approval_keys.ts";
 import type { CliSignal, Terminal } from "./io.ts";
 import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
 import { helpWithPrompts, type PromptCommand } from "./repl_prompts.ts";
@@ -119,13 +118,14 @@ export function createReplPrompter(
   source: LineSource,
   write: (text: string) => void,
   hold?: (held: boolean) => void,
-  columns: () => number = () => 80,
+  view: Pick<KeyPrompterIo, "columns" | "onResize"> = { columns: () => 80 },
 ): Prompter {
-  // A line editor answers with one key; plain lines (a pipe) with a typed line, as before.
-  const key = source.key?.bind(source);
-  const inner = key !== undefined
-    ? createKeyPrompter({ readKey: key, write, columns })
-    : createLinePrompter({ write, readLine: () => source.next({ fresh: true }) });
+  const inner = createAnswerPrompter({
+    ...(source.key === undefined ? {} : { readKey: source.key.bind(source) }),
+    readLine: () => source.next({ fresh: true }),
+    write,
+    view,
+  });
   // Questions from parallel calls are asked one at a time.
   let chain: Promise<unknown> = Promise.resolve();
   return {

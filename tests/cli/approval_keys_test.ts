@@ -15,7 +15,12 @@ function keys(width = 80) {
   const pressed: Array<string | null> = [];
   let wake: (() => void) | undefined;
   const state = { out: "", width };
+  const resized = new Set<() => void>();
   const prompter = createKeyPrompter({
+    onResize(listener) {
+      resized.add(listener);
+      return () => resized.delete(listener);
+    },
     async readKey() {
       while (pressed.length === 0) await new Promise<void>((resolve) => wake = resolve);
       return pressed.shift() as string | null;
@@ -27,7 +32,12 @@ function keys(width = 80) {
     pressed.push(key);
     wake?.();
   };
-  return { prompter, press, state };
+  /** The window is now `columns` wide (SIGWINCH). */
+  const resize = (columns: number) => {
+    state.width = columns;
+    for (const listener of resized) listener();
+  };
+  return { prompter, press, state, resize, listening: () => resized.size };
 }
 
 Deno.test("createKeyPrompter() answers with one key, ignores other keys and echoes the choice", async () => {
@@ -110,4 +120,27 @@ Deno.test("createReplPrompter() asks for one key on a line editor and for a type
   assert.equal(await answer, "always");
   assert.doesNotMatch(said, /→/);
   piped.endInput();
+});
+
+Deno.test("createKeyPrompter() wraps the question anew when the window is resized", async () => {
+  const k = keys(100);
+  const asked = k.prompter.ask(request);
+  await new Promise((resolve) => setTimeout(resolve, 1));
+  const first = k.state.out;
+  assert.equal(first.split("\n").length, 2, first);
+  k.resize(40);
+  const redraw = k.state.out.slice(first.length);
+  // Back to the question's first row (a terminal reflows its 2 lines to 40 columns), erased,
+  // drawn again.
+  const rows = first.split("\n").reduce((n, line) => n + Math.ceil(line.length / 40), 0);
+  assert.ok(rows > 2);
+  const moved = /^\r\x1b\[(\d+)A\x1b\[J/.exec(redraw);
+  assert.equal(moved?.[1], String(rows - 1), JSON.stringify(redraw));
+  const lines = redraw.slice(moved?.[0].length).split("\n");
+  for (const line of lines) assert.ok(line.trimEnd().length <= 40, line);
+  assert.equal(lines.join(" ").trim(), request.question);
+  k.press("y");
+  assert.equal(await asked, "once");
+  // Answered: resizes are nothing to this question any more.
+  assert.equal(k.listening(), 0);
 });
