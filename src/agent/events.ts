@@ -61,6 +61,11 @@ export interface CompactionEndEvent {
   summary?: string;
   /** The new history, when compacted (what a session records). */
   messages?: Message[];
+  /**
+   * A summary was written but dropped: it was not smaller than the messages it would replace
+   * (estimated tokens of both).
+   */
+  summaryLarger?: { summaryTokens: number; replacedTokens: number };
 }
 
 /** The outcome of `runAgentLoop`. */

@@ -100,6 +100,7 @@ export async function compactNow(
     createContextState();
   const stopLookup = lookUpContextWindow(state, options.model);
   let compacted = false;
+  let larger: CompactionEndEvent["summaryLarger"];
   const keeper = createContextKeeper({
     state,
     model: options.model,
@@ -109,6 +110,7 @@ export async function compactNow(
     emit: (event) => {
       if (event.type === "compaction_end") {
         compacted = event.outcome === "compacted";
+        larger = event.summaryLarger;
         if (event.messages !== undefined) {
           options.writer?.appendCompaction(compactionLine(event, event.messages));
         }
@@ -130,7 +132,13 @@ export async function compactNow(
     });
     if (fit.type === "aborted") return "(compaction aborted; the conversation is unchanged)";
     if (fit.type === "exhausted") return `moat: ${fit.message}`;
-    return compacted ? "" : "Nothing to compact: the conversation is already short.";
+    if (compacted) return "";
+    if (larger !== undefined) {
+      return `Nothing to compact: the summary (~${count(larger.summaryTokens)} tokens) would be ` +
+        `larger than the ${count(larger.replacedTokens)} tokens it replaces; the conversation ` +
+        "is unchanged.";
+    }
+    return "Nothing to compact: the conversation is already short.";
   } catch (e) {
     return `moat: error: the summary request failed, so the conversation is unchanged: ${
       e instanceof Error ? e.message : String(e)
@@ -139,6 +147,8 @@ export async function compactNow(
     await stopLookup();
   }
 }
+
+const count = (n: number) => n.toLocaleString("en-US");
 
 /** The session line of a compaction event (without type and time). */
 export function compactionLine(

@@ -68,6 +68,8 @@ export interface Terminal {
   onSignal(signal: CliSignal, handler: () => void): () => void;
   /** Terminal width in columns (80 when unknown). */
   columns(): number;
+  /** Subscribes to window resizes (SIGWINCH); returns the unsubscribe function. */
+  onResize?(handler: () => void): () => void;
   /**
    * Puts a terminal stdin in raw mode with bracketed paste for the line editor (src/term/
    * line_editor.ts); undefined when stdin is not a terminal. At most one is open at a time.

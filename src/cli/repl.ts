@@ -1,10 +1,10 @@
 /**
  * Interactive mode: a prompt line, streamed answers, Ctrl-C aborts the running turn (and exits at
  * the prompt), Ctrl-D exits, lines typed while a run is busy are queued and delivered when the
- * model stops, approval questions take the next typed line, and a few slash commands.
+ * model stops, approval questions take one key (a typed line when piped), and slash commands.
  */
 import type { Approval, ApprovalRequest, Prompter } from "../policy/approve.ts";
-import { createLinePrompter } from "../policy/approve.ts";
+import { createAnswerPrompter, type KeyPrompterIo } from "./approval_keys.ts";
 import type { CliSignal, Terminal } from "./io.ts";
 import { escapeControls, escapeUnsafe } from "../term/terminal_text.ts";
 import { helpWithPrompts, type PromptCommand } from "./repl_prompts.ts";
@@ -32,14 +32,18 @@ export interface LineSource {
   readonly ended: boolean;
   /** Number of lines typed while nobody was waiting, not taken yet. */
   readonly buffered: number;
+  /** The next key press (on a line editor only); null at end of input or when cancelled. */
+  key?(): Promise<string | null>;
 }
 
 /** What a line editor adds to plain lines (src/term/line_editor.ts). */
 export interface LineControl {
   /** A reader waits; `remember` false keeps its line out of the history. */
   attend(options: { remember: boolean }): void;
-  /** Nobody waits any more. */
+  /** Nobody waits any more (a pending readKey resolves null). */
   detach(): void;
+  /** The next key press, kept from the line ("enter" for Enter); null once input ended. */
+  readKey?(): Promise<string | null>;
   setBusy(busy: boolean): void;
   close(): void;
 }
@@ -72,7 +76,9 @@ export function createLineSource(lines: AsyncIterable<string>, control?: LineCon
     }
     endAll();
   })();
+  const readKey = control?.readKey?.bind(control);
   return {
+    ...(readKey === undefined ? {} : { key: () => ended ? Promise.resolve(null) : readKey() }),
     next(options = {}) {
       if (!options.fresh && buffer.length > 0) return Promise.resolve(buffer.shift() as string);
       if (ended) return Promise.resolve(null);
@@ -112,8 +118,14 @@ export function createReplPrompter(
   source: LineSource,
   write: (text: string) => void,
   hold?: (held: boolean) => void,
+  view: Pick<KeyPrompterIo, "columns" | "onResize"> = { columns: () => 80 },
 ): Prompter {
-  const inner = createLinePrompter({ write, readLine: () => source.next({ fresh: true }) });
+  const inner = createAnswerPrompter({
+    ...(source.key === undefined ? {} : { readKey: source.key.bind(source) }),
+    readLine: () => source.next({ fresh: true }),
+    write,
+    view,
+  });
   // Questions from parallel calls are asked one at a time.
   let chain: Promise<unknown> = Promise.resolve();
   return {
@@ -232,7 +244,7 @@ export const REPL_HELP = `Commands:
                  summarise the conversation now to free context (FOCUS: what to keep)
   /model NAME    switch the model (without NAME: show it)
   /grants        show what the tools may touch
-Ctrl-C while the agent works aborts the turn (running tools are killed).
+Ctrl-C or Esc while the agent works aborts the turn (running tools are killed).
 Lines typed while the agent works are queued and sent when it stops.
 Editing: arrows, Home/End, Ctrl-A/E/W/U/K/Y; up/down recall earlier requests in this workspace.
 Several lines: paste them, or end a line with \\ or press Alt-Enter for a newline; Enter sends.`;
@@ -327,7 +339,10 @@ export async function runRepl(options: ReplOptions): Promise<number> {
           case "/compact": {
             // Ctrl-C stops the summary request like a run; lines typed meanwhile wait.
             current = new AbortController();
+            // Lines typed meanwhile are kept, not drawn over the compaction's spinner.
+            source.setBusy(true);
             const said = await host.compact(arg, current.signal);
+            source.setBusy(false);
             current = undefined;
             if (said !== "") terminal.writeStdout(said + "\n");
             if (terminated) return 143;

@@ -119,6 +119,15 @@ export function createDenoTerminal(): Terminal {
       };
     },
     columns: consoleColumns,
+    onResize(handler: () => void) {
+      try {
+        Deno.addSignalListener("SIGWINCH", handler);
+      } catch {
+        // No SIGWINCH (Windows): the question keeps its first wrapping.
+        return () => {};
+      }
+      return () => Deno.removeSignalListener("SIGWINCH", handler);
+    },
     openRaw() {
       if (raw !== undefined || !Deno.stdin.isTerminal()) return undefined;
       const opened = openRawStdin({

@@ -127,8 +127,10 @@ export interface LineEditor {
    * prompt or question written last); `remember` false keeps the answer out of the history.
    */
   attend(options: { remember: boolean }): void;
-  /** Nobody waits any more. */
+  /** Nobody waits any more (a pending readKey resolves null). */
   detach(): void;
+  /** The next key press, not given to the line ("enter" for Enter); null once input ended. */
+  readKey(): Promise<string | null>;
   /** A run owns the terminal: while nobody waits, typed text is kept but not drawn. */
   setBusy(busy: boolean): void;
   /** Ends the lines and gives the terminal back. Safe to call twice. */
@@ -165,8 +167,18 @@ export function createLineEditor(raw: RawTerminal, options: LineEditorOptions = 
 
   const queue: string[] = [];
   let wake: (() => void) | undefined;
+  // A reader of one key (an approval question): keys go to it, not to the line.
+  let keyWaiter: ((key: string | null) => void) | undefined;
+  // A key answered one in the input read last.
+  let answered = false;
+  const giveKey = (key: string | null) => {
+    const waiter = keyWaiter;
+    keyWaiter = undefined;
+    waiter?.(key);
+  };
   const end = () => {
     ended = true;
+    giveKey(null);
     wake?.();
   };
   const lines: AsyncIterable<string> = {
@@ -280,6 +292,13 @@ export function createLineEditor(raw: RawTerminal, options: LineEditorOptions = 
       }
       return;
     }
+    const enter = k.name === "return" || k.name === "enter";
+    if (keyWaiter !== undefined) {
+      answered = true;
+      return giveKey(enter ? "enter" : s ?? k.name ?? "");
+    }
+    // "y" and Enter typed together (a line-answer habit): the Enter was part of the answer.
+    if (answered && enter && !k.meta) return;
     if (k.meta && (k.name === "return" || k.name === "enter")) return insert("\n");
     if (
       k.name === "return" && !k.ctrl && !k.meta && rl.cursor === rl.line.length &&
@@ -298,9 +317,13 @@ export function createLineEditor(raw: RawTerminal, options: LineEditorOptions = 
   const split = createPasteSplitter();
   const onInput = (text: string | null) => {
     if (closed) return;
+    answered = false;
     if (text === null) return end();
     for (const piece of split(text)) {
-      if (piece.type === "keys") decoder.emit("data", piece.text);
+      // A lone ESC in a read is the Escape key (a sequence arrives whole): it stops a run.
+      if (piece.type === "keys" && piece.text === "\x1b") {
+        if (busy && !ended) raw.interrupt();
+      } else if (piece.type === "keys") decoder.emit("data", piece.text);
       else if (!ended) {
         if (shown && stale) resync();
         insert(piece.text);
@@ -338,7 +361,15 @@ export function createLineEditor(raw: RawTerminal, options: LineEditorOptions = 
       updateShown();
       if (shown) resync();
     },
-    detach: stopAttending,
+    detach() {
+      giveKey(null);
+      stopAttending();
+    },
+    readKey: () =>
+      ended ? Promise.resolve(null) : new Promise((resolve) => {
+        giveKey(null);
+        keyWaiter = resolve;
+      }),
     setBusy(value) {
       busy = value;
       updateShown();

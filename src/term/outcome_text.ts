@@ -16,15 +16,22 @@ export function compactionLine(event: CompactionEndEvent): string | null {
     : "replaced old tool results with stubs";
   switch (event.outcome) {
     case "compacted":
-      return `moat: compacted the conversation to fit the context window: ${how}, ` +
-        `${count(event.tokensBefore)} → ${count(event.tokensAfter)} tokens (${seconds})`;
+      // /compact was asked for: it says what it did, not why (the window did not ask).
+      return event.reason === "manual"
+        ? `moat: compacted ${count(event.tokensBefore)} → ${count(event.tokensAfter)} tokens ` +
+          `(manual): ${how} (${seconds})`
+        : `moat: compacted the conversation to fit the context window: ${how}, ` +
+          `${count(event.tokensBefore)} → ${count(event.tokensAfter)} tokens (${seconds})`;
     case "exhausted":
       return event.method === undefined
         ? null
         : `moat: compacted the conversation (${how}), but it still does not fit: ` +
           `${count(event.tokensBefore)} → ${count(event.tokensAfter)} tokens`;
     case "unchanged":
-      return "moat: the conversation could not be compacted further";
+      // /compact says itself why nothing changed.
+      return event.reason === "manual"
+        ? null
+        : "moat: the conversation could not be compacted further";
     case "aborted":
       return "moat: compaction stopped";
     default: {

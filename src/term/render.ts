@@ -231,6 +231,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
         case "compaction_end": {
           const line = compactionLine(event);
           if (line !== null) stderrLine(c("2", line));
+          if (event.reason === "manual") return setSpinner(null); // /compact: no run goes on
           setSpinner(running.values().next().value ?? "thinking…");
           return;
         }

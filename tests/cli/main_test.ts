@@ -5,6 +5,7 @@ import { type CliDeps, noEndpointMessage } from "../../src/cli/setup.ts";
 import type { AssistantMessage, ModelClient, ModelRequest } from "../../src/model/types.ts";
 import { emptyUsage, ModelError } from "../../src/model/types.ts";
 import type { OpenAiClientOptions } from "../../src/model/openai/mod.ts";
+import { SUMMARY_INSTRUCTIONS } from "../../src/agent/compaction/summary.ts";
 import { createDenoCliFs } from "../../src/sys/session_fs.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
 import { createFakeCliDeps, createFakeTerminal, type FakeTerminal } from "./_fakes.ts";
@@ -410,6 +411,8 @@ Deno.test("runCli() print mode stops after 100 model turns by default, exit 3", 
   assert.equal(result.exitCode, 3);
 });
 
+const LONG_OK = "ok, noted. ".repeat(100);
+
 Deno.test("runCli() /compact summarises the conversation, records it, and -c continues from it", async () => {
   await using ws = await createTempWorkspace();
   const requests: Array<{ tools: number; users: string[]; system: string }> = [];
@@ -420,9 +423,12 @@ Deno.test("runCli() /compact summarises the conversation, records it, and -c con
         users: request.messages.flatMap((m) => m.role === "user" ? [String(m.content)] : []),
         system: request.system,
       });
-      // The summary request is the one without tools.
+      // The summary request is the one with the summary's instructions.
       return Promise.resolve(
-        textReply(request.tools.length === 0 ? "## Done\nDiscussed the number 7." : "ok"),
+        // Answers longer than the summary: a summary never makes the history larger.
+        textReply(
+          request.system === SUMMARY_INSTRUCTIONS ? "## Done\nDiscussed the number 7." : LONG_OK,
+        ),
       );
     },
   };
@@ -447,7 +453,10 @@ Deno.test("runCli() /compact summarises the conversation, records it, and -c con
   assert.equal(summary?.tools, 0);
   assert.match(summary?.users[0] ?? "", /focus on: the numbers/);
   assert.match(summary?.users[0] ?? "", /remember the number 7/);
-  assert.match(first.stderr, /moat: compacted the conversation .*summarised the older part/);
+  assert.match(
+    first.stderr,
+    /moat: compacted [\d,]+ → [\d,]+ tokens \(manual\): summarised the older part/,
+  );
 
   const second = createFakeTerminal();
   const code = await runIn(

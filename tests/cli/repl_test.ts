@@ -334,3 +334,36 @@ Deno.test("runRepl() runs a prompt command's expansion, says what is missing, an
     terminal.stdout,
   );
 });
+
+Deno.test("runRepl() keeps typed text undrawn while /compact runs and draws it again after", async () => {
+  const terminal = createFakeTerminal({ tty: { stdin: true } });
+  const busy: boolean[] = [];
+  const control = {
+    attend: () => {},
+    detach: () => {},
+    setBusy: (value: boolean) => void busy.push(value),
+    close: () => {},
+  };
+  const source = createLineSource(terminal.readLines(), control);
+  let busyDuring: boolean | undefined;
+  const done = runRepl({
+    terminal,
+    source,
+    banner: "",
+    color: false,
+    host: {
+      ...host([]),
+      compact() {
+        busyDuring = busy.at(-1);
+        return Promise.resolve("");
+      },
+    },
+  });
+  terminal.typeLine("/compact");
+  for (let i = 0; i < 200 && busyDuring === undefined; i++) await tick();
+  terminal.endInput();
+  assert.equal(await done, 0);
+  // The line editor draws nothing over the compaction's spinner, and the prompt's line after it.
+  assert.equal(busyDuring, true);
+  assert.equal(busy.at(-1), false);
+});

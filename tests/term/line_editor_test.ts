@@ -307,3 +307,67 @@ Deno.test("createLineEditor() sets text typed for the prompt aside while a quest
   assert.equal(await next(), "note for later");
   editor.close();
 });
+
+Deno.test("createLineEditor() readKey() takes one key without Enter, keeps it from the line, and Ctrl-C still interrupts", async () => {
+  const term = fakeRaw();
+  const editor = createLineEditor(term.raw);
+  const next = reader(editor);
+  term.print("Allow? ");
+  const first = editor.readKey();
+  term.type("y");
+  assert.equal(await first, "y");
+  const second = editor.readKey();
+  term.type("\r");
+  assert.equal(await second, "enter");
+  const third = editor.readKey();
+  term.type("\x03");
+  assert.equal(term.state.interrupts, 1);
+  // The interrupt's handlers cancel the question (the source's cancelWaiters detaches).
+  editor.detach();
+  assert.equal(await third, null);
+  // The keys answered the questions: none of them is on the prompt's line or entered.
+  editor.attend({ remember: true });
+  term.type("hello\r");
+  assert.equal(await next(), "hello");
+  editor.close();
+});
+
+Deno.test("createLineEditor() drops the Enter typed together with a key that answered a question", async () => {
+  const term = fakeRaw();
+  const editor = createLineEditor(term.raw);
+  const next = reader(editor);
+  const key = editor.readKey();
+  term.type("y\r");
+  assert.equal(await key, "y");
+  // The next Enter, typed on its own, is a line again.
+  editor.attend({ remember: true });
+  term.type("go\r");
+  assert.equal(await next(), "go");
+  editor.close();
+});
+
+Deno.test("createLineEditor() stops a running turn on Escape, not on an arrow key's sequence or at the prompt", async () => {
+  const term = fakeRaw();
+  const editor = createLineEditor(term.raw);
+  const next = reader(editor);
+  // At the prompt, Escape does nothing (and is not typed into the line).
+  editor.attend({ remember: true });
+  term.type("\x1b");
+  assert.equal(term.state.interrupts, 0);
+  term.type("ok\r");
+  assert.equal(await next(), "ok");
+  editor.setBusy(true);
+  // Arrow keys arrive as one read starting with ESC: not the Escape key.
+  term.type("\x1b[A");
+  term.type("\x1bOB");
+  assert.equal(term.state.interrupts, 0);
+  term.type("\x1b");
+  assert.equal(term.state.interrupts, 1);
+  // While an approval question waits for its key, too.
+  const key = editor.readKey();
+  term.type("\x1b");
+  assert.equal(term.state.interrupts, 2);
+  editor.detach();
+  assert.equal(await key, null);
+  editor.close();
+});

@@ -11,7 +11,7 @@ import {
   type ToolResult,
   type Usage,
 } from "../../model/types.ts";
-import { estimateMessagesTokens } from "./estimate.ts";
+import { estimateMessagesTokens, estimateMessageTokens } from "./estimate.ts";
 import { pruneToolResults } from "./prune.ts";
 import {
   charsForTokens,
@@ -76,8 +76,16 @@ export type CompactStepResult =
     modelCalls: number;
     usage?: Usage;
   }
-  /** Nothing could be removed at this level. */
-  | { type: "unchanged"; modelCalls: number; usage?: Usage }
+  /**
+   * Nothing could be removed at this level; `larger` when the summary written would have been
+   * bigger than the messages it replaces (raw estimated tokens of both).
+   */
+  | {
+    type: "unchanged";
+    modelCalls: number;
+    usage?: Usage;
+    larger?: { summaryTokens: number; replacedTokens: number };
+  }
   | { type: "aborted"; modelCalls: number; usage?: Usage };
 
 /** The summary's output budget for a window. */
@@ -163,11 +171,22 @@ export async function compactStep(
     usage = usage === undefined ? reply.usage : addUsage(usage, reply.usage);
     const text = reply.blocks.map((b) => b.type === "text" ? b.text : "").join("").trim();
     if (text === "") return fallback(calls, usage);
-    const messages: Message[] = [
-      ...users,
-      summaryMessage(text, { messages: head.length, tokens: estimateMessagesTokens(head) }),
-      ...pruned.messages.slice(cut),
-    ];
+    const written = summaryMessage(text, {
+      messages: head.length,
+      tokens: estimateMessagesTokens(head),
+    });
+    const messages: Message[] = [...users, written, ...pruned.messages.slice(cut)];
+    // A compaction never makes the history larger: a summary longer than what it replaces is
+    // dropped (the stubs alone, when they helped, still are a compaction).
+    if (estimateMessagesTokens(messages) >= pruned.tokens) {
+      const result = fallback(calls, usage);
+      if (result.type !== "unchanged") return result;
+      const replacedTokens = estimateMessagesTokens(head) - estimateMessagesTokens(users);
+      return {
+        ...result,
+        larger: { summaryTokens: estimateMessageTokens(written), replacedTokens },
+      };
+    }
     return {
       type: "compacted",
       messages,

@@ -148,6 +148,7 @@ export function createContextKeeper(options: ContextKeeperOptions): ContextKeepe
       options.emit({ type: "compaction_start", reason: fitOptions.reason, tokens: before, window });
       let method: "prune" | "summary" | undefined;
       let summary: string | undefined;
+      let larger: { summaryTokens: number; replacedTokens: number } | undefined;
       let outcome: CompactionOutcome = "unchanged";
       const end = (final: CompactionOutcome) => {
         options.emit({
@@ -164,6 +165,7 @@ export function createContextKeeper(options: ContextKeeperOptions): ContextKeepe
           durationMs: options.clock.now() - started,
           window,
           ...(summary === undefined ? {} : { summary }),
+          ...(larger === undefined || final === "compacted" ? {} : { summaryLarger: larger }),
           ...(final === "compacted" || method !== undefined ? { messages: [...history] } : {}),
         });
       };
@@ -185,6 +187,13 @@ export function createContextKeeper(options: ContextKeeperOptions): ContextKeepe
           });
           modelCalls += step.modelCalls;
           if (step.usage !== undefined) usage = addUsage(usage, step.usage);
+          if (step.type === "unchanged" && step.larger !== undefined) {
+            const scaled = (n: number) => Math.ceil(n * state.calibration);
+            larger = {
+              summaryTokens: scaled(step.larger.summaryTokens),
+              replacedTokens: scaled(step.larger.replacedTokens),
+            };
+          }
           if (step.type === "aborted") {
             end(method === undefined ? "aborted" : "compacted");
             return { type: "aborted", modelCalls, usage };

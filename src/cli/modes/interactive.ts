@@ -30,6 +30,7 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
     source,
     (t) => terminal.writeStderr(t),
     (held) => reporter.hold?.(held),
+    terminal,
   );
   if (setup.flags.outputSchema !== undefined) {
     terminal.writeStderr(

@@ -592,3 +592,19 @@ Deno.test("fit() with reason manual and an unknown window aims at 128 000 tokens
   assert.equal(end?.method, "summary");
   assert.equal(end?.window, 128_000);
 });
+
+Deno.test("fit() never makes the history larger: a summary longer than what it replaces is dropped", async () => {
+  const { keeper, log } = setup(
+    createContextState({ window: 128_000, source: "flag" }),
+    new ScriptedModelClient([scripted.text("A long summary. ".repeat(500))]),
+  );
+  const history: Message[] = [user("remember 7"), says("Noted."), user("and 8"), says("Noted.")];
+  const before = structuredClone(history);
+  const fit = await keeper.fit(history, { reason: "manual", signal: new AbortController().signal });
+  assert.equal(fit.type, "fits");
+  assert.deepEqual(history, before);
+  const end = log.of("compaction_end")[0];
+  assert.equal(end?.outcome, "unchanged");
+  assert.ok(end?.tokensAfter === end?.tokensBefore);
+  assert.ok((end?.summaryLarger?.summaryTokens ?? 0) > (end?.summaryLarger?.replacedTokens ?? 0));
+});
