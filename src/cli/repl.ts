@@ -4,7 +4,7 @@
  * model stops, approval questions take one key (a typed line when piped), and slash commands.
  */
 import type { Approval, ApprovalRequest, Prompter } from "../policy/approve.ts";
-import { createAnswerPrompter, type KeyPrompterIo } from "./approval_keys.ts";
+import { createAnswerPrompter, type KeyPrompterIo } from "../term/approval_keys.ts";
 import type { CliSignal, Terminal } from "./io.ts";
 import { escapeControls, escapeUnsafe } from "../term/terminal_text.ts";
 import { helpWithPrompts, type PromptCommand } from "./repl_prompts.ts";

@@ -28,6 +28,7 @@ const TERM_IMPORTS = [
   "src/model/",
   "src/tools/",
   "src/replay/",
+  "src/policy/",
 ];
 
 /** Every broken rule, one sentence each (empty when the layout holds). */

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { createKeyPrompter, wrapWords } from "../../src/cli/approval_keys.ts";
+import { createKeyPrompter, wrapWords } from "../../src/term/approval_keys.ts";
 import { createLineSource, createReplPrompter } from "../../src/cli/repl.ts";
 import { approvalQuestion } from "../../src/policy/approve.ts";
-import { createFakeTerminal } from "./_fakes.ts";
+import { createFakeTerminal } from "../cli/_fakes.ts";
 
 const request = {
   toolName: "edit",
