@@ -66,7 +66,7 @@ Deno.test("architecture check: each rule fails when broken", () => {
     `"src/model/profiles/mod.ts" imports "src/model/openai/wire.ts": src/model/profiles/ ` +
     `imports only src/model/types.ts`,
     `"src/term/render.ts" imports "src/cli/setup.ts": src/term/ imports only src/term/, ` +
-    `src/report/, src/agent/, src/model/, src/tools/, src/replay/`,
+    `src/report/, src/agent/, src/model/, src/tools/, src/replay/, src/policy/`,
     `"src/tools/bash.ts" imports "src/term/render.ts": only src/cli/ draws on the terminal`,
     `"src/report/mod.ts" imports "src/cli/trust.ts": src/report/ imports neither src/cli/ ` +
     `nor src/term/`,
