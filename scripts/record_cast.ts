@@ -49,7 +49,11 @@ export async function recordTourCast(): Promise<TourCast> {
     await term.waitForText(/^›$/m);
     await term.write(`${TOUR_PROMPT}\r`);
     for (let asked = 0; asked < 2; asked++) {
-      await term.waitForScreen(`approval question ${asked + 1}`, (s) => countAllow(s) > asked);
+      // Counted in all output: the first question may have scrolled away by the second.
+      await term.waitForScreen(
+        `approval question ${asked + 1}`,
+        () => countAllow(term.raw) > asked,
+      );
       await term.write("\r");
     }
     await term.waitForScreen(
@@ -72,8 +76,8 @@ export async function recordTourCast(): Promise<TourCast> {
   return { cast, screen: await playCast(cast) };
 }
 
-function countAllow(screen: string[]): number {
-  return screen.join("\n").split("Allow?").length - 1;
+function countAllow(output: string): number {
+  return output.split("Allow?").length - 1;
 }
 
 function trailingBlank(screen: string[]): number {
