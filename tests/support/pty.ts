@@ -63,7 +63,7 @@ export interface Pty extends AsyncDisposable {
   waitForText(text: string | RegExp, options?: WaitOptions): Promise<string[]>;
   /** Resizes the window; resolves once the pty has the new size (the child got SIGWINCH). */
   resize(cols: number, rows: number): Promise<void>;
-  /** The command's exit code (128 + N when killed by signal N). */
+  /** The command's exit code (128 + N when killed by signal N), once all its output is parsed. */
   exited(): Promise<number>;
   /** Kills the command's whole process group and removes the owned directories. */
   close(): Promise<void>;
@@ -223,8 +223,12 @@ export function spawnPty(command: readonly string[], options: PtyOptions): Pty {
       rows = newRows;
       term.resize(newCols, newRows);
     },
-    exited() {
-      return status;
+    async exited() {
+      const code = await status;
+      // Everything the command printed is on the emulator's screen by then.
+      await pumpOut;
+      await parsed;
+      return code;
     },
     close() {
       closing ??= (async () => {
