@@ -3,17 +3,17 @@
  * one stderr line per tool call (`✓ read src/main.ts (3 ms)`, `✗ edit … blocked by permissions`),
  * a spinner only when stderr is a TTY, colour only on a TTY and never with NO_COLOR.
  */
-import type { AgentEvent, Clock } from "../agent/mod.ts";
-import { compactionLine } from "./outcome_text.ts";
-import { describeCall, exitCodeOf, formatDuration, oneLine } from "./call_text.ts";
+import type { AgentEvent, Clock } from "../../agent/mod.ts";
+import { compactionLine } from "../outcome_text.ts";
+import { describeCall, exitCodeOf, formatDuration, oneLine } from "../call_text.ts";
 
-export { describeCall, formatDuration, oneLine } from "./call_text.ts";
-import type { Reporter, RunStartInfo, RunSummary } from "../report/mod.ts";
-import { isRefusalDuringCall, resultText } from "../report/mod.ts";
-import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
-import { outcomeLines, startLines } from "./render_lines.ts";
+export { describeCall, formatDuration, oneLine } from "../call_text.ts";
+import type { Reporter, RunStartInfo, RunSummary } from "../../report/mod.ts";
+import { isRefusalDuringCall, resultText } from "../../report/mod.ts";
+import { escapeControls, escapeUnsafe } from "../terminal_text.ts";
+import { outcomeLines, startLines } from "../render_lines.ts";
 
-export { workspaceLine } from "./render_lines.ts";
+export { workspaceLine } from "../render_lines.ts";
 
 /** Where and how the text renderer writes. */
 export interface TextRendererOptions {
