@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createTextRenderer } from "../../src/term/render.ts";
+import { createTextRenderer } from "../../src/term/render/mod.ts";
 
 Deno.test("text renderer: a note waits for the streamed line to end, then has a line of its own", () => {
   let screen = "";

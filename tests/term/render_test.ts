@@ -6,7 +6,7 @@ import {
   formatDuration,
   type TextRendererOptions,
   useColor,
-} from "../../src/term/render.ts";
+} from "../../src/term/render/mod.ts";
 import type { RunSummary } from "../../src/report/mod.ts";
 import { emptyUsage } from "../../src/model/types.ts";
 import { createManualClock } from "../cli/_fakes.ts";

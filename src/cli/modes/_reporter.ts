@@ -3,7 +3,7 @@ import { formatGrants } from "../../policy/grant_hints.ts";
 import { VERSION } from "../../version.ts";
 import type { Engine } from "../engine.ts";
 import { createJsonlReporter, createJsonReporter } from "../jsonl.ts";
-import { createTextRenderer, useColor } from "../../term/render.ts";
+import { createTextRenderer, useColor } from "../../term/render/mod.ts";
 import type { Reporter, RunStartInfo } from "../../report/mod.ts";
 import type { RunSetup } from "../setup.ts";
 /** The reporter of a run: text (always in interactive mode), JSON or JSONL. */

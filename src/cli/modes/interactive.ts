@@ -10,7 +10,7 @@ import { modelClientOptions } from "../model_options.ts";
 import { pricesFor } from "../config.ts";
 import { EXIT } from "../exit.ts";
 import { openSession } from "../open_session.ts";
-import { useColor } from "../../term/render.ts";
+import { useColor } from "../../term/render/mod.ts";
 import { createReplPrompter, runRepl } from "../repl.ts";
 import { createRunStats } from "../../report/mod.ts";
 import { resumeBanner } from "../sessions.ts";

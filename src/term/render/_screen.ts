@@ -1,0 +1,232 @@
+/**
+ * The screen the renderer's parts share: where text goes (stdout, stderr), whether the streamed
+ * stdout line has ended, lines waiting for it to end, holding and disposal, colour, width, and the
+ * spinner. One object, made once per renderer and passed to each part.
+ */
+import type { Clock } from "../../agent/mod.ts";
+import { oneLine } from "../call_text.ts";
+
+/** Where and how the text renderer writes. */
+export interface TextRendererOptions {
+  writeStdout: (text: string) => void;
+  writeStderr: (text: string) => void;
+  stdoutIsTty: boolean;
+  stderrIsTty: boolean;
+  /** Use ANSI colours on stderr (decide with `useColor`). */
+  color: boolean;
+  /** Workspace, to show paths relative to it. */
+  cwd: string;
+  verbose?: boolean;
+  /** Timer source for the spinner (only used when stderr is a TTY). */
+  clock?: Clock;
+  /** Interactive mode: the final text is always streamed, never printed again at the end. */
+  interactive?: boolean;
+  /** Terminal width; the spinner line is cut to fit (a wrapped line could not be redrawn). */
+  columns?: () => number;
+}
+
+/** Colour only on a TTY, and never when NO_COLOR is set to a non-empty value. */
+export function useColor(isTty: boolean, env: Record<string, string>): boolean {
+  return isTty && (env.NO_COLOR === undefined || env.NO_COLOR === "");
+}
+
+/** The one spinner line on stderr (a TTY with a clock only), redrawn on the clock's timer. */
+export interface Spinner {
+  /** What it shows, or null when it is off. */
+  readonly label: string | null;
+  /** Shows this label (starting the timer), or stops and clears it with null. */
+  set(label: string | null): void;
+  /** Changes the label of a spinner that is on without redrawing it; an off one stays off. */
+  relabel(label: string): void;
+}
+
+/** The state and output the renderer's parts share. */
+export interface Screen {
+  readonly options: TextRendererOptions;
+  /** The answer is streamed as it arrives (stdout a TTY, or interactive mode). */
+  readonly streaming: boolean;
+  /** Wraps text in an ANSI colour code when colour is on. */
+  c(code: string, text: string): string;
+  /** Whether the last text written to stdout ended its line. */
+  atLineStart: boolean;
+  readonly held: boolean;
+  readonly disposed: boolean;
+  readonly spinner: Spinner;
+  writeStdout(text: string): void;
+  writeStderr(text: string): void;
+  /** Ends the stdout line if it is open. */
+  endStdoutLine(): void;
+  /** One stderr line: ends streamed stderr text and (on a TTY) the stdout line, redraws the spinner. */
+  line(text: string): void;
+  /** Streams text on stderr (thinking) that gets a line break before the next line. */
+  streamStderr(text: string, endsLine: boolean): void;
+  /** Ends streamed stderr text with a line break if it is open. */
+  endStderrStream(): void;
+  /** Queues a stderr line to show once the streamed stdout line ends. */
+  queueNote(line: string): void;
+  /** Whether lines wait for the stdout line to end. */
+  hasWaitingNotes(): boolean;
+  /** Shows the waiting lines if the stdout line has ended. */
+  showNotes(): void;
+  hold(value: boolean): void;
+  dispose(): void;
+}
+
+const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/** Internal spinner control used by the screen. */
+interface SpinnerControl extends Spinner {
+  draw(): void;
+  clear(): void;
+  /** Stops the timer and clears the line, keeping the label (hold). */
+  pause(): void;
+  readonly on: boolean;
+}
+
+/** What the spinner reads of the screen. */
+interface SpinnerScreen {
+  c(code: string, text: string): string;
+  /** Whether the spinner must not draw (held or disposed). */
+  paused(): boolean;
+  atLineStart(): boolean;
+  held(): boolean;
+}
+
+function createSpinner(options: TextRendererOptions, screen: SpinnerScreen): SpinnerControl {
+  const on = options.stderrIsTty && options.clock !== undefined;
+  let label: string | null = null;
+  let timer: unknown = undefined;
+  let shown = false;
+  let frame = 0;
+  const clear = () => {
+    if (shown) {
+      options.writeStderr("\r\x1b[K");
+      shown = false;
+    }
+  };
+  const draw = () => {
+    if (label === null || screen.paused()) return;
+    const glyph = SPINNER_FRAMES[frame++ % SPINNER_FRAMES.length];
+    const columns = options.columns?.() ?? 0;
+    // An unknown size (0, e.g. a pty nobody sized) means the usual 80 columns.
+    const width = columns > 0 ? Math.max(20, columns) : 80;
+    const text = oneLine(label, width - 3);
+    options.writeStderr(`\r\x1b[K${screen.c("36", glyph ?? "")} ${screen.c("2", text)}`);
+    shown = true;
+  };
+  const tick = () => {
+    timer = undefined;
+    if (label === null || screen.paused()) return;
+    draw();
+    timer = options.clock?.setTimeout(tick, 80);
+  };
+  const stopTimer = () => {
+    if (timer !== undefined) options.clock?.clearTimeout(timer);
+    timer = undefined;
+  };
+  return {
+    on,
+    get label() {
+      return label;
+    },
+    set(next: string | null) {
+      if (!on) return;
+      label = next;
+      if (next === null) {
+        stopTimer();
+        clear();
+        return;
+      }
+      // Text streaming to the same terminal must not be interleaved with the spinner.
+      if (!screen.atLineStart() || screen.held()) return;
+      if (timer === undefined) tick();
+    },
+    relabel(next: string) {
+      if (label !== null) label = next;
+    },
+    draw() {
+      if (label !== null && on) draw();
+    },
+    clear,
+    pause() {
+      stopTimer();
+      clear();
+    },
+  };
+}
+
+/** Creates the shared screen of one renderer. */
+export function createScreen(options: TextRendererOptions): Screen {
+  let held = false;
+  let disposed = false;
+  // Streamed reasoning goes to stderr; it ends with a line break before anything else.
+  let stderrOpen = false;
+  let stderrAtLineStart = true;
+  // Notes wait for the streamed line to end: a line cut in two by one would read as two.
+  const notes: string[] = [];
+  const c = (code: string, text: string) => options.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+  const spinner = createSpinner(options, {
+    c,
+    paused: () => disposed || held,
+    atLineStart: () => screen.atLineStart,
+    held: () => held,
+  });
+  const screen: Screen = {
+    options,
+    streaming: options.stdoutIsTty || options.interactive === true,
+    c,
+    atLineStart: true,
+    get held() {
+      return held;
+    },
+    get disposed() {
+      return disposed;
+    },
+    spinner,
+    writeStdout: (text) => options.writeStdout(text),
+    writeStderr: (text) => options.writeStderr(text),
+    endStdoutLine() {
+      if (screen.atLineStart) return;
+      options.writeStdout("\n");
+      screen.atLineStart = true;
+    },
+    line(text) {
+      screen.endStderrStream();
+      spinner.clear();
+      if (options.stdoutIsTty) screen.endStdoutLine();
+      options.writeStderr(text + "\n");
+      spinner.draw();
+    },
+    streamStderr(text, endsLine) {
+      if (!stderrOpen && options.stdoutIsTty) screen.endStdoutLine();
+      stderrOpen = true;
+      options.writeStderr(text);
+      stderrAtLineStart = endsLine;
+    },
+    endStderrStream() {
+      if (!stderrOpen) return;
+      if (!stderrAtLineStart) options.writeStderr("\n");
+      stderrOpen = false;
+      stderrAtLineStart = true;
+    },
+    queueNote(line) {
+      notes.push(line);
+    },
+    hasWaitingNotes: () => notes.length > 0,
+    showNotes() {
+      if (!screen.atLineStart) return;
+      for (const note of notes.splice(0)) screen.line(note);
+    },
+    hold(value) {
+      if (value === held) return;
+      held = value;
+      if (held) spinner.pause();
+      else if (spinner.label !== null) spinner.set(spinner.label);
+    },
+    dispose() {
+      spinner.set(null);
+      disposed = true;
+    },
+  };
+  return screen;
+}
