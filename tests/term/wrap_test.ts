@@ -54,7 +54,9 @@ Deno.test("wrapText() counts colour codes as no column and never breaks inside o
   // A word longer than the width is cut between characters, not inside the escape.
   const cut = wrapText(red("abcdef"), { width: 3 });
   assert.deepEqual(cut.map(stripEscapes), ["abc", "def"]);
-  for (const line of cut) assert.doesNotMatch(line.replace(/\x1b\[3[19]m/g, ""), /\x1b/);
+  for (const line of cut) {
+    assert.ok(!line.replaceAll("\x1b[31m", "").replaceAll("\x1b[39m", "").includes("\x1b"), line);
+  }
   // A hyperlink (OSC 8) takes no column either.
   assert.equal(displayWidth("\x1b]8;;http://x.test/a b\x1b\\link\x1b]8;;\x1b\\"), 4);
 });
