@@ -13,6 +13,7 @@ import { ProfileState } from "../model/profiles/mod.ts";
 import type { ModelError } from "../model/types.ts";
 import { modelClientOptions } from "./model_options.ts";
 import { EXIT } from "./exit.ts";
+import { writeMessage } from "./io.ts";
 import type { RunSetup } from "./setup.ts";
 import { escapeUnsafe } from "../term/terminal_text.ts";
 
@@ -57,9 +58,9 @@ export async function doctor(setup: RunSetup): Promise<number> {
       })`,
     );
   }
-  terminal.writeStdout(lines.join("\n") + "\n");
+  writeMessage(terminal, lines.join("\n") + "\n", "stdout");
   if (failure === undefined) return EXIT.ok;
-  terminal.writeStderr(`moat: ${escapeUnsafe(failureText(failure, setup))}\n`);
+  writeMessage(terminal, `moat: ${escapeUnsafe(failureText(failure, setup))}\n`);
   return EXIT.modelError;
 }
 

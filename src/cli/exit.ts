@@ -4,7 +4,7 @@
  * --replay-check found a difference · 6 context exhausted · 7 the answer does not match
  * --output-schema · 130 SIGINT · 143 SIGTERM.
  */
-import type { Terminal } from "./io.ts";
+import { type Terminal, writeMessage } from "./io.ts";
 
 /** Exit codes of the moat command. */
 export const EXIT = {
@@ -24,6 +24,6 @@ export const EXIT = {
 
 /** Writes a usage error with the pointer to --help; returns the usage exit code. */
 export function usageError(terminal: Terminal, message: string): number {
-  terminal.writeStderr(`moat: ${message}\nRun 'moat --help' for usage.\n`);
+  writeMessage(terminal, `moat: ${message}\nRun 'moat --help' for usage.\n`);
   return EXIT.usage;
 }

@@ -4,6 +4,7 @@
  */
 import type { SessionFs } from "../session/store.ts";
 import type { RawTerminal } from "../term/raw_terminal.ts";
+import { wrapText } from "../term/wrap.ts";
 
 export type { RawTerminal };
 
@@ -77,4 +78,30 @@ export interface Terminal {
   openRaw?(): RawTerminal | undefined;
   /** Gives the terminal back: closes the raw terminal, if one is open. Safe to call twice. */
   release?(): void;
+}
+
+/**
+ * Writes a message (an error, a warning, a question, a listing) to `stream`: on a terminal wrapped
+ * at word boundaries to its width, each line going on under its own indent; elsewhere as given.
+ */
+export function writeMessage(
+  terminal: Terminal,
+  text: string,
+  stream: "stdout" | "stderr" = "stderr",
+): void {
+  const shown = terminal.isTty(stream) ? wrapMessage(text, terminal.columns()) : text;
+  if (stream === "stdout") terminal.writeStdout(shown);
+  else terminal.writeStderr(shown);
+}
+
+/**
+ * `text` wrapped to `columns`: each line a paragraph whose further lines keep its indent; the
+ * spaces it ends with (after a question) are kept.
+ */
+export function wrapMessage(text: string, columns: number): string {
+  const tail = /[ \t]*$/.exec(text)?.[0] ?? "";
+  return text.slice(0, text.length - tail.length).split("\n").map((line) => {
+    const indent = /^ */.exec(line)?.[0] ?? "";
+    return wrapText(line.slice(indent.length), { width: columns, indent }).join("\n");
+  }).join("\n") + tail;
 }

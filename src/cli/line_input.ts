@@ -9,7 +9,7 @@
  */
 import { dirname, join } from "node:path";
 import { sessionDirectory, stateHome } from "../session/store.ts";
-import type { CliFs, Terminal } from "./io.ts";
+import { type CliFs, type Terminal, writeMessage } from "./io.ts";
 import { createLineEditor, HISTORY_SIZE } from "../term/line_editor.ts";
 import { createLineSource, type LineSource } from "./repl.ts";
 
@@ -127,7 +127,7 @@ export function openLineSource(terminal: Terminal, options: LineInputOptions): L
   const file = createHistoryFile(
     options.fs,
     historyPath(options.env, options.workspace),
-    (message) => terminal.writeStderr(`moat: warning: ${message}\n`),
+    (message) => writeMessage(terminal, `moat: warning: ${message}\n`),
   );
   const editor = createLineEditor(raw, {
     history: file.load(),

@@ -11,7 +11,7 @@ import { VERSION } from "../version.ts";
 import { helpText } from "./args.ts";
 import { bareGrantValueError } from "./args_values.ts";
 import { EXIT, usageError } from "./exit.ts";
-import type { CliFs, Terminal } from "./io.ts";
+import { type CliFs, type Terminal, writeMessage } from "./io.ts";
 import { parseCommand } from "./sessions.ts";
 import type { CliDeps } from "./setup.ts";
 
@@ -66,7 +66,8 @@ export async function runCli(argv: string[], environment: CliEnvironment): Promi
     return await runCommand(argv, { ...environment, ...start, fs }, terminal, loadDeps);
   } catch (e) {
     // A bug, not bad input: say so plainly, without a stack trace unless asked for.
-    terminal.writeStderr(
+    writeMessage(
+      terminal,
       `moat: internal error: ${e instanceof Error ? e.message : String(e)}\n` +
         `This is a bug in moat; please report it${
           environment.env.MOAT_DEBUG ? "" : " (MOAT_DEBUG=1 shows the stack)"

@@ -1,6 +1,7 @@
 /** `moat mcp list`: starts the configured MCP servers as a run would and shows each one's state. */
 import { openEngine } from "./engine.ts";
 import { EXIT } from "./exit.ts";
+import { writeMessage } from "./io.ts";
 import type { Reporter } from "../report/mod.ts";
 import type { RunSetup } from "./setup.ts";
 import { escapeUnsafe, terminalQuote } from "../term/terminal_text.ts";
@@ -11,7 +12,7 @@ import { escapeUnsafe, terminalQuote } from "../term/terminal_text.ts";
  */
 export async function mcpList(setup: RunSetup): Promise<number> {
   const { terminal } = setup;
-  const warn = (message: string) => terminal.writeStderr(`moat: warning: ${message}\n`);
+  const warn = (message: string) => writeMessage(terminal, `moat: warning: ${message}\n`);
   const reporter: Reporter = {
     start() {},
     event() {},
@@ -21,7 +22,7 @@ export async function mcpList(setup: RunSetup): Promise<number> {
   };
   const opened = await openEngine(setup, undefined, reporter);
   if (!opened.ok) {
-    terminal.writeStderr(`moat: ${opened.error}\n`);
+    writeMessage(terminal, `moat: ${opened.error}\n`);
     return EXIT.usage;
   }
   try {
@@ -29,8 +30,9 @@ export async function mcpList(setup: RunSetup): Promise<number> {
     // The list shows final states: wait for every server (each within its startup timeout).
     await opened.engine.mcp?.whenStarted();
     const statuses = opened.engine.mcp?.status() ?? [];
+    const out = (text: string) => writeMessage(terminal, text, "stdout");
     if (statuses.length === 0) {
-      terminal.writeStdout(
+      out(
         setup.flags.noMcp
           ? "No MCP server started (--no-mcp).\n"
           : 'No MCP server started: configure "mcpServers" in the user config ' +
@@ -39,10 +41,10 @@ export async function mcpList(setup: RunSetup): Promise<number> {
       return EXIT.ok;
     }
     for (const s of statuses) {
-      terminal.writeStdout(`${terminalQuote(s.name)}  ${s.transport}  ${s.state}\n`);
-      if (s.error !== undefined) terminal.writeStdout(`  error: ${terminalQuote(s.error)}\n`);
-      if (s.view !== undefined) terminal.writeStdout(`  can: ${escapeUnsafe(s.view)}\n`);
-      for (const tool of s.tools) terminal.writeStdout(`  ${terminalQuote(tool)}\n`);
+      out(`${terminalQuote(s.name)}  ${s.transport}  ${s.state}\n`);
+      if (s.error !== undefined) out(`  error: ${terminalQuote(s.error)}\n`);
+      if (s.view !== undefined) out(`  can: ${escapeUnsafe(s.view)}\n`);
+      for (const tool of s.tools) out(`  ${terminalQuote(tool)}\n`);
     }
     return EXIT.ok;
   } finally {

@@ -13,7 +13,7 @@ import {
   stateHome,
 } from "../session/store.ts";
 import { VERSION } from "../version.ts";
-import { readTextOrReason } from "./io.ts";
+import { readTextOrReason, writeMessage } from "./io.ts";
 import { resolveResume } from "./sessions.ts";
 import type { RunSetup } from "./setup.ts";
 
@@ -76,7 +76,7 @@ export async function openSession(
       warn,
       // Only interactive mode gets here with a bare --resume (print mode needs a value).
       picker: {
-        write: (text) => setup.terminal.writeStdout(text),
+        write: (text) => writeMessage(setup.terminal, text, "stdout"),
         // An answer to a question asked now (not a prompt to remember).
         readLine: () => setup.lineSource().next({ fresh: true }),
       },

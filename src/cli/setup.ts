@@ -16,7 +16,7 @@ import type { CliFlags } from "./args.ts";
 import { resolveSettings, type Settings } from "./config.ts";
 import type { OwnCodeOps } from "./mcp_own_code.ts";
 import { EXIT, usageError } from "./exit.ts";
-import { type CliFs, readTextOrReason, type Terminal } from "./io.ts";
+import { type CliFs, readTextOrReason, type Terminal, writeMessage } from "./io.ts";
 import { openLineSource } from "./line_input.ts";
 import type { LineSource } from "./repl.ts";
 import { sessionsListing } from "./sessions.ts";
@@ -137,7 +137,7 @@ export async function prepareRun(
     return usage(`The workspace "${workspaceInput}" is not a directory moat can open: fix --cwd`);
   }
   if (command.command === "sessions") {
-    terminal.writeStdout(await sessionsListing(fs, { env, workspace }));
+    writeMessage(terminal, await sessionsListing(fs, { env, workspace }), "stdout");
     return { exit: EXIT.ok };
   }
 
@@ -154,7 +154,7 @@ export async function prepareRun(
     ...(canAsk ? { askTrust: (request) => askTrust(request, terminal, lineSource()) } : {}),
   });
   if (!resolved.ok) {
-    terminal.writeStderr(`moat: ${resolved.error}\n`);
+    writeMessage(terminal, `moat: ${resolved.error}\n`);
     return { exit: EXIT.usage };
   }
   const settings = resolved.settings;
@@ -173,7 +173,7 @@ export async function prepareRun(
   if (flags.replay !== undefined) {
     const loaded = await loadRecording(resolve(context.cwd, flags.replay), fs);
     if (!loaded.ok) {
-      terminal.writeStderr(`moat: ${loaded.error}\n`);
+      writeMessage(terminal, `moat: ${loaded.error}\n`);
       return { exit: EXIT.usage };
     }
     recording = loaded.recording;
@@ -191,7 +191,7 @@ export async function prepareRun(
     command.command === "run" && recording === undefined && key === "" &&
     settings.baseUrl === undefined
   ) {
-    terminal.writeStderr(noEndpointMessage(settings.apiKeyEnv));
+    writeMessage(terminal, noEndpointMessage(settings.apiKeyEnv));
     return { exit: EXIT.usage };
   }
 
@@ -249,14 +249,14 @@ async function askTrust(
   terminal: Terminal,
   source: LineSource,
 ): Promise<TrustAnswer> {
-  terminal.writeStderr(trustQuestion(request, request.settings) + " ");
+  writeMessage(terminal, trustQuestion(request, request.settings) + " ");
   for (let attempt = 0; attempt < 3; attempt++) {
     const line = await source.next({ fresh: true });
     // A closed input cannot say yes: go on without the settings.
     if (line === null) return "ignore";
     const answer = parseTrustAnswer(line);
     if (answer !== undefined) return answer;
-    terminal.writeStderr("Please answer r (remember), o (once) or i (ignore): ");
+    writeMessage(terminal, "Please answer r (remember), o (once) or i (ignore): ");
   }
   return "ignore";
 }

@@ -5,7 +5,8 @@
 import type { Token, Tokens } from "marked";
 import { escapeControls } from "./terminal_text.ts";
 import { highlightCode } from "./_markdown_code.ts";
-import { type MarkdownStyles, pad, visibleWidth, wrapStyled } from "./_markdown_style.ts";
+import { type MarkdownStyles, pad, wrapStyled } from "./_markdown_style.ts";
+import { displayWidth } from "./wrap.ts";
 
 /** What a block is rendered with. */
 export interface BlockContext {
@@ -168,7 +169,7 @@ function tableBlock(t: Tokens.Table, ctx: BlockContext): string[] {
   const rows = t.rows.map((row) => row.map((cell) => renderInline(cell.tokens, s)));
   const columns = header.length;
   const natural = header.map((h, c) =>
-    Math.max(1, visibleWidth(h), ...rows.map((r) => visibleWidth(r[c] ?? "")))
+    Math.max(1, displayWidth(h), ...rows.map((r) => displayWidth(r[c] ?? "")))
   );
   const widths = fitColumns(natural, ctx.width - 3 * (columns - 1));
   const align = (c: number) => t.align[c] ?? "left";

@@ -1,7 +1,9 @@
 /**
  * Styles for rendered markdown and wrapping of styled text: SGR colour codes when colour is on,
- * plain text when off (so NO_COLOR output holds no escape byte), and a width that ignores them.
+ * plain text when off (so NO_COLOR output holds no escape byte); widths and wrapping come from
+ * src/term/wrap.ts.
  */
+import { displayWidth, wrapText } from "./wrap.ts";
 
 /** Wraps text in one style; the identity when colour is off. */
 export type Paint = (text: string) => string;
@@ -58,74 +60,13 @@ export function markdownStyles(color: boolean): MarkdownStyles {
 // deno-lint-ignore no-control-regex
 const SGR = /\x1b\[[0-9;]*m/g;
 
-/** `text` without SGR sequences (what a terminal shows of it). */
-export function stripSgr(text: string): string {
-  return text.replace(SGR, "");
-}
-
-// East Asian wide and fullwidth characters and emoji take two columns; combining marks none.
-const WIDE =
-  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
-const ZERO = /[\p{M}\u200d\ufe0f]/u;
-
-function charWidth(c: string): number {
-  if (c.startsWith("\x1b")) return 0;
-  return ZERO.test(c) ? 0 : WIDE.test(c) ? 2 : 1;
-}
-
-/** Columns `text` takes: SGR sequences none, wide characters two. */
-export function visibleWidth(text: string): number {
-  let n = 0;
-  for (const c of stripSgr(text)) n += charWidth(c);
-  return n;
-}
-
-/** The pieces of `text`: SGR sequences and single characters. */
-function pieces(text: string): string[] {
-  // deno-lint-ignore no-control-regex
-  return text.match(/\x1b\[[0-9;]*m|[\s\S]/gu) ?? [];
-}
-
 /**
  * Styled `text` wrapped at word boundaries to `width` columns (a word longer than a line is cut).
  * Every line ends with its styles closed and the next reopens them, so a prefix put before a line
  * (a bullet, a quote bar) is never painted by the style of the text around it.
  */
 export function wrapStyled(text: string, width: number): string[] {
-  const out: string[] = [];
-  for (const hard of text.split("\n")) out.push(...wrapLine(hard, Math.max(1, width)));
-  return reopenStyles(out);
-}
-
-function wrapLine(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  let lineWidth = 0;
-  for (const word of text.split(/(?<= )/)) {
-    const w = visibleWidth(word.trimEnd());
-    if (lineWidth > 0 && lineWidth + w > width) {
-      lines.push(line.trimEnd());
-      line = "";
-      lineWidth = 0;
-    }
-    if (w > width) {
-      for (const p of pieces(word)) {
-        const pw = charWidth(p);
-        if (lineWidth + pw > width && pw > 0 && p !== " ") {
-          lines.push(line);
-          line = "";
-          lineWidth = 0;
-        }
-        line += p;
-        lineWidth += pw;
-      }
-      continue;
-    }
-    line += word;
-    lineWidth += visibleWidth(word);
-  }
-  lines.push(line.trimEnd());
-  return lines;
+  return reopenStyles(wrapText(text, { width: Math.max(1, width) }));
 }
 
 /** Lines where each closes the styles it leaves open and the next line opens them again. */
@@ -158,7 +99,7 @@ function applySgr(active: string[], code: string): string[] {
 
 /** `text` padded with spaces to `width` visible columns, aligned as given. */
 export function pad(text: string, width: number, align: "left" | "right" | "center"): string {
-  const gap = Math.max(0, width - visibleWidth(text));
+  const gap = Math.max(0, width - displayWidth(text));
   if (align === "right") return " ".repeat(gap) + text;
   if (align === "center") {
     const left = Math.floor(gap / 2);

@@ -5,6 +5,7 @@
  */
 import { parsePatch } from "diff";
 import { escapeControls } from "./terminal_text.ts";
+import { charWidth, displayWidth } from "./wrap.ts";
 import { type FileChange, formatSize } from "../tools/mod.ts";
 
 /** How a diff is drawn. */
@@ -183,7 +184,7 @@ function lineText(raw: string, layout: Layout): string {
       column += pad;
     } else {
       expanded += ch;
-      column += charWidth(ch.codePointAt(0) ?? 0);
+      column += charWidth(ch);
     }
   }
   // A CR inside a line would move the cursor back: shown as an escape, not dropped.
@@ -193,7 +194,7 @@ function lineText(raw: string, layout: Layout): string {
 function width(options: DiffViewOptions): number {
   const columns = options.columns ?? 0;
   const total = columns > 0 ? Math.max(20, columns) : 80;
-  return total - textWidth(options.indent ?? "");
+  return total - displayWidth(options.indent ?? "");
 }
 
 function paint(options: DiffViewOptions, code: string, text: string): string {
@@ -204,38 +205,21 @@ function paint(options: DiffViewOptions, code: string, text: string): string {
 function fit(options: DiffViewOptions, painted: string, plain: string): string {
   const room = width(options);
   const indent = options.indent ?? "";
-  if (textWidth(plain) <= room) return indent + painted;
+  if (displayWidth(plain) <= room) return indent + painted;
   const cut = cutToWidth(plain, room);
   return indent + (options.color && painted !== plain ? painted.replace(plain, cut) : cut);
 }
 
 /** `text` (no escape sequences) cut to `room` columns, ending in "…" when cut. */
 export function cutToWidth(text: string, room: number): string {
-  if (textWidth(text) <= room) return text;
+  if (displayWidth(text) <= room) return text;
   let out = "";
   let used = 0;
   for (const ch of text) {
-    const w = charWidth(ch.codePointAt(0) ?? 0);
+    const w = charWidth(ch);
     if (used + w > room - 1) break;
     out += ch;
     used += w;
   }
   return out + "…";
-}
-
-function textWidth(text: string): number {
-  let n = 0;
-  for (const ch of text) n += charWidth(ch.codePointAt(0) ?? 0);
-  return n;
-}
-
-/** Columns a character takes: 0 for combining marks, 2 for wide East Asian and emoji, else 1. */
-function charWidth(cp: number): number {
-  if ((cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200f) || cp === 0xfe0f) return 0;
-  const wide = (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1f64f) ||
-    (cp >= 0x1f900 && cp <= 0x1f9ff) || (cp >= 0x20000 && cp <= 0x3fffd);
-  return wide ? 2 : 1;
 }

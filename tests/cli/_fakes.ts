@@ -21,6 +21,8 @@ export function createFakeTerminal(
     tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
     /** Piped stdin text; null = nothing arrived in time; "never" = a read that never ends. */
     stdin?: string | null | "never";
+    /** The terminal's width in columns (80 when not given). */
+    columns?: number;
   } = {},
 ): FakeTerminal {
   const handlers = new Map<CliSignal, Set<() => void>>();
@@ -64,7 +66,7 @@ export function createFakeTerminal(
       handlers.set(signal, set);
       return () => set.delete(handler);
     },
-    columns: () => 80,
+    columns: () => options.columns ?? 80,
     raise(signal) {
       for (const h of handlers.get(signal) ?? []) h();
     },

@@ -2,6 +2,7 @@
 import { formatGrants } from "../../policy/grant_hints.ts";
 import { VERSION } from "../../version.ts";
 import type { Engine } from "../engine.ts";
+import { writeMessage } from "../io.ts";
 import { createJsonlReporter, createJsonReporter } from "../jsonl.ts";
 import { createTextRenderer, useColor } from "../../term/render/mod.ts";
 import type { Reporter, RunStartInfo } from "../../report/mod.ts";
@@ -18,14 +19,14 @@ export function createReporter(
     case "jsonl":
       return createJsonlReporter({
         writeStdout: (t) => terminal.writeStdout(t),
-        writeStderr: (t) => terminal.writeStderr(t),
+        writeStderr: (t) => writeMessage(terminal, t),
         includeDeltas: setup.flags.includeDeltas,
         now: setup.now,
       });
     case "json":
       return createJsonReporter({
         writeStdout: (t) => terminal.writeStdout(t),
-        writeStderr: (t) => terminal.writeStderr(t),
+        writeStderr: (t) => writeMessage(terminal, t),
       });
     case "text": {
       const text: Parameters<typeof createTextRenderer>[0] = {

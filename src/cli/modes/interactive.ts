@@ -9,6 +9,7 @@ import { type Engine, openEngine, runOnce, runSummary, stopReasonOf } from "../e
 import { modelClientOptions } from "../model_options.ts";
 import { pricesFor } from "../config.ts";
 import { EXIT } from "../exit.ts";
+import { writeMessage } from "../io.ts";
 import { openSession } from "../open_session.ts";
 import { useColor } from "../../term/render/mod.ts";
 import { createReplPrompter, runRepl } from "../repl.ts";
@@ -33,7 +34,8 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
     terminal,
   );
   if (setup.flags.outputSchema !== undefined) {
-    terminal.writeStderr(
+    writeMessage(
+      terminal,
       "moat: '--output-schema' works in print mode only: give the prompt as an argument (or " +
         "pipe it) to get a JSON answer\nRun 'moat --help' for usage.\n",
     );
@@ -44,7 +46,7 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
   try {
     const session = await openSession(setup, (m) => reporter.warning(m));
     if (!session.ok) {
-      terminal.writeStderr(`moat: ${session.error}\n`);
+      writeMessage(terminal, `moat: ${session.error}\n`);
       return EXIT.usage;
     }
     writerRef = { writer: session.writer };
@@ -55,13 +57,13 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
       reporter,
     );
     if (!opened.ok) {
-      terminal.writeStderr(`moat: ${opened.error}\n`);
+      writeMessage(terminal, `moat: ${opened.error}\n`);
       return EXIT.usage;
     }
     const eng = opened.engine;
     engine = eng;
     reporter.start(startInfo(setup, eng, writerRef.writer?.path ?? null));
-    if (setup.flags.verbose) terminal.writeStderr(`moat: ${profileLine(setup)}\n`);
+    if (setup.flags.verbose) writeMessage(terminal, `moat: ${profileLine(setup)}\n`);
     for (
       const w of [
         ...settings.warnings,

@@ -6,7 +6,7 @@ import { DEFAULT_PRINT_MAX_TURNS, pricesFor } from "../config.ts";
 import { type Engine, openEngine, runOnce, runSummary, stopReasonOf } from "../engine.ts";
 import { modelClientOptions } from "../model_options.ts";
 import { EXIT } from "../exit.ts";
-import type { CliSignal } from "../io.ts";
+import { type CliSignal, writeMessage } from "../io.ts";
 import { checkResume, openSession } from "../open_session.ts";
 import { createRunStats, type RunStopReason } from "../../report/mod.ts";
 import type { RunSetup } from "../setup.ts";
@@ -117,8 +117,8 @@ export async function printMode(setup: RunSetup): Promise<number> {
   const pending: string[] = [];
   const warn = (message: string) => started ? reporter.warning(message) : pending.push(message);
   const setupFailed = (message: string, code: number = EXIT.usage) => {
-    for (const w of pending.splice(0)) terminal.writeStderr(`moat: warning: ${w}\n`);
-    terminal.writeStderr(`moat: ${message}\n`);
+    for (const w of pending.splice(0)) writeMessage(terminal, `moat: warning: ${w}\n`);
+    writeMessage(terminal, `moat: ${message}\n`);
     return code;
   };
   // A signal before the run starts (e.g. while waiting for stdin) ends moat at once.
@@ -176,7 +176,7 @@ export async function printMode(setup: RunSetup): Promise<number> {
     reporter.start(startInfo(setup, engine, writer?.path ?? null));
     started = true;
     if (setup.flags.verbose && setup.recording === undefined) {
-      setup.terminal.writeStderr(`moat: ${profileLine(setup)}\n`);
+      writeMessage(setup.terminal, `moat: ${profileLine(setup)}\n`);
     }
     for (
       const w of [
