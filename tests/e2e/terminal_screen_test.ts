@@ -138,3 +138,37 @@ Deno.test({
     assert.equal(await term.exited(), 0);
   },
 });
+
+Deno.test({
+  name: "terminal: moat's own messages arrive wrapped at words to a narrow window",
+  ignore: noPython,
+  async fn() {
+    await using ws = await createTempWorkspace();
+    // No endpoint configured: the longest message moat prints before any request.
+    const env = { OPENAI_BASE_URL: null, OPENAI_API_KEY: null, NO_COLOR: "1" };
+    await using term = await spawnMoatPty(["-p", "hello"], { cwd: ws.dir, env, cols: 50 });
+    const code = await term.exited();
+    assert.notEqual(code, 0);
+    // What moat wrote, line by line: none wider than the window (the terminal did no wrapping).
+    const csi = new RegExp(`${String.fromCharCode(0x1b)}\\[[0-9;?]*[A-Za-z]`, "g");
+    const written = term.raw.replace(csi, "").replace(/\r/g, "").split("\n").filter((l) =>
+      l !== ""
+    );
+    assert.ok(written.length > 3, term.raw);
+    for (const line of written) assert.ok([...line].length <= 50, `too wide: ${line}`);
+    // The same words as when piped, in order: breaks only between words.
+    await using home = await createTempWorkspace();
+    const piped = await new Deno.Command(Deno.execPath(), {
+      args: await startArgv(["-p", "hello"]),
+      cwd: ws.dir,
+      env: { HOME: home.dir, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DENO_DIR: denoDir() },
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const words = (text: string) => text.split(/\s+/).filter((w) => w !== "");
+    const pipedText = new TextDecoder().decode(piped.stderr);
+    assert.ok(pipedText.split("\n").some((l) => l.length > 50), "a line longer than the window");
+    assert.deepEqual(words(written.join("\n")), words(pipedText));
+  },
+});
