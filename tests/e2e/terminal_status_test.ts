@@ -7,7 +7,8 @@ import { hasPython, spawnMoatPty } from "../support/pty.ts";
 const noPython = !(await hasPython());
 
 Deno.test({
-  name: "terminal: after an answer a status line tells model, context, tokens and cost, then the prompt",
+  name:
+    "terminal: after an answer a status line tells model, context, tokens and cost, then the prompt",
   ignore: noPython,
   async fn() {
     await using server = await startFakeOpenAI();

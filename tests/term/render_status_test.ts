@@ -124,7 +124,7 @@ Deno.test("statusLine() tells model, context used, tokens, and the cost only whe
   // An unknown window: the tokens it holds.
   assert.equal(
     statusLine({ model: "local", contextTokens: 3630, usage: { ...usage, cachedTokens: 0 } }),
-    "local · context 3,630 tokens · tokens: 3,210 in · 420 out",
+    "local · context 3,630 (window unknown) · tokens: 3,210 in · 420 out",
   );
   // No usage reported: the model alone; off a terminal (no model) nothing.
   assert.equal(

@@ -55,7 +55,7 @@ export function statusLine(info: StatusInfo): string | null {
       parts.push(
         info.window !== undefined && info.window > 0
           ? `context ${percent(info.contextTokens, info.window)} of ${shortTokens(info.window)}`
-          : `context ${COUNT.format(info.contextTokens)} tokens`,
+          : `context ${COUNT.format(info.contextTokens)} (window unknown)`,
       );
     }
   }
