@@ -92,6 +92,9 @@ const VARYING: Array<[RegExp, string]> = [
   [/\(\d+(?:\.\d+)? m?s\)/g, "(10 ms)"],
   // Token counts (the fake server estimates them from the request, whose paths vary).
   [/\b\d[\d,]*(?= (?:in|out)\b)/g, "1,000"],
+  // The context the status line tells (as a share of the window, or in tokens).
+  [/(?<=\bcontext )(?:<1|\d+)%/g, "1%"],
+  [/(?<=\bcontext )\d[\d,]*(?= \(window unknown\))/g, "1,000"],
 ];
 
 /** Cast events from raw chunks: paths replaced, durations fixed, pauses capped. */

@@ -127,6 +127,10 @@ export interface RunSummary {
   retries: number;
   /** What `usage` cost, when the config gives prices. */
   cost?: number;
+  /** Interactive mode: the model that answered (for the status line). */
+  model?: string;
+  /** Interactive mode: that model's context window in tokens, when known. */
+  contextWindow?: number;
   toolCalls: number;
   failed: number;
   denied: number;

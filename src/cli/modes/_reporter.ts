@@ -39,6 +39,7 @@ export function createReporter(
         cwd: setup.workspace,
         verbose: setup.flags.verbose,
         interactive,
+        statusLine: interactive && !setup.flags.quiet,
         columns: () => terminal.columns(),
         clock: setup.clock,
       };

@@ -16,7 +16,8 @@ import { createReplPrompter, runRepl } from "../repl.ts";
 import { createRunStats } from "../../report/mod.ts";
 import { resumeBanner } from "../sessions.ts";
 import type { RunSetup } from "../setup.ts";
-import { usageLine } from "../../report/usage.ts";
+import { costOf } from "../../report/usage.ts";
+import { knownContextWindow } from "../../model/context_window.ts";
 import { createReporter, startInfo } from "./_reporter.ts";
 
 /** Interactive mode: the prompt loop (src/cli/repl.ts) around runOnce, with approvals asked. */
@@ -25,8 +26,6 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
   const reporter = createReporter(setup, true);
   const source = setup.lineSource();
   const color = useColor(terminal.isTty("stdout"), setup.env);
-  const dim = (text: string) =>
-    useColor(terminal.isTty("stderr"), setup.env) ? `\x1b[2m${text}\x1b[0m` : text;
   const prompter = createReplPrompter(
     source,
     (t) => terminal.writeStderr(t),
@@ -105,12 +104,18 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
           });
           await writerRef.writer?.flush();
           const stopReason = stopReasonOf(outcome, signal.aborted);
-          // Stops the spinner and explains errors and limits; the text was already streamed.
-          reporter.end(runSummary(stats, outcome, { stopReason, exitCode: EXIT.ok }));
-          const used = setup.flags.quiet
-            ? null
-            : usageLine(stats.usage, pricesFor(settings, model));
-          if (used !== null) terminal.writeStderr(`${dim(used)}\n`);
+          // Stops the spinner, explains errors and limits (the text was already streamed) and
+          // shows the status line: model, context used, tokens, cost.
+          const summary = runSummary(stats, outcome, { stopReason, exitCode: EXIT.ok });
+          const prices = pricesFor(settings, model);
+          if (prices !== undefined) summary.cost = costOf(stats.usage, prices);
+          const window = eng.contexts.get(model)?.window ?? settings.contextWindow ??
+            knownContextWindow(model);
+          reporter.end({
+            ...summary,
+            model,
+            ...(window === undefined ? {} : { contextWindow: window }),
+          });
         },
         model: () => model,
         setModel(name) {

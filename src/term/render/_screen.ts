@@ -23,6 +23,8 @@ export interface TextRendererOptions {
   interactive?: boolean;
   /** Terminal width; the spinner line is cut to fit (a wrapped line could not be redrawn). */
   columns?: () => number;
+  /** Interactive mode: a dim status line after each run (model, context, tokens, cost). */
+  statusLine?: boolean;
 }
 
 /** Colour only on a TTY, and never when NO_COLOR is set to a non-empty value. */
@@ -34,10 +36,16 @@ export function useColor(isTty: boolean, env: Record<string, string>): boolean {
 export interface Spinner {
   /** What it shows, or null when it is off. */
   readonly label: string | null;
-  /** Shows this label (starting the timer), or stops and clears it with null. */
-  set(label: string | null): void;
+  /**
+   * Shows this label (starting the timer), or stops and clears it with null. `since` is when
+   * that activity started (the clock's ms); without it a new label starts now and the same
+   * label keeps its time.
+   */
+  set(label: string | null, since?: number): void;
   /** Changes the label of a spinner that is on without redrawing it; an off one stays off. */
-  relabel(label: string): void;
+  relabel(label: string, since?: number): void;
+  /** The tokens the model has streamed so far for this label (shown as `~N tokens`), or null. */
+  progress(tokens: number | null): void;
 }
 
 /** The state and output the renderer's parts share. */
@@ -92,9 +100,41 @@ interface SpinnerScreen {
   held(): boolean;
 }
 
+/** Elapsed time for the spinner: `0s`, `59s`, `1m 05s`, `1h 02m`. */
+export function formatElapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const pad = (n: number) => String(n).padStart(2, "0");
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
+  return `${Math.floor(s / 3600)}h ${pad(Math.floor(s / 60) % 60)}m`;
+}
+
+/** The spinner's text: what runs, for how long, and the tokens streamed so far, cut to `max`. */
+export function spinnerText(
+  label: string,
+  progress: { elapsedMs: number; tokens: number | null },
+  max: number,
+): string {
+  const tokens = progress.tokens === null || progress.tokens <= 0
+    ? ""
+    : ` · ~${progress.tokens.toLocaleString("en-US")} tokens`;
+  const suffix = ` · ${formatElapsed(progress.elapsedMs)}${tokens}`;
+  // The label gives way first: how long and how much stay readable.
+  const room = max - [...suffix].length;
+  return room >= 12 ? `${oneLine(label, room)}${suffix}` : oneLine(`${label}${suffix}`, max);
+}
+
 function createSpinner(options: TextRendererOptions, screen: SpinnerScreen): SpinnerControl {
   const on = options.stderrIsTty && options.clock !== undefined;
+  const now = () => options.clock?.now() ?? 0;
   let label: string | null = null;
+  let since = 0;
+  let tokens: number | null = null;
+  const start = (next: string, at: number | undefined) => {
+    if (at !== undefined) since = at;
+    else if (next !== label) since = now();
+    label = next;
+  };
   let timer: unknown = undefined;
   let shown = false;
   let frame = 0;
@@ -110,7 +150,7 @@ function createSpinner(options: TextRendererOptions, screen: SpinnerScreen): Spi
     const columns = options.columns?.() ?? 0;
     // An unknown size (0, e.g. a pty nobody sized) means the usual 80 columns.
     const width = columns > 0 ? Math.max(20, columns) : 80;
-    const text = oneLine(label, width - 3);
+    const text = spinnerText(label, { elapsedMs: now() - since, tokens }, width - 3);
     options.writeStderr(`\r\x1b[K${screen.c("36", glyph ?? "")} ${screen.c("2", text)}`);
     shown = true;
   };
@@ -129,20 +169,26 @@ function createSpinner(options: TextRendererOptions, screen: SpinnerScreen): Spi
     get label() {
       return label;
     },
-    set(next: string | null) {
+    set(next: string | null, at?: number) {
       if (!on) return;
-      label = next;
       if (next === null) {
+        label = null;
+        tokens = null;
         stopTimer();
         clear();
         return;
       }
+      if (next !== label) tokens = null;
+      start(next, at);
       // Text streaming to the same terminal must not be interleaved with the spinner.
       if (!screen.atLineStart() || screen.held()) return;
       if (timer === undefined) tick();
     },
-    relabel(next: string) {
-      if (label !== null) label = next;
+    relabel(next: string, at?: number) {
+      if (label !== null) start(next, at);
+    },
+    progress(next: number | null) {
+      tokens = next;
     },
     draw() {
       if (label !== null && on) draw();

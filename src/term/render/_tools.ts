@@ -28,12 +28,20 @@ export interface ToolsView {
   busyLabel(): string;
 }
 
+/** A registered call on the spinner: its label and when it started (running, else registered). */
+interface RunningCall {
+  label: string;
+  since: number;
+}
+
 /** Creates the tool-call part of the renderer. */
 export function createToolsView(screen: Screen): ToolsView {
   const { c } = screen;
   const cwd = screen.options.cwd;
-  const running = new Map<string, string>();
-  const busyLabel = () => running.values().next().value ?? "thinking…";
+  const now = () => screen.options.clock?.now() ?? 0;
+  const running = new Map<string, RunningCall>();
+  const first = () => running.values().next().value;
+  const busyLabel = () => first()?.label ?? "thinking…";
   const endLine = (event: Extract<ToolEvent, { type: "tool_end" }>): string => {
     const target = describeCall(event.name, event.args, cwd);
     const took = c("2", `(${formatDuration(event.durationMs)})`);
@@ -58,23 +66,33 @@ export function createToolsView(screen: Screen): ToolsView {
   return {
     event(event: ToolEvent) {
       switch (event.type) {
-        case "tool_start":
-          running.set(
-            event.toolCallId,
-            `${event.name} ${describeCall(event.name, event.args, cwd)}`,
-          );
-          screen.spinner.set(running.values().next().value ?? null);
-          return;
-        case "tool_end": {
-          running.delete(event.toolCallId);
-          const next = busyLabel();
-          // The spinner redrawn under this line must not show the call that just ended.
-          screen.spinner.relabel(next);
-          screen.line(endLine(event));
-          screen.spinner.set(next);
+        case "tool_start": {
+          running.set(event.toolCallId, {
+            label: `${event.name} ${describeCall(event.name, event.args, cwd)}`,
+            since: now(),
+          });
+          const shown = first();
+          screen.spinner.set(shown?.label ?? null, shown?.since);
           return;
         }
-        case "tool_running":
+        case "tool_end": {
+          running.delete(event.toolCallId);
+          const next = first();
+          const label = next?.label ?? "thinking…";
+          // The spinner redrawn under this line must not show the call that just ended.
+          screen.spinner.relabel(label, next?.since);
+          screen.line(endLine(event));
+          screen.spinner.set(label, next?.since);
+          return;
+        }
+        case "tool_running": {
+          // Its time counts from when it really started, not from its wait in the queue.
+          const call = running.get(event.toolCallId);
+          if (call === undefined) return;
+          call.since = now();
+          if (first() === call) screen.spinner.relabel(call.label, call.since);
+          return;
+        }
         case "tool_update":
         case "tool_settled":
           return;

@@ -5,13 +5,15 @@
  *
  * The parts, each editable alone: `_screen.ts` (shared output state and the spinner),
  * `_answer.ts` (streamed text and thinking), `_tools.ts` (tool call lines), `_notes.ts`
- * (warnings, notes, retries, compaction, start and outcome lines).
+ * (warnings, notes, retries, compaction, start and outcome lines), `_status.ts` (the tokens on
+ * the spinner, the status line after each answer in interactive mode).
  */
 import type { AgentEvent } from "../../agent/mod.ts";
 import type { Reporter, RunStartInfo, RunSummary } from "../../report/mod.ts";
 import { createAnswerView } from "./_answer.ts";
 import { createNotesView } from "./_notes.ts";
 import { createScreen, type TextRendererOptions } from "./_screen.ts";
+import { createStatusView } from "./_status.ts";
 import { createToolsView } from "./_tools.ts";
 
 export { describeCall, formatDuration, oneLine } from "../call_text.ts";
@@ -24,6 +26,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
   const answer = createAnswerView(screen);
   const tools = createToolsView(screen);
   const notes = createNotesView(screen, tools.busyLabel);
+  const status = createStatusView(screen);
   return {
     start(info: RunStartInfo) {
       notes.start(info);
@@ -32,10 +35,12 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
       switch (event.type) {
         case "turn_start":
         case "report_start":
-        case "message_start":
         case "thinking_delta":
         case "text_delta":
         case "message_end":
+          answer.event(event);
+          return status.event(event);
+        case "message_start":
         case "message_saved":
           return answer.event(event);
         case "tool_start":
@@ -68,6 +73,7 @@ export function createTextRenderer(options: TextRendererOptions): Reporter {
       answer.end(summary);
       screen.showNotes();
       notes.end(summary);
+      status.end(summary);
     },
     note: notes.note,
     hold: screen.hold,
