@@ -40,8 +40,8 @@ export interface McpProxyEndpoint {
 /** The proxies of a run's MCP servers. */
 export interface McpNetwork {
   /**
-   * Starts the proxy of server `name` that reaches `hosts` (true: every host not in --deny-net);
-   * its endpoint, or why it cannot listen.
+   * Starts the proxy of server `name` that reaches `hosts` (true: every host not in --deny-net),
+   * or finds the one started for the same name and hosts; its endpoint, or why it cannot listen.
    */
   open(name: string, hosts: Scope): { ok: true; endpoint: McpProxyEndpoint } | {
     ok: false;
@@ -54,10 +54,16 @@ export interface McpNetwork {
 /** Creates the run's (not yet started) MCP server proxies. */
 export function createMcpNetwork(options: McpNetworkOptions): McpNetwork {
   const running: Array<{ proxy: NetProxy; query: ToolHostClient }> = [];
+  // One proxy per program and hosts: a program confined again and again (a hook, run at each
+  // step) shares the one it got first instead of leaving one behind per run.
+  const endpoints = new Map<string, McpProxyEndpoint>();
   let closing: Promise<void> | undefined;
   return {
     open(name, hosts) {
       if (closing !== undefined) return { ok: false, message: "the run is ending" };
+      const key = JSON.stringify([name, hosts]);
+      const known = endpoints.get(key);
+      if (known !== undefined) return { ok: true, endpoint: known };
       const query = new ToolHostClient(() =>
         startWorkerHost({
           workerUrl: workerModuleUrl("query"),
@@ -84,7 +90,9 @@ export function createMcpNetwork(options: McpNetworkOptions): McpNetwork {
         return started;
       }
       running.push({ proxy: started.proxy, query });
-      return { ok: true, endpoint: { socketPath, token: tokenHex(token) } };
+      const endpoint = { socketPath, token: tokenHex(token) };
+      endpoints.set(key, endpoint);
+      return { ok: true, endpoint };
     },
     close() {
       closing ??= Promise.all(

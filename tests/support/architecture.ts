@@ -90,6 +90,14 @@ export function architectureProblems(
           `"${m.path}" imports "${target}": src/report/ imports neither src/cli/ nor src/term/`,
         );
       }
+      if (
+        m.path.startsWith("src/hooks/") &&
+        (target.startsWith("src/cli/") || target.startsWith("src/term/"))
+      ) {
+        problems.push(
+          `"${m.path}" imports "${target}": src/hooks/ imports neither src/cli/ nor src/term/`,
+        );
+      }
     }
   }
   problems.push(...cycles(byPath).map((c) => `import circle: ${c.join(" → ")}`));
