@@ -23,6 +23,8 @@ export interface TextRendererOptions {
   interactive?: boolean;
   /** Terminal width; the spinner line is cut to fit (a wrapped line could not be redrawn). */
   columns?: () => number;
+  /** The workspace is in a git work tree: a capped diff adds "see `git diff`". */
+  inGitRepo?: boolean;
 }
 
 /** Colour only on a TTY, and never when NO_COLOR is set to a non-empty value. */
@@ -38,6 +40,12 @@ export interface Spinner {
   set(label: string | null): void;
   /** Changes the label of a spinner that is on without redrawing it; an off one stays off. */
   relabel(label: string): void;
+  /**
+   * Lines drawn under the spinner line (a live region, e.g. a command's last output lines), asked
+   * for on every redraw; null removes them. Each line must fit the width: it is erased and drawn
+   * again with cursor-up and clear-line, which a wrapped line would defeat.
+   */
+  setLive(lines: (() => readonly string[]) | null): void;
 }
 
 /** The state and output the renderer's parts share. */
@@ -98,10 +106,15 @@ function createSpinner(options: TextRendererOptions, screen: SpinnerScreen): Spi
   let timer: unknown = undefined;
   let shown = false;
   let frame = 0;
+  let live: (() => readonly string[]) | null = null;
+  // Rows of the live region drawn under the spinner line; the cursor ends on the last of them.
+  let liveRows = 0;
+  const erase = () => shown ? "\r\x1b[K" + "\x1b[A\x1b[K".repeat(liveRows) : "";
   const clear = () => {
     if (shown) {
-      options.writeStderr("\r\x1b[K");
+      options.writeStderr(erase());
       shown = false;
+      liveRows = 0;
     }
   };
   const draw = () => {
@@ -111,8 +124,13 @@ function createSpinner(options: TextRendererOptions, screen: SpinnerScreen): Spi
     // An unknown size (0, e.g. a pty nobody sized) means the usual 80 columns.
     const width = columns > 0 ? Math.max(20, columns) : 80;
     const text = oneLine(label, width - 3);
-    options.writeStderr(`\r\x1b[K${screen.c("36", glyph ?? "")} ${screen.c("2", text)}`);
+    const rows = live?.() ?? [];
+    options.writeStderr(
+      `${erase()}\r\x1b[K${screen.c("36", glyph ?? "")} ${screen.c("2", text)}` +
+        rows.map((row) => `\n\x1b[K${row}`).join(""),
+    );
     shown = true;
+    liveRows = rows.length;
   };
   const tick = () => {
     timer = undefined;
@@ -133,6 +151,7 @@ function createSpinner(options: TextRendererOptions, screen: SpinnerScreen): Spi
       if (!on) return;
       label = next;
       if (next === null) {
+        live = null;
         stopTimer();
         clear();
         return;
@@ -143,6 +162,12 @@ function createSpinner(options: TextRendererOptions, screen: SpinnerScreen): Spi
     },
     relabel(next: string) {
       if (label !== null) label = next;
+    },
+    setLive(next) {
+      live = next;
+      // Redrawn now when the spinner shows (a timer tick would redraw it anyway).
+      if (shown && label !== null && !screen.paused()) draw();
+      else if (next === null) clear();
     },
     draw() {
       if (label !== null && on) draw();
