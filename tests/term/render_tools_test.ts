@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import xterm from "@xterm/headless";
 import type { AgentEvent } from "../../src/agent/mod.ts";
 import { createTextRenderer, type TextRendererOptions } from "../../src/term/render/mod.ts";
+import { writeChange } from "../../src/tools/mod.ts";
 import { createManualClock } from "../support/manual_clock.ts";
 
 /** An interactive renderer on a TTY (no colour, 60 columns) with its stderr text. */
@@ -64,6 +65,10 @@ Deno.test("interactive renderer redraws a running command's last lines in place 
   const { r, out, clock } = interactive();
   r.event({ type: "tool_start", toolCallId: "c1", name: "bash", args: { command: "make" } });
   r.event({ type: "tool_running", toolCallId: "c1", name: "bash" });
+  clock.tick(80);
+  assert.deepEqual((await screenOf(out.stderr)).slice(1), [], "silent for under a second");
+  clock.tick(1000);
+  assert.deepEqual((await screenOf(out.stderr)).slice(1), ["  1 s"]);
   r.event(update("one\ntwo\n", 100, 2));
   clock.tick(1000);
   const lines = Array.from({ length: 9 }, (_, i) => `line ${i + 1}`).join("\n") +
@@ -163,4 +168,25 @@ Deno.test("interactive renderer caps an edit's diff and points at git diff in a 
   assert.equal((await edit({})).at(-1), "  … 81 more lines");
   // Print mode (not interactive) keeps its one line.
   assert.deepEqual(await edit({ interactive: false }), ["✓ edit f.txt (4 ms)"]);
+});
+
+Deno.test("interactive renderer shows a new file's first lines after a write", async () => {
+  const { r, out } = interactive();
+  const content = Array.from({ length: 50 }, (_, i) => `row ${i + 1}`).join("\n") + "\n";
+  const change = writeChange("new.txt", null, new TextEncoder().encode(content));
+  assert.equal(change.kind, "patch");
+  r.event({
+    type: "tool_end",
+    toolCallId: "w1",
+    name: "write",
+    args: { path: "/w/new.txt" },
+    result: { toolCallId: "w1", toolName: "write", content: "Wrote", isError: false },
+    durationMs: 2,
+    display: change.kind === "patch" ? change.patch : "",
+  });
+  r.dispose();
+  const lines = await screenOf(out.stderr, 50);
+  assert.deepEqual(lines.slice(0, 3), ["✓ write new.txt (2 ms)", "   1 +row 1", "   2 +row 2"]);
+  assert.equal(lines.length, 1 + 40 + 1);
+  assert.equal(lines.at(-1), "  … 10 more lines");
 });

@@ -78,13 +78,13 @@ export function createToolsView(screen: Screen): ToolsView {
           // The spinner redrawn under this line must not show the call that just ended.
           screen.spinner.relabel(next);
           live.end(event.toolCallId);
-          screen.line(endLine(event));
-          for (const line of below(event)) screen.line(line);
+          // One write: the spinner is redrawn once, under the diff or preview.
+          screen.line([endLine(event), ...below(event)].join("\n"));
           screen.spinner.set(next);
           return;
         }
         case "tool_running":
-          // A command shows its elapsed time before it prints anything.
+          // A command that prints nothing yet still shows its elapsed time (after a second).
           if (event.name === "bash") live.update(event.toolCallId, { elapsedMs: 0, text: "" });
           return;
         case "tool_update":
@@ -141,6 +141,9 @@ function totalLinesOf(details: unknown): number | undefined {
   return typeof total === "number" ? total : undefined;
 }
 
+/** How long a command that printed nothing yet runs before the live region shows its time. */
+const LIVE_SILENT_MS = 1000;
+
 /** The latest progress of one running call. */
 interface Tail {
   text: string;
@@ -169,11 +172,11 @@ function createLiveTails(screen: Screen) {
   const draw = () => {
     const tail = latest();
     if (tail === undefined || clock === undefined) return [];
+    const elapsedMs = clock.now() - tail.startedAt;
+    // A quick, silent command shows no region that would only flash.
+    if (tail.text === "" && elapsedMs < LIVE_SILENT_MS) return [];
     const look: OutputLook = { c: screen.c, columns: options.columns?.() ?? 0 };
-    return liveLines(tail.text, {
-      elapsedMs: clock.now() - tail.startedAt,
-      totalLines: tail.totalLines,
-    }, look);
+    return liveLines(tail.text, { elapsedMs, totalLines: tail.totalLines }, look);
   };
   const refresh = () => screen.spinner.setLive(tails.size > 0 ? draw : null);
   return {
