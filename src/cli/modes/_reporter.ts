@@ -1,5 +1,7 @@
 /** The reporter each mode writes through, and what it says when a run starts. */
+import { dirname, join } from "node:path";
 import { formatGrants } from "../../policy/grant_hints.ts";
+import type { CliFs } from "../io.ts";
 import { VERSION } from "../../version.ts";
 import type { Engine } from "../engine.ts";
 import { writeMessage } from "../io.ts";
@@ -11,7 +13,7 @@ import type { RunSetup } from "../setup.ts";
 export function createReporter(
   setup: RunSetup,
   interactive: boolean,
-  options: { plainText?: boolean } = {},
+  options: { plainText?: boolean; inGitRepo?: boolean } = {},
 ): Reporter {
   const { terminal } = setup;
   const output = interactive ? "text" : setup.settings.output;
@@ -42,6 +44,7 @@ export function createReporter(
         statusLine: interactive && !setup.flags.quiet,
         columns: () => terminal.columns(),
         clock: setup.clock,
+        inGitRepo: options.inGitRepo === true,
       };
       return createTextRenderer(text);
     }
@@ -49,6 +52,14 @@ export function createReporter(
       const never: never = output;
       return never;
     }
+  }
+}
+
+/** Whether `dir` is in a git work tree (it or a parent holds `.git`): looked up once, at start. */
+export async function inGitWorkTree(fs: CliFs, dir: string): Promise<boolean> {
+  for (let d = dir;; d = dirname(d)) {
+    if (await fs.exists(join(d, ".git"))) return true;
+    if (dirname(d) === d) return false;
   }
 }
 

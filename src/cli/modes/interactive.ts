@@ -18,12 +18,14 @@ import { resumeBanner } from "../sessions.ts";
 import type { RunSetup } from "../setup.ts";
 import { costOf } from "../../report/usage.ts";
 import { knownContextWindow } from "../../model/context_window.ts";
-import { createReporter, startInfo } from "./_reporter.ts";
+import { createReporter, inGitWorkTree, startInfo } from "./_reporter.ts";
 
 /** Interactive mode: the prompt loop (src/cli/repl.ts) around runOnce, with approvals asked. */
 export async function interactiveMode(setup: RunSetup): Promise<number> {
   const { terminal, settings } = setup;
-  const reporter = createReporter(setup, true);
+  // A capped diff points at `git diff` only where there is one.
+  const inGitRepo = await inGitWorkTree(setup.fs, setup.workspace);
+  const reporter = createReporter(setup, true, { inGitRepo });
   const source = setup.lineSource();
   const color = useColor(terminal.isTty("stdout"), setup.env);
   const prompter = createReplPrompter(

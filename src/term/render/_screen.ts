@@ -25,6 +25,8 @@ export interface TextRendererOptions {
   columns?: () => number;
   /** Interactive mode: a dim status line after each run (model, context, tokens, cost). */
   statusLine?: boolean;
+  /** The workspace is in a git work tree: a capped diff adds "see `git diff`". */
+  inGitRepo?: boolean;
 }
 
 /** Colour only on a TTY, and never when NO_COLOR is set to a non-empty value. */
@@ -46,6 +48,12 @@ export interface Spinner {
   relabel(label: string, since?: number): void;
   /** The tokens the model has streamed so far for this label (shown as `~N tokens`), or null. */
   progress(tokens: number | null): void;
+  /**
+   * Lines drawn under the spinner line (a live region, e.g. a command's last output lines), asked
+   * for on every redraw; null removes them. Each line must fit the width: it is erased and drawn
+   * again with cursor-up and clear-line, which a wrapped line would defeat.
+   */
+  setLive(lines: (() => readonly string[]) | null): void;
 }
 
 /** The state and output the renderer's parts share. */
@@ -138,10 +146,15 @@ function createSpinner(options: TextRendererOptions, screen: SpinnerScreen): Spi
   let timer: unknown = undefined;
   let shown = false;
   let frame = 0;
+  let live: (() => readonly string[]) | null = null;
+  // Rows of the live region drawn under the spinner line; the cursor ends on the last of them.
+  let liveRows = 0;
+  const erase = () => shown ? "\r\x1b[K" + "\x1b[A\x1b[K".repeat(liveRows) : "";
   const clear = () => {
     if (shown) {
-      options.writeStderr("\r\x1b[K");
+      options.writeStderr(erase());
       shown = false;
+      liveRows = 0;
     }
   };
   const draw = () => {
@@ -151,8 +164,13 @@ function createSpinner(options: TextRendererOptions, screen: SpinnerScreen): Spi
     // An unknown size (0, e.g. a pty nobody sized) means the usual 80 columns.
     const width = columns > 0 ? Math.max(20, columns) : 80;
     const text = spinnerText(label, { elapsedMs: now() - since, tokens }, width - 3);
-    options.writeStderr(`\r\x1b[K${screen.c("36", glyph ?? "")} ${screen.c("2", text)}`);
+    const rows = live?.() ?? [];
+    options.writeStderr(
+      `${erase()}\r\x1b[K${screen.c("36", glyph ?? "")} ${screen.c("2", text)}` +
+        rows.map((row) => `\n\x1b[K${row}`).join(""),
+    );
     shown = true;
+    liveRows = rows.length;
   };
   const tick = () => {
     timer = undefined;
@@ -174,6 +192,7 @@ function createSpinner(options: TextRendererOptions, screen: SpinnerScreen): Spi
       if (next === null) {
         label = null;
         tokens = null;
+        live = null;
         stopTimer();
         clear();
         return;
@@ -189,6 +208,12 @@ function createSpinner(options: TextRendererOptions, screen: SpinnerScreen): Spi
     },
     progress(next: number | null) {
       tokens = next;
+    },
+    setLive(next) {
+      live = next;
+      // Redrawn now when the spinner shows (a timer tick would redraw it anyway).
+      if (shown && label !== null && !screen.paused()) draw();
+      else if (next === null) clear();
     },
     draw() {
       if (label !== null && on) draw();
