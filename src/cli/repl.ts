@@ -113,12 +113,16 @@ export function createLineSource(lines: AsyncIterable<string>, control?: LineCon
   };
 }
 
-/** A Prompter asking on stderr and answered by the next freshly typed line. */
+/**
+ * A Prompter asking on stderr and answered by the next freshly typed line; on a line editor the
+ * lines of `preview` (a write's or edit's diff) come first. Piped questions stay as they were.
+ */
 export function createReplPrompter(
   source: LineSource,
   write: (text: string) => void,
   hold?: (held: boolean) => void,
   view: Pick<KeyPrompterIo, "columns" | "onResize"> = { columns: () => 80 },
+  preview?: (request: ApprovalRequest) => Promise<string[]>,
 ): Prompter {
   const inner = createAnswerPrompter({
     ...(source.key === undefined ? {} : { readKey: source.key.bind(source) }),
@@ -133,6 +137,8 @@ export function createReplPrompter(
       const answer = chain.then(async () => {
         hold?.(true);
         try {
+          const lines = source.key === undefined ? [] : await preview?.(request) ?? [];
+          if (lines.length > 0) write(lines.join("\n") + "\n");
           // The question holds a path or command chosen by the model: nothing in it may redraw
           // the terminal or pass for another path.
           return await inner.ask({ ...request, question: escapeUnsafe(request.question) });

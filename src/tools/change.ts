@@ -130,7 +130,9 @@ async function readForPreview(
     if (e.code === "too_large") {
       return { ok: false, change: { kind: "large", path: shown, bytes: 0, created: false } };
     }
-    const reason = `Cannot read "${shown}" to show the change: ${e.message}`;
+    const reason = e.code === "not_granted"
+      ? `diff not shown: ${e.message}`
+      : `Cannot read "${shown}" to show the change: ${e.message}`;
     return { ok: false, change: { kind: "unavailable", path: shown, reason } };
   }
 }
