@@ -113,10 +113,7 @@ export function createLineSource(lines: AsyncIterable<string>, control?: LineCon
   };
 }
 
-/**
- * A Prompter asking on stderr and answered by the next freshly typed line; on a line editor the
- * lines of `preview` (a write's or edit's diff) come first. Piped questions stay as they were.
- */
+/** A Prompter asking on stderr (a key prompter after `preview`'s lines), answered by a fresh line. */
 export function createReplPrompter(
   source: LineSource,
   write: (text: string) => void,
@@ -129,6 +126,7 @@ export function createReplPrompter(
     readLine: () => source.next({ fresh: true }),
     write,
     view,
+    ...(preview === undefined ? {} : { preview }),
   });
   // Questions from parallel calls are asked one at a time.
   let chain: Promise<unknown> = Promise.resolve();
@@ -137,8 +135,6 @@ export function createReplPrompter(
       const answer = chain.then(async () => {
         hold?.(true);
         try {
-          const lines = source.key === undefined ? [] : await preview?.(request) ?? [];
-          if (lines.length > 0) write(lines.join("\n") + "\n");
           // The question holds a path or command chosen by the model: nothing in it may redraw
           // the terminal or pass for another path.
           return await inner.ask({ ...request, question: escapeUnsafe(request.question) });
