@@ -7,7 +7,13 @@
  */
 import type { ToolLocation } from "../agent/tool.ts";
 import type { PermissionEngine } from "../policy/mod.ts";
-import { DIFF_MAX_BYTES, FsError, type FsOps, readHandleFully } from "../tools/mod.ts";
+import {
+  DIFF_MAX_BYTES,
+  type FileHandle,
+  FsError,
+  type FsOps,
+  readHandleFully,
+} from "../tools/mod.ts";
 
 /**
  * Reads `absPath` for the question about `asked`: its bytes, or null when it does not exist;
@@ -21,7 +27,7 @@ export function createPreviewRead(
   fs: Pick<FsOps, "openFile">,
 ): PreviewRead {
   return async (absPath, asked) => {
-    let handle;
+    let handle: FileHandle;
     try {
       handle = await fs.openFile(absPath);
     } catch (e) {
