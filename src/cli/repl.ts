@@ -113,18 +113,20 @@ export function createLineSource(lines: AsyncIterable<string>, control?: LineCon
   };
 }
 
-/** A Prompter asking on stderr and answered by the next freshly typed line. */
+/** A Prompter asking on stderr (a key prompter after `preview`'s lines), answered by a fresh line. */
 export function createReplPrompter(
   source: LineSource,
   write: (text: string) => void,
   hold?: (held: boolean) => void,
   view: Pick<KeyPrompterIo, "columns" | "onResize"> = { columns: () => 80 },
+  preview?: (request: ApprovalRequest) => Promise<string[]>,
 ): Prompter {
   const inner = createAnswerPrompter({
     ...(source.key === undefined ? {} : { readKey: source.key.bind(source) }),
     readLine: () => source.next({ fresh: true }),
     write,
     view,
+    ...(preview === undefined ? {} : { preview }),
   });
   // Questions from parallel calls are asked one at a time.
   let chain: Promise<unknown> = Promise.resolve();

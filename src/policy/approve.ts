@@ -18,6 +18,13 @@ export interface ApprovalRequest {
   location?: ToolLocation;
   /** The exact question to show (from `approvalQuestion`). */
   question: string;
+  /** The call's validated arguments, to show what it would change (a write's or edit's diff). */
+  args?: unknown;
+  /**
+   * Reads a file for that diff as the tools may read it: its bytes, null when it does not exist;
+   * throws FsError "not_granted" for what the user did not allow to be read. Absent: no diff.
+   */
+  readFile?: (absPath: string) => Promise<Uint8Array | null>;
 }
 
 /** Asks the user; must resolve (a closed input means "deny"). */

@@ -79,6 +79,11 @@ export interface PermissionPolicyOptions {
    * src/policy/protected.ts), or undefined; such writes are denied without asking anyone.
    */
   protectedWrite?: (path: string) => string | undefined;
+  /**
+   * Reads a file to show the change a question is about (src/sandbox/preview_read.ts), as the
+   * tools may read it, `asked` being the location asked about; absent: questions show no diff.
+   */
+  previewRead?: (absPath: string, asked: ToolLocation) => Promise<Uint8Array | null>;
   /** Receives every decision; must not throw (errors are ignored). */
   onDecision?: (decision: PermissionDecision) => void;
   /** Called when the user approved a location; "always" widens the grants for the run. */
@@ -204,10 +209,13 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
     }
     for (const group of groups) {
       const first = group[0] as ToolLocation;
+      const { previewRead } = options;
       const answer = await options.prompter.ask({
         toolName: call.name,
         location: first,
         question: approvalQuestion(call.name, first),
+        args: call.args,
+        ...(previewRead === undefined ? {} : { readFile: (path) => previewRead(path, first) }),
       });
       if (answer === "deny") {
         const reason = declinedReason(first);

@@ -29,6 +29,7 @@ import {
   selectTools,
 } from "../tools/mod.ts";
 import { createApprovals } from "./approvals.ts";
+import { createPreviewRead } from "./preview_read.ts";
 import { createBashNetwork } from "./_bash_net.ts";
 import { createMcpNetwork } from "./_mcp_net.ts";
 import { trackPrograms } from "./_bash_programs.ts";
@@ -230,8 +231,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     env: options.env,
     sys,
   });
+  const engine = denoPermissionEngine(() => hosts.active(), denyClient);
   const policy = createPermissionPolicy({
-    engine: denoPermissionEngine(() => hosts.active(), denyClient),
+    engine,
+    previewRead: createPreviewRead(engine, sys.tools.fs),
     ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
     ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
     ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),

@@ -19,6 +19,8 @@ export interface KeyPrompterIo {
   columns(): number;
   /** Subscribes to the window's resizes (SIGWINCH); returns the unsubscribe function. */
   onResize?(listener: () => void): () => void;
+  /** Lines shown before the question (a write's or edit's diff, src/term/approval_diff.ts). */
+  preview?(request: ApprovalRequest): Promise<string[]>;
 }
 
 /** `text` broken at spaces into lines of at most `columns` (a longer word stays whole). */
@@ -77,6 +79,8 @@ function rowsAt(shown: string, columns: number): number {
 export function createKeyPrompter(io: KeyPrompterIo): Prompter {
   return {
     async ask(request: ApprovalRequest): Promise<Approval> {
+      const before = await io.preview?.(request) ?? [];
+      if (before.length > 0) io.write(before.join("\n") + "\n");
       let shown = wrapWords(request.question, io.columns()) + " ";
       io.write(shown);
       // Resized: back to the question's first row, erase it, and draw it wrapped anew.
@@ -113,6 +117,8 @@ export interface AnswerIo {
   readLine: () => Promise<string | null>;
   write: (text: string) => void;
   view: Pick<KeyPrompterIo, "columns" | "onResize">;
+  /** Lines before a key question (none before a typed-line one: piped output stays as it was). */
+  preview?: KeyPrompterIo["preview"];
 }
 
 /** A line editor answers with one key; plain lines (a pipe) with a typed line, as before. */
@@ -123,6 +129,7 @@ export function createAnswerPrompter(io: AnswerIo): Prompter {
     readKey,
     write: io.write,
     columns: () => view.columns(),
+    ...(io.preview === undefined ? {} : { preview: io.preview }),
     ...(view.onResize === undefined ? {} : { onResize: view.onResize.bind(view) }),
   });
 }

@@ -25,9 +25,21 @@ export type FileChange =
   /** The call would fail (or the file could not be read): the reason, as the tool says it. */
   | { kind: "unavailable"; path: string; reason: string };
 
+/**
+ * A path as a patch header names it: line breaks (also CR, U+2028/9) as `\uXXXX`, since a parser
+ * reads the header one line at a time (jsdiff's parsePatch loops forever on such a name).
+ */
+function headerName(shown: string): string {
+  return shown.replace(
+    /[\n\r\u2028\u2029]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 /** The diff edit reports: LF-normalised old and new text, three lines of context. */
 export function editPatch(shown: string, before: string, after: string): string {
-  return createTwoFilesPatch(shown, shown, before, after, "", "", { context: 3 });
+  const name = headerName(shown);
+  return createTwoFilesPatch(name, name, before, after, "", "", { context: 3 });
 }
 
 /**
@@ -59,8 +71,8 @@ export function writeChange(
   // Against an empty side the diff is linear; otherwise its cost grows with the lines changed.
   const bounded = old !== "" && now !== "";
   const patch = createTwoFilesPatch(
-    created ? "/dev/null" : shown,
-    shown,
+    created ? "/dev/null" : headerName(shown),
+    headerName(shown),
     old,
     now,
     "",
@@ -130,7 +142,9 @@ async function readForPreview(
     if (e.code === "too_large") {
       return { ok: false, change: { kind: "large", path: shown, bytes: 0, created: false } };
     }
-    const reason = `Cannot read "${shown}" to show the change: ${e.message}`;
+    const reason = e.code === "not_granted"
+      ? `diff not shown: ${e.message}`
+      : `Cannot read "${shown}" to show the change: ${e.message}`;
     return { ok: false, change: { kind: "unavailable", path: shown, reason } };
   }
 }

@@ -276,3 +276,26 @@ Deno.test("policy blocks with the cause when the permission engine cannot answer
   });
   assert.equal(decisions[0]?.by, "error");
 });
+
+Deno.test("policy gives the question the call's arguments and a reader bound to the location asked", async () => {
+  const seen: Array<{ path: string; asked: ToolLocation }> = [];
+  let request: Parameters<Prompter["ask"]>[0] | undefined;
+  const policy = createPermissionPolicy({
+    engine: engine({ "/etc/hosts": "prompt" }),
+    prompter: {
+      ask(r) {
+        request = r;
+        return Promise.resolve("deny");
+      },
+    },
+    previewRead(path, asked) {
+      seen.push({ path, asked });
+      return Promise.resolve(null);
+    },
+  });
+  const args = { path: "/etc/hosts", edits: [] };
+  await policy({ ...call(tool(() => [hosts])), args });
+  assert.equal(request?.args, args);
+  assert.equal(await request?.readFile?.("/etc/hosts"), null);
+  assert.deepEqual(seen, [{ path: "/etc/hosts", asked: hosts }]);
+});

@@ -144,3 +144,42 @@ Deno.test("createKeyPrompter() wraps the question anew when the window is resize
   // Answered: resizes are nothing to this question any more.
   assert.equal(k.listening(), 0);
 });
+
+Deno.test("createReplPrompter() shows the preview's lines before the key question, and none when piped", async () => {
+  const terminal = createFakeTerminal();
+  const control = {
+    attend: () => {},
+    detach: () => {},
+    setBusy: () => {},
+    close: () => {},
+    readKey: () => Promise.resolve("n"),
+  };
+  let out = "";
+  const preview = () => Promise.resolve(["  1 -old", "  1 +new"]);
+  const tty = createReplPrompter(
+    createLineSource(terminal.readLines(), control),
+    (t) => void (out += t),
+    undefined,
+    undefined,
+    preview,
+  );
+  assert.equal(await tty.ask(request), "deny");
+  assert.ok(out.startsWith("  1 -old\n  1 +new\nmoat wants to write"), out);
+  terminal.endInput();
+  // Piped: the question alone, as before.
+  const piped = createFakeTerminal();
+  let said = "";
+  const lines = createReplPrompter(
+    createLineSource(piped.readLines()),
+    (t) => void (said += t),
+    undefined,
+    undefined,
+    preview,
+  );
+  const answer = lines.ask(request);
+  await new Promise((resolve) => setTimeout(resolve, 1));
+  piped.typeLine("n");
+  assert.equal(await answer, "deny");
+  assert.ok(said.startsWith("moat wants to write"), said);
+  piped.endInput();
+});

@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
 import { createEditTool } from "../../src/tools/edit.ts";
 import { createWriteTool } from "../../src/tools/write.ts";
+import { parsePatch } from "diff";
 import {
   DIFF_MAX_BYTES,
+  editPatch,
   fsPreviewReader,
   previewEdit,
   previewWrite,
+  writeChange,
 } from "../../src/tools/change.ts";
 import { MemoryFs } from "../support/memory_fs.ts";
 import { call } from "./_helpers.ts";
@@ -92,4 +95,22 @@ Deno.test("write returns its diff in display, not in the model's output", async 
   assert.match(created.display ?? "", /^--- \/dev\/null/m);
   assert.match(created.display ?? "", /^\+hi$/m);
   assert.ok(!created.output.includes("@@"));
+});
+
+Deno.test("a file name with line breaks is escaped in the patch header, so the diff still parses", () => {
+  for (const name of ["a\nb.txt", "a\rb.txt", "a\u2028b.txt", "x\r\x1b[2Kmoat wants to write y"]) {
+    const shown = `/out/${name}`;
+    const patches = [
+      editPatch(shown, "one\n", "two\n"),
+      writeChange(shown, null, new TextEncoder().encode("hi\n")),
+      writeChange(shown, new TextEncoder().encode("one\n"), new TextEncoder().encode("two\n")),
+    ].map((p) => typeof p === "string" ? p : p.kind === "patch" ? p.patch : "");
+    for (const patch of patches) {
+      // jsdiff reads the header line by line: an unescaped CR or U+2028 there never ends.
+      const header = patch.split("\n").filter((l) => /^(---|\+\+\+) /.test(l));
+      assert.equal(header.length, 2, JSON.stringify(patch));
+      for (const line of header) assert.doesNotMatch(line, /[\r\u2028\u2029]/);
+      assert.equal(parsePatch(patch)[0]?.hunks.length, 1);
+    }
+  }
 });

@@ -12,6 +12,7 @@ import { EXIT } from "../exit.ts";
 import { writeMessage } from "../io.ts";
 import { openSession } from "../open_session.ts";
 import { useColor } from "../../term/render/mod.ts";
+import { approvalDiffLines } from "../../term/approval_diff.ts";
 import { createReplPrompter, runRepl } from "../repl.ts";
 import { createRunStats } from "../../report/mod.ts";
 import { resumeBanner } from "../sessions.ts";
@@ -33,6 +34,13 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
     (t) => terminal.writeStderr(t),
     (held) => reporter.hold?.(held),
     terminal,
+    (request) =>
+      approvalDiffLines(request, {
+        cwd: setup.workspace,
+        ...(setup.env["HOME"] === undefined ? {} : { home: setup.env["HOME"] }),
+        color: useColor(terminal.isTty("stderr"), setup.env),
+        columns: terminal.columns(),
+      }),
   );
   if (setup.flags.outputSchema !== undefined) {
     writeMessage(
