@@ -134,7 +134,8 @@ Deno.test("createKeyPrompter() wraps the question anew when the window is resize
   // drawn again.
   const rows = first.split("\n").reduce((n, line) => n + Math.ceil(line.length / 40), 0);
   assert.ok(rows > 2);
-  const moved = /^\r\x1b\[(\d+)A\x1b\[J/.exec(redraw);
+  const esc = String.fromCharCode(0x1b);
+  const moved = new RegExp(`^\\r${esc}\\[(\\d+)A${esc}\\[J`).exec(redraw);
   assert.equal(moved?.[1], String(rows - 1), JSON.stringify(redraw));
   const lines = redraw.slice(moved?.[0].length).split("\n");
   for (const line of lines) assert.ok(line.trimEnd().length <= 40, line);
