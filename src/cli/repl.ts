@@ -113,14 +113,23 @@ export function createLineSource(lines: AsyncIterable<string>, control?: LineCon
   };
 }
 
+/** What createReplPrompter adds to its line source and writer. */
+export interface ReplPrompterOptions {
+  /** Holds the renderer's output while a question is open (true) and releases it (false). */
+  hold?: (held: boolean) => void;
+  /** The terminal's width and resizes, for the single-key question (default: 80 columns). */
+  view?: Pick<KeyPrompterIo, "columns" | "onResize">;
+  /** Lines shown above the question (a write's or an edit's diff). */
+  preview?: (request: ApprovalRequest) => Promise<string[]>;
+}
+
 /** A Prompter asking on stderr (a key prompter after `preview`'s lines), answered by a fresh line. */
 export function createReplPrompter(
   source: LineSource,
   write: (text: string) => void,
-  hold?: (held: boolean) => void,
-  view: Pick<KeyPrompterIo, "columns" | "onResize"> = { columns: () => 80 },
-  preview?: (request: ApprovalRequest) => Promise<string[]>,
+  options: ReplPrompterOptions = {},
 ): Prompter {
+  const { hold, view = { columns: () => 80 }, preview } = options;
   const inner = createAnswerPrompter({
     ...(source.key === undefined ? {} : { readKey: source.key.bind(source) }),
     readLine: () => source.next({ fresh: true }),

@@ -124,7 +124,9 @@ Deno.test("createReplPrompter() takes only lines typed after the question, and h
   await tick();
   const holds: boolean[] = [];
   let asked = "";
-  const prompter = createReplPrompter(source, (t) => void (asked += t), (h) => holds.push(h));
+  const prompter = createReplPrompter(source, (t) => void (asked += t), {
+    hold: (h) => holds.push(h),
+  });
   const answer = prompter.ask({
     toolName: "edit",
     location: { access: "write", path: "/etc/hosts" },

@@ -160,9 +160,7 @@ Deno.test("createReplPrompter() shows the preview's lines before the key questio
   const tty = createReplPrompter(
     createLineSource(terminal.readLines(), control),
     (t) => void (out += t),
-    undefined,
-    undefined,
-    preview,
+    { preview },
   );
   assert.equal(await tty.ask(request), "deny");
   assert.ok(out.startsWith("  1 -old\n  1 +new\nmoat wants to write"), out);
@@ -173,9 +171,7 @@ Deno.test("createReplPrompter() shows the preview's lines before the key questio
   const lines = createReplPrompter(
     createLineSource(piped.readLines()),
     (t) => void (said += t),
-    undefined,
-    undefined,
-    preview,
+    { preview },
   );
   const answer = lines.ask(request);
   await new Promise((resolve) => setTimeout(resolve, 1));

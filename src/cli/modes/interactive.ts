@@ -32,15 +32,17 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
   const prompter = createReplPrompter(
     source,
     (t) => terminal.writeStderr(t),
-    (held) => reporter.hold?.(held),
-    terminal,
-    (request) =>
-      approvalDiffLines(request, {
-        cwd: setup.workspace,
-        ...(setup.env["HOME"] === undefined ? {} : { home: setup.env["HOME"] }),
-        color: useColor(terminal.isTty("stderr"), setup.env),
-        columns: terminal.columns(),
-      }),
+    {
+      hold: (held) => reporter.hold?.(held),
+      view: terminal,
+      preview: (request) =>
+        approvalDiffLines(request, {
+          cwd: setup.workspace,
+          ...(setup.env["HOME"] === undefined ? {} : { home: setup.env["HOME"] }),
+          color: useColor(terminal.isTty("stderr"), setup.env),
+          columns: terminal.columns(),
+        }),
+    },
   );
   if (setup.flags.outputSchema !== undefined) {
     writeMessage(
