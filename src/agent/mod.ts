@@ -37,6 +37,7 @@ export type {
   OnToolCall,
   PolicyDecision,
   ToolCallInfo,
+  ToolCallRewrite,
 } from "./hooks.ts";
 export {
   type BatchCallOutcome,
