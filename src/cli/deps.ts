@@ -5,6 +5,7 @@ import { createSandbox, type SandboxOptions } from "../sandbox/mod.ts";
 import { createDenoSandboxSys } from "../sys/sandbox.ts";
 import { createDenoMcpProcessOps } from "../sys/mcp.ts";
 import { startRunDirReaper } from "../sys/run_dir.ts";
+import { createUnconfinedHookRunner } from "../sys/hook_process.ts";
 import type { CliFs } from "./io.ts";
 import type { CliDeps, SandboxRequest, SandboxResult } from "./setup.ts";
 
@@ -13,6 +14,8 @@ export function createDefaultDeps(fs: CliFs): CliDeps {
   return {
     createModel: (options) => createOpenAiClient(options),
     createMcpProcessOps: () => createDenoMcpProcessOps(),
+    // Until the confined runner is wired: the tools' allow-listed environment, no sandbox.
+    createHookRunner: (sandbox) => createUnconfinedHookRunner(() => sandbox.toolEnv?.() ?? {}),
     async openSandbox(request: SandboxRequest): Promise<SandboxResult> {
       // bash spills full outputs here; it lives as long as the run and is removed on close.
       const spillDir = await fs.makeTempDir("moat-run-");

@@ -23,6 +23,9 @@ import { mcpPolicy, type McpRun, startMcp } from "./mcp.ts";
 import { holdWarnings, unofferedMcpToolReason } from "./mcp_background.ts";
 import { costOf } from "../report/usage.ts";
 import { secretEnvNames } from "./model_options.ts";
+import { openHooks, runWithTurnHooks } from "./hooks.ts";
+import type { Hooks } from "../hooks/mod.ts";
+import { withPostToolUse, withPreToolUse } from "../hooks/tool_layer.ts";
 import {
   compactionLine,
   contextStateFor,
@@ -43,6 +46,10 @@ export interface Engine {
   onToolCall: OnToolCall;
   /** The MCP servers of the run, when any started (they may still be starting). */
   mcp?: McpRun;
+  /** The user hooks of the run, when any apply (PreToolUse is already in onToolCall). */
+  hooks?: Hooks;
+  /** The session the hooks name (`session_id`), once a run has one. */
+  session: { id: string | null };
   /** Why a called tool is not offered, when its MCP server says (e.g. it is still starting). */
   unknownToolReason?: (name: string) => string | undefined;
   /**
@@ -111,6 +118,20 @@ export async function openEngine(
     ...(prompter !== undefined && !settings.noPrompt ? { prompter } : {}),
     ...(request.onDecision === undefined ? {} : { onDecision: request.onDecision }),
   });
+  const policy: OnToolCall = (call) =>
+    mcpCalls !== undefined && mcp?.serverOf(call.name, call.args) !== undefined
+      ? mcpCalls(call)
+      : sandbox.onToolCall(call);
+  const session = { id: null as string | null };
+  // The trust question is settled: a project's hooks are here only in a trusted project.
+  const hooked = openHooks(setup, sandbox, { reporter, sessionId: () => session.id });
+  if (!hooked.ok) {
+    await mcp?.close();
+    await sandbox.close();
+    return hooked;
+  }
+  for (const warning of hooked.warnings) mcpWarnings.warn(warning);
+  const hooks = hooked.hooks;
   const configDir = userConfigDir(setup.env);
   // AGENTS.md only shapes a real model's system prompt; a replay's replies are already written.
   const context = settings.contextFiles && setup.recording === undefined
@@ -125,10 +146,10 @@ export async function openEngine(
       return mcp === undefined ? sandbox.tools : [...sandbox.tools, ...mcp.tools()];
     },
     sandbox,
-    onToolCall: (call) =>
-      mcpCalls !== undefined && mcp?.serverOf(call.name, call.args) !== undefined
-        ? mcpCalls(call)
-        : sandbox.onToolCall(call),
+    // Every call, MCP tools' too, passes the PreToolUse hooks before the policy.
+    onToolCall: hooks === undefined ? policy : withPreToolUse(hooks, policy),
+    ...(hooks === undefined ? {} : { hooks }),
+    session,
     ...(mcp === undefined
       ? {}
       : { mcp, unknownToolReason: (name) => unofferedMcpToolReason(mcp.status(), name) }),
@@ -249,6 +270,12 @@ export async function runOnce(
     agentOptions.afterToolCall = ({ call, result }) =>
       names.has(call.name) && !result.isError ? { terminate: true } : undefined;
   }
+  if (engine.hooks !== undefined) {
+    agentOptions.afterToolCall = withPostToolUse(engine.hooks, agentOptions.afterToolCall);
+  }
+  if (options.writer !== null) {
+    engine.session.id = options.writer.path.replace(/^.*\//, "").replace(/\.jsonl$/, "");
+  }
   agentOptions.limits = runLimits(setup, options.modelName ?? setup.settings.model);
   if (options.finalAnswer !== undefined) agentOptions.limits.finalAnswer = options.finalAnswer;
   if (setup.settings.temperature !== undefined) {
@@ -261,11 +288,11 @@ export async function runOnce(
     agentOptions.getQueuedMessages = options.getQueuedMessages;
   }
   try {
-    const result = await runAgentLoop(
-      { history: options.history, prompt: options.prompt },
-      agentOptions,
-    );
-    return { result };
+    return await runWithTurnHooks(engine.hooks, options.prompt, {
+      run: (prompt) => runAgentLoop({ history: options.history, prompt }, agentOptions),
+      lastText: () => options.stats.lastText,
+      signal: options.signal,
+    });
   } catch (e) {
     if (!(e instanceof ModelError) && setup.env.MOAT_DEBUG && e instanceof Error && e.stack) {
       setup.terminal.writeStderr(e.stack + "\n");

@@ -6,6 +6,7 @@
 import type { AgentEvent } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { replayCheckText } from "../replay/check.ts";
+import { hookLine } from "../hooks/mod.ts";
 import {
   assistantText,
   clipText,
@@ -230,6 +231,12 @@ export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
     },
     warning,
     permission: (decision) => emit(permissionRecord(decision)),
+    hook(record) {
+      const { phase, ...fields } = record;
+      emit({ type: phase === "start" ? "hook_start" : "hook_end", ...fields });
+      const line = hookLine(record);
+      if (line !== undefined) options.writeStderr?.(`moat: warning: ${line}\n`);
+    },
     end(summary) {
       if (summary.error !== undefined) {
         emit({ type: "error", ...summary.error });

@@ -20,6 +20,7 @@ import { type CliFs, readTextOrReason, type Terminal } from "./io.ts";
 import { openLineSource } from "./line_input.ts";
 import type { LineSource } from "./repl.ts";
 import { sessionsListing } from "./sessions.ts";
+import type { HookCommandRunner } from "../hooks/runner.ts";
 import { parseTrustAnswer, type TrustAnswer, trustQuestion, type TrustRequest } from "./trust.ts";
 import { PROFILE_NAMES, type ProfileName, profileNamed } from "../model/profiles/mod.ts";
 
@@ -48,6 +49,8 @@ export interface CliDeps {
   openSandbox(request: SandboxRequest): Promise<SandboxResult>;
   /** Spawns stdio MCP servers (src/sys/mcp.ts); absent: MCP servers cannot start. */
   createMcpProcessOps?(): McpProcessOps;
+  /** Runs hook commands for a run's sandbox; absent: configured hooks are skipped. */
+  createHookRunner?(sandbox: SandboxHandle): HookCommandRunner;
 }
 
 /** The default endpoint when neither a flag, the environment nor config names one. */

@@ -90,6 +90,20 @@ export function architectureProblems(
           `"${m.path}" imports "${target}": src/report/ imports neither src/cli/ nor src/term/`,
         );
       }
+      if (
+        m.path.startsWith("src/hooks/") &&
+        (target.startsWith("src/cli/") || target.startsWith("src/term/"))
+      ) {
+        problems.push(
+          `"${m.path}" imports "${target}": src/hooks/ imports neither src/cli/ nor src/term/`,
+        );
+      }
+      if (
+        target.startsWith("src/hooks/") && !m.path.startsWith("src/hooks/") &&
+        !m.path.startsWith("src/cli/")
+      ) {
+        problems.push(`"${m.path}" imports "${target}": only src/cli/ wires src/hooks/`);
+      }
     }
   }
   problems.push(...cycles(byPath).map((c) => `import circle: ${c.join(" → ")}`));

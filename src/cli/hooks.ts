@@ -1,0 +1,93 @@
+/**
+ * The user hooks of a run, wired: which apply (none with --no-hooks; a project's only in a
+ * trusted project, as settled by the trust question before anything runs), how they are
+ * reported, and UserPromptSubmit and Stop around each prompt's run.
+ */
+import type { AgentRunResult } from "../agent/mod.ts";
+import type { UserMessage } from "../model/types.ts";
+import type { HookRecord, Reporter, RunError } from "../report/mod.ts";
+import { configuredHooks, createHooks, hookLine, type Hooks } from "../hooks/mod.ts";
+import { stopHookReason, submitPrompt } from "../hooks/turn.ts";
+import type { RunSetup, SandboxHandle } from "./setup.ts";
+
+/** Reports a hook: JSONL records, or (text) a stderr line when it blocked or failed. */
+function reportHook(reporter: Reporter, record: HookRecord): void {
+  if (reporter.hook !== undefined) return reporter.hook(record);
+  const line = hookLine(record);
+  if (line !== undefined) reporter.warning(line);
+}
+
+/**
+ * The hooks of a run, or undefined when none apply; an invalid matcher is an error before the
+ * run. `sessionId` names the run's session once it has one.
+ */
+export function openHooks(
+  setup: RunSetup,
+  sandbox: SandboxHandle,
+  options: { reporter: Reporter; sessionId: () => string | null },
+): { ok: true; hooks?: Hooks; warnings: string[] } | { ok: false; error: string } {
+  if (setup.flags.noHooks) return { ok: true, warnings: [] };
+  const configured = configuredHooks(setup.settings.hooks);
+  if (!configured.ok) return configured;
+  if (configured.hooks.length === 0) return { ok: true, warnings: configured.warnings };
+  const warnings = [...configured.warnings];
+  const unconfined = configured.hooks.filter((h) => !h.spec.sandbox);
+  for (const hook of new Set(unconfined.map((h) => h.spec.command))) {
+    warnings.push(`The hook ${JSON.stringify(hook)} runs outside the sandbox ("sandbox": false)`);
+  }
+  const create = setup.deps.createHookRunner;
+  if (create === undefined) {
+    warnings.push("Hooks are configured but cannot run here; they are skipped");
+    return { ok: true, warnings };
+  }
+  const hooks = createHooks({
+    hooks: configured.hooks,
+    runner: create(sandbox),
+    cwd: setup.workspace,
+    sessionId: options.sessionId,
+    report: (record) => reportHook(options.reporter, record),
+  });
+  return { ok: true, hooks, warnings };
+}
+
+/**
+ * One prompt's run between its UserPromptSubmit and Stop hooks: a blocked prompt is not sent
+ * (a `hook_blocked` run error); a Stop hook may send the model back to work once, with its
+ * reason as the next message.
+ */
+export async function runWithTurnHooks(
+  hooks: Hooks | undefined,
+  prompt: UserMessage,
+  options: {
+    run: (prompt: UserMessage) => Promise<AgentRunResult>;
+    lastText: () => string;
+    signal: AbortSignal;
+  },
+): Promise<{ result: AgentRunResult } | { error: RunError }> {
+  if (hooks === undefined) return { result: await options.run(prompt) };
+  const submitted = await submitPrompt(hooks, prompt, options.signal);
+  if (!submitted.ok) {
+    return {
+      error: {
+        kind: "hook_blocked",
+        message: `A UserPromptSubmit hook blocked the prompt: ${submitted.reason}`,
+      },
+    };
+  }
+  let result = await options.run(submitted.prompt);
+  let active = false;
+  while (result.stopReason === "completed" && result.terminated !== true) {
+    const reason = await stopHookReason(hooks, {
+      active,
+      lastText: options.lastText(),
+      signal: options.signal,
+    });
+    if (reason === undefined || options.signal.aborted) break;
+    active = true;
+    result = await options.run({
+      role: "user",
+      content: `A Stop hook asked you to go on before stopping: ${reason}`,
+    });
+  }
+  return { result };
+}

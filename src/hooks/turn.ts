@@ -1,0 +1,52 @@
+/** UserPromptSubmit and Stop: hooks around one prompt's run. */
+import type { UserMessage } from "../model/types.ts";
+import type { Hooks } from "./mod.ts";
+
+function promptText(prompt: UserMessage): string {
+  return typeof prompt.content === "string"
+    ? prompt.content
+    : prompt.content.flatMap((b) => b.type === "text" ? [b.text] : []).join("\n");
+}
+
+/**
+ * Runs the UserPromptSubmit hooks: the prompt to send (with any additional context appended),
+ * or why a hook blocked it.
+ */
+export async function submitPrompt(
+  hooks: Hooks,
+  prompt: UserMessage,
+  signal?: AbortSignal,
+): Promise<{ ok: true; prompt: UserMessage } | { ok: false; reason: string }> {
+  if (!hooks.has("UserPromptSubmit")) return { ok: true, prompt };
+  const verdict = await hooks.run(
+    "UserPromptSubmit",
+    { prompt: promptText(prompt) },
+    signal === undefined ? {} : { signal },
+  );
+  if (verdict.block !== undefined) return { ok: false, reason: verdict.block.reason };
+  if (verdict.context.length === 0) return { ok: true, prompt };
+  const extra = verdict.context.join("\n\n");
+  const content = typeof prompt.content === "string"
+    ? `${prompt.content}\n\n${extra}`
+    : [...prompt.content, { type: "text" as const, text: extra }];
+  return { ok: true, prompt: { ...prompt, content } };
+}
+
+/**
+ * Runs the Stop hooks after a completed run: the reason to send the model back to work, or
+ * undefined to stop. `active` is true when a Stop hook already sent it back for this prompt
+ * (`stop_hook_active`); then moat stops whatever the hooks say, so a hook cannot loop.
+ */
+export async function stopHookReason(
+  hooks: Hooks,
+  options: { active: boolean; lastText: string; signal?: AbortSignal },
+): Promise<string | undefined> {
+  if (!hooks.has("Stop")) return undefined;
+  const verdict = await hooks.run(
+    "Stop",
+    { stop_hook_active: options.active, last_assistant_message: options.lastText },
+    options.signal === undefined ? {} : { signal: options.signal },
+  );
+  if (options.active) return undefined;
+  return verdict.block?.reason;
+}
