@@ -23,7 +23,7 @@ import { mcpPolicy, type McpRun, startMcp } from "./mcp.ts";
 import { holdWarnings, unofferedMcpToolReason } from "./mcp_background.ts";
 import { costOf } from "../report/usage.ts";
 import { secretEnvNames } from "./model_options.ts";
-import { openHooks, runWithTurnHooks } from "./hooks.ts";
+import { endSession, type HookSession, openHooks, preCompact, runWithTurnHooks } from "./hooks.ts";
 import type { Hooks } from "../hooks/mod.ts";
 import { withPostToolUse, withPreToolUse } from "../hooks/tool_layer.ts";
 import {
@@ -48,8 +48,8 @@ export interface Engine {
   mcp?: McpRun;
   /** The user hooks of the run, when any apply (PreToolUse is already in onToolCall). */
   hooks?: Hooks;
-  /** The session the hooks name (`session_id`), once a run has one. */
-  session: { id: string | null };
+  /** The session as the hooks see it. */
+  session: HookSession;
   /** Why a called tool is not offered, when its MCP server says (e.g. it is still starting). */
   unknownToolReason?: (name: string) => string | undefined;
   /**
@@ -122,7 +122,7 @@ export async function openEngine(
     mcpCalls !== undefined && mcp?.serverOf(call.name, call.args) !== undefined
       ? mcpCalls(call)
       : sandbox.onToolCall(call);
-  const session = { id: null as string | null };
+  const session: HookSession = { id: null, started: false, pending: new Set() };
   // The trust question is settled: a project's hooks are here only in a trusted project.
   const hooked = openHooks(setup, sandbox, { reporter, sessionId: () => session.id });
   if (!hooked.ok) {
@@ -155,6 +155,7 @@ export async function openEngine(
       : { mcp, unknownToolReason: (name) => unofferedMcpToolReason(mcp.status(), name) }),
     startReporting: mcpWarnings.release,
     async close() {
+      await endSession(hooks, session);
       await mcp?.close();
       await sandbox.close();
     },
@@ -248,6 +249,9 @@ export async function runOnce(
     signal: options.signal,
     onToolCall: engine.onToolCall,
     onEvent: (event) => {
+      if (event.type === "compaction_start") {
+        preCompact(engine.hooks, engine.session, event.reason);
+      }
       options.stats.observe(event);
       if (event.type === "message_saved") options.writer?.append(event.message);
       if (event.type === "compaction_end" && event.messages !== undefined) {
@@ -288,10 +292,17 @@ export async function runOnce(
     agentOptions.getQueuedMessages = options.getQueuedMessages;
   }
   try {
+    const start = engine.session.started
+      ? undefined
+      : options.history.length > 0
+      ? "resume" as const
+      : "startup" as const;
+    engine.session.started = true;
     return await runWithTurnHooks(engine.hooks, options.prompt, {
       run: (prompt) => runAgentLoop({ history: options.history, prompt }, agentOptions),
       lastText: () => options.stats.lastText,
       signal: options.signal,
+      ...(start === undefined ? {} : { start }),
     });
   } catch (e) {
     if (!(e instanceof ModelError) && setup.env.MOAT_DEBUG && e instanceof Error && e.stack) {

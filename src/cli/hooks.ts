@@ -7,7 +7,7 @@ import type { AgentRunResult } from "../agent/mod.ts";
 import type { UserMessage } from "../model/types.ts";
 import type { HookRecord, Reporter, RunError } from "../report/mod.ts";
 import { configuredHooks, createHooks, hookLine, type Hooks } from "../hooks/mod.ts";
-import { stopHookReason, submitPrompt } from "../hooks/turn.ts";
+import { startSession, stopHookReason, submitPrompt } from "../hooks/turn.ts";
 import type { RunSetup, SandboxHandle } from "./setup.ts";
 
 /** Reports a hook: JSONL records, or (text) a stderr line when it blocked or failed. */
@@ -51,7 +51,8 @@ export function openHooks(
 }
 
 /**
- * One prompt's run between its UserPromptSubmit and Stop hooks: a blocked prompt is not sent
+ * One prompt's run between its UserPromptSubmit and Stop hooks (and SessionStart before the
+ * session's first): a blocked prompt is not sent
  * (a `hook_blocked` run error); a Stop hook may send the model back to work once, with its
  * reason as the next message.
  */
@@ -62,10 +63,15 @@ export async function runWithTurnHooks(
     run: (prompt: UserMessage) => Promise<AgentRunResult>;
     lastText: () => string;
     signal: AbortSignal;
+    /** The session's first run: SessionStart runs first and its context joins the prompt. */
+    start?: "startup" | "resume";
   },
 ): Promise<{ result: AgentRunResult } | { error: RunError }> {
   if (hooks === undefined) return { result: await options.run(prompt) };
-  const submitted = await submitPrompt(hooks, prompt, options.signal);
+  const context = options.start === undefined
+    ? []
+    : await startSession(hooks, options.start, options.signal);
+  const submitted = await submitPrompt(hooks, prompt, { signal: options.signal, context });
   if (!submitted.ok) {
     return {
       error: {
@@ -90,4 +96,34 @@ export async function runWithTurnHooks(
     });
   }
   return { result };
+}
+
+/** Runs the SessionEnd hooks (when a session started) and waits for PreCompact ones; never rejects. */
+export async function endSession(hooks: Hooks | undefined, state: HookSession): Promise<void> {
+  if (hooks === undefined) return;
+  await Promise.all(state.pending);
+  if (state.started) await hooks.run("SessionEnd", { reason: "other" });
+}
+
+/** What the hooks know about the session of an engine. */
+export interface HookSession {
+  /** The session id hooks are told (`session_id`), once a run has one. */
+  id: string | null;
+  /** SessionStart ran. */
+  started: boolean;
+  /** PreCompact hooks still running (they only observe: compaction does not wait). */
+  pending: Set<Promise<unknown>>;
+}
+
+/** Starts the PreCompact hooks of a compaction; they are awaited when the session ends. */
+export function preCompact(
+  hooks: Hooks | undefined,
+  state: HookSession,
+  reason: "threshold" | "overflow" | "manual",
+): void {
+  if (hooks === undefined || !hooks.has("PreCompact")) return;
+  const trigger = reason === "manual" ? "manual" : "auto";
+  const running = hooks.run("PreCompact", { trigger, custom_instructions: "" });
+  state.pending.add(running);
+  void running.finally(() => state.pending.delete(running));
 }

@@ -9,23 +9,26 @@ function promptText(prompt: UserMessage): string {
 }
 
 /**
- * Runs the UserPromptSubmit hooks: the prompt to send (with any additional context appended),
- * or why a hook blocked it.
+ * Runs the UserPromptSubmit hooks: the prompt to send (with `context` and the hooks' additional
+ * context appended), or why a hook blocked it.
  */
 export async function submitPrompt(
   hooks: Hooks,
   prompt: UserMessage,
-  signal?: AbortSignal,
+  options: { signal?: AbortSignal; context?: readonly string[] } = {},
 ): Promise<{ ok: true; prompt: UserMessage } | { ok: false; reason: string }> {
-  if (!hooks.has("UserPromptSubmit")) return { ok: true, prompt };
-  const verdict = await hooks.run(
-    "UserPromptSubmit",
-    { prompt: promptText(prompt) },
-    signal === undefined ? {} : { signal },
-  );
-  if (verdict.block !== undefined) return { ok: false, reason: verdict.block.reason };
-  if (verdict.context.length === 0) return { ok: true, prompt };
-  const extra = verdict.context.join("\n\n");
+  const contexts = [...options.context ?? []];
+  if (hooks.has("UserPromptSubmit")) {
+    const verdict = await hooks.run(
+      "UserPromptSubmit",
+      { prompt: promptText(prompt) },
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+    if (verdict.block !== undefined) return { ok: false, reason: verdict.block.reason };
+    contexts.push(...verdict.context);
+  }
+  if (contexts.length === 0) return { ok: true, prompt };
+  const extra = contexts.join("\n\n");
   const content = typeof prompt.content === "string"
     ? `${prompt.content}\n\n${extra}`
     : [...prompt.content, { type: "text" as const, text: extra }];
@@ -49,4 +52,19 @@ export async function stopHookReason(
   );
   if (options.active) return undefined;
   return verdict.block?.reason;
+}
+
+/** Runs the SessionStart hooks: what they add to the model's context (plain stdout counts). */
+export async function startSession(
+  hooks: Hooks,
+  source: "startup" | "resume",
+  signal?: AbortSignal,
+): Promise<string[]> {
+  if (!hooks.has("SessionStart")) return [];
+  const verdict = await hooks.run(
+    "SessionStart",
+    { source },
+    signal === undefined ? {} : { signal },
+  );
+  return verdict.context;
 }

@@ -135,11 +135,14 @@ Deno.test("a hook that hangs is killed at its timeout: a warning, and the call g
   assert.match(result.stderr, /PreToolUse hook "sleep 30; exit 2" failed.*timed out/);
 });
 
-Deno.test("UserPromptSubmit adds its stdout to the prompt; a Stop hook sends the model back once", async () => {
+Deno.test("SessionStart and UserPromptSubmit add their stdout to the prompt; Stop sends the model back once; SessionEnd runs", async () => {
   await using server = await startFakeOpenAI();
   await using ws = await createTempWorkspace();
   await using home = await createTempWorkspace();
+  const ended = home.path("ended.json");
   await userHooks(home.dir, {
+    SessionStart: [{ hooks: [command("cat >/dev/null; echo 'Branch: main'")] }],
+    SessionEnd: [{ hooks: [command(`cat > ${ended}`)] }],
     UserPromptSubmit: [{ hooks: [command("cat >/dev/null; echo 'Ticket ABC-1: fix the login'")] }],
     Stop: [{
       hooks: [command(
@@ -154,10 +157,14 @@ Deno.test("UserPromptSubmit adds its stdout to the prompt; a Stop hook sends the
   assert.equal(result.code, 0, result.stderr);
   assert.equal(server.chatRequests.length, 2, "sent back once, not in a loop");
   const first = JSON.stringify(server.chatRequests[0]?.body?.messages);
-  assert.match(first, /fix it\\n\\nTicket ABC-1: fix the login/);
+  assert.match(first, /fix it\\n\\nBranch: main\\n\\nTicket ABC-1: fix the login/);
   const second = JSON.stringify(server.chatRequests[1]?.body?.messages.at(-1));
   assert.match(second, /A Stop hook asked you to go on before stopping: run the tests first/);
   assert.match(result.stdout, /tests pass/);
+  const end = JSON.parse(await Deno.readTextFile(ended));
+  assert.equal(end.hook_event_name, "SessionEnd");
+  assert.equal(end.cwd, ws.dir);
+  assert.equal(typeof end.session_id, "string");
 });
 
 Deno.test("a project's hooks never run in an untrusted project, and run once it is trusted", async () => {
