@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { cliEnv, jsonLines, runMoat, toolResultOf } from "./_cli.ts";
+import { cliEnv, jsonLines, runMoat, startArgv, toolResultOf } from "./_cli.ts";
+import { hasScript, startPty } from "./_pty.ts";
 
 type Hooks = Record<string, Array<{ matcher?: string; hooks: Array<Record<string, unknown>> }>>;
 
@@ -196,4 +197,50 @@ Deno.test("a project's hooks never run in an untrusted project, and run once it 
   const trusted = await runMoat(["--trust-project", "read a"], { cwd: ws.dir, env });
   assert.equal(trusted.code, 0, trusted.stderr);
   await Deno.stat(marker);
+});
+
+Deno.test({
+  name:
+    "on a terminal a project's hooks wait for the trust question: ignored, they never run; once, they do",
+  ignore: !(await hasScript()),
+  async fn() {
+    await using server = await startFakeOpenAI();
+    await using home = await createTempWorkspace();
+    const marker = home.path("ran");
+    await using ws = await createTempWorkspace({
+      ".moat/config.json": JSON.stringify({
+        hooks: {
+          SessionStart: [{ hooks: [command(`touch ${marker}`)] }],
+          UserPromptSubmit: [{ hooks: [command(`touch ${marker}`)] }],
+        },
+      }),
+    });
+    const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
+    const argv = [Deno.execPath(), ...(await startArgv([]))];
+    server.script(reply.text("first"), reply.text("second"));
+    {
+      await using pty = startPty(argv, { cwd: ws.dir, env });
+      await pty.waitFor(/\[i\]gnore them: $/);
+      assert.match(pty.output, /hooks: /);
+      await assert.rejects(Deno.stat(marker), "nothing ran before the answer");
+      await pty.type("i\r");
+      await pty.waitFor(/› $/);
+      await pty.type("hello\r");
+      await pty.waitFor(/first[\s\S]*› $/);
+      await pty.type("\x04");
+      assert.equal(await pty.exited(), 0);
+      await assert.rejects(Deno.stat(marker), "ignored hooks never ran");
+    }
+    {
+      await using pty = startPty(argv, { cwd: ws.dir, env });
+      await pty.waitFor(/\[i\]gnore them: $/);
+      await pty.type("o\r");
+      await pty.waitFor(/› $/);
+      await pty.type("hello\r");
+      await pty.waitFor(/second[\s\S]*› $/);
+      await pty.type("\x04");
+      assert.equal(await pty.exited(), 0);
+      await Deno.stat(marker);
+    }
+  },
 });
