@@ -5,9 +5,9 @@
  * the model back once, a project's hooks never run without trust (CVE-2025-59536), --no-hooks.
  */
 import assert from "node:assert/strict";
-import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { reply, startFakeOpenAI, untilOffered } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { cliEnv, jsonLines, runMoat, startArgv, toolResultOf } from "./_cli.ts";
+import { cliEnv, fixtureServerEntry, jsonLines, runMoat, startArgv, toolResultOf } from "./_cli.ts";
 import { hasScript, startPty } from "./_pty.ts";
 
 type Hooks = Record<string, Array<{ matcher?: string; hooks: Array<Record<string, unknown>> }>>;
@@ -243,4 +243,45 @@ Deno.test({
       await Deno.stat(marker);
     }
   },
+});
+
+Deno.test("PreToolUse and PostToolUse hooks fire for MCP tools too (claude-code #26923)", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  await Deno.mkdir(home.path("config/moat"), { recursive: true });
+  await Deno.writeTextFile(
+    home.path("config/moat/config.json"),
+    JSON.stringify({
+      mcpServers: { fixture: fixtureServerEntry() },
+      hooks: {
+        PreToolUse: [{
+          matcher: "fixture__.*",
+          hooks: [command('if grep -q secret; then echo "no secrets to MCP" >&2; exit 2; fi')],
+        }],
+        PostToolUse: [{
+          matcher: "fixture__echo",
+          hooks: [command(
+            `cat >/dev/null; printf '%s' '{"hookSpecificOutput":{"additionalContext":"seen by hook"}}'`,
+          )],
+        }],
+      },
+    }),
+  );
+  server.script(
+    untilOffered("fixture__echo"),
+    reply.toolCalls([
+      { id: "m1", name: "fixture__echo", arguments: { text: "secret" } },
+      { id: "m2", name: "fixture__echo", arguments: { text: "hello" } },
+    ]),
+    reply.text("done"),
+  );
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
+  const result = await runMoat(["--sandbox=off", "--allow-unsandboxed-mcp", "--allow-mcp", "go"], {
+    cwd: ws.dir,
+    env,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(toolResultOf(server, "m1"), /blocked by a PreToolUse hook: no secrets to MCP/);
+  assert.match(toolResultOf(server, "m2"), /hello[\s\S]*seen by hook/);
 });
