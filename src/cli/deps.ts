@@ -15,7 +15,8 @@ export function createDefaultDeps(fs: CliFs): CliDeps {
     createModel: (options) => createOpenAiClient(options),
     createMcpProcessOps: () => createDenoMcpProcessOps(),
     // Until the confined runner is wired: the tools' allow-listed environment, no sandbox.
-    createHookRunner: (sandbox) => createUnconfinedHookRunner(() => sandbox.toolEnv?.() ?? {}),
+    createHookRunner: (sandbox, env) =>
+      createUnconfinedHookRunner(() => ({ ...sandbox.toolEnv?.(), ...env })),
     async openSandbox(request: SandboxRequest): Promise<SandboxResult> {
       // bash spills full outputs here; it lives as long as the run and is removed on close.
       const spillDir = await fs.makeTempDir("moat-run-");

@@ -42,7 +42,11 @@ export function openHooks(
   }
   const hooks = createHooks({
     hooks: configured.hooks,
-    runner: create(sandbox),
+    // Scripts written for Claude Code find the project as they do there.
+    runner: create(sandbox, {
+      MOAT_PROJECT_DIR: setup.workspace,
+      CLAUDE_PROJECT_DIR: setup.workspace,
+    }),
     cwd: setup.workspace,
     sessionId: options.sessionId,
     report: (record) => reportHook(options.reporter, record),

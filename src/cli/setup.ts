@@ -49,8 +49,11 @@ export interface CliDeps {
   openSandbox(request: SandboxRequest): Promise<SandboxResult>;
   /** Spawns stdio MCP servers (src/sys/mcp.ts); absent: MCP servers cannot start. */
   createMcpProcessOps?(): McpProcessOps;
-  /** Runs hook commands for a run's sandbox; absent: configured hooks are skipped. */
-  createHookRunner?(sandbox: SandboxHandle): HookCommandRunner;
+  /**
+   * Runs hook commands for a run's sandbox, with `env` added to the tools' environment;
+   * absent: configured hooks are skipped.
+   */
+  createHookRunner?(sandbox: SandboxHandle, env: Record<string, string>): HookCommandRunner;
 }
 
 /** The default endpoint when neither a flag, the environment nor config names one. */

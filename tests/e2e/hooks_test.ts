@@ -143,7 +143,7 @@ Deno.test("SessionStart and UserPromptSubmit add their stdout to the prompt; Sto
   const ended = home.path("ended.json");
   await userHooks(home.dir, {
     SessionStart: [{ hooks: [command("cat >/dev/null; echo 'Branch: main'")] }],
-    SessionEnd: [{ hooks: [command(`cat > ${ended}`)] }],
+    SessionEnd: [{ hooks: [command(`cat > ${ended}; echo "$CLAUDE_PROJECT_DIR" > ${ended}.dir`)] }],
     UserPromptSubmit: [{ hooks: [command("cat >/dev/null; echo 'Ticket ABC-1: fix the login'")] }],
     Stop: [{
       hooks: [command(
@@ -166,6 +166,7 @@ Deno.test("SessionStart and UserPromptSubmit add their stdout to the prompt; Sto
   assert.equal(end.hook_event_name, "SessionEnd");
   assert.equal(end.cwd, ws.dir);
   assert.equal(typeof end.session_id, "string");
+  assert.equal(await Deno.readTextFile(`${ended}.dir`), `${ws.dir}\n`);
 });
 
 Deno.test("a project's hooks never run in an untrusted project, and run once it is trusted", async () => {
