@@ -44,10 +44,18 @@ export interface ToolCallRewrite {
 }
 
 /**
- * Policy hook run after validation and before execution. Return a decision to block, a rewrite,
- * or `undefined` to allow. A throw or rejection blocks the call with an error result.
+ * Policy hook run after validation and before execution. Return a decision to block, or
+ * `undefined` to allow. A throw or rejection blocks the call with an error result.
  */
 export type OnToolCall = (
+  call: ToolCallInfo,
+) => PolicyDecision | undefined | Promise<PolicyDecision | undefined>;
+
+/**
+ * What the agent runs before execution: a policy that may also rewrite the call (the user's
+ * PreToolUse hooks in front of the grants).
+ */
+export type ToolCallGate = (
   call: ToolCallInfo,
 ) =>
   | PolicyDecision

@@ -36,6 +36,7 @@ export type {
   AfterToolCallUpdate,
   OnToolCall,
   PolicyDecision,
+  ToolCallGate,
   ToolCallInfo,
   ToolCallRewrite,
 } from "./hooks.ts";

@@ -5,7 +5,7 @@
  */
 import { Value } from "@sinclair/typebox/value";
 import type { ToolCallBlock, ToolResult } from "../model/types.ts";
-import type { AfterToolCall, OnToolCall } from "./hooks.ts";
+import type { AfterToolCall, ToolCallGate } from "./hooks.ts";
 import { capContent } from "./result_cap.ts";
 import type { AnyTool, ToolOutput, ToolUpdate } from "./tool.ts";
 
@@ -34,7 +34,7 @@ export interface PipelineContext {
   signal: AbortSignal;
   /** Generic cap for tools without `maxResultChars`. */
   maxResultChars: number;
-  onToolCall?: OnToolCall;
+  onToolCall?: ToolCallGate;
   afterToolCall?: AfterToolCall;
   /** Why a tool not offered is missing, when known (AgentOptions.unknownToolReason). */
   unknownToolReason?: (name: string) => string | undefined;

@@ -8,6 +8,7 @@ import {
   type OnToolCall,
   runAgentLoop,
   type RunLimits,
+  type ToolCallGate,
 } from "../agent/mod.ts";
 import { type Message, type ModelClient, ModelError, type UserMessage } from "../model/types.ts";
 import type { Prompter } from "../policy/approve.ts";
@@ -43,7 +44,7 @@ export interface Engine {
   /** What is known about each model's context window (compaction). */
   contexts: ContextStates;
   /** The permission policy of every call: the sandbox's, and MCP calls' own. */
-  onToolCall: OnToolCall;
+  onToolCall: ToolCallGate;
   /** The MCP servers of the run, when any started (they may still be starting). */
   mcp?: McpRun;
   /** The user hooks of the run, when any apply (PreToolUse is already in onToolCall). */

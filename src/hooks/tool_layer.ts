@@ -8,6 +8,7 @@ import type {
   AfterToolCallUpdate,
   OnToolCall,
   PolicyDecision,
+  ToolCallGate,
 } from "../agent/hooks.ts";
 import type { ContentBlock } from "../model/types.ts";
 import type { Hooks } from "./mod.ts";
@@ -20,7 +21,7 @@ function blocked(reason: string): PolicyDecision {
 }
 
 /** onToolCall: the PreToolUse hooks, then `policy` (for the original or the rewritten call). */
-export function withPreToolUse(hooks: Hooks, policy: OnToolCall): OnToolCall {
+export function withPreToolUse(hooks: Hooks, policy: OnToolCall): ToolCallGate {
   return async (call) => {
     if (!hooks.has("PreToolUse", call.name)) return policy(call);
     const verdict = await hooks.run("PreToolUse", {
@@ -36,7 +37,7 @@ export function withPreToolUse(hooks: Hooks, policy: OnToolCall): OnToolCall {
     if (!again.ok) return blocked(`its rewrite of the call is not valid: ${again.error}`);
     const decision = await policy({ ...call, args: again.args });
     if (decision?.block === true) return decision;
-    return { block: false, args: decision?.block === false ? decision.args : updated };
+    return { block: false, args: updated };
   };
 }
 
