@@ -24,7 +24,14 @@ import { mcpPolicy, type McpRun, startMcp } from "./mcp.ts";
 import { holdWarnings, unofferedMcpToolReason } from "./mcp_background.ts";
 import { costOf } from "../report/usage.ts";
 import { secretEnvNames } from "./model_options.ts";
-import { endSession, type HookSession, openHooks, preCompact, runWithTurnHooks } from "./hooks.ts";
+import {
+  endSession,
+  type HookSession,
+  openHooks,
+  permissionHookOf,
+  preCompact,
+  runWithTurnHooks,
+} from "./hooks.ts";
 import type { Hooks } from "../hooks/mod.ts";
 import { withPostToolUse, withPreToolUse } from "../hooks/tool_layer.ts";
 import {
@@ -97,6 +104,9 @@ export async function openEngine(
   if (settings.tools !== undefined) request.tools = settings.tools;
   if (settings.bashTimeout !== undefined) request.bashTimeoutSec = settings.bashTimeout;
   if (prompter !== undefined && !settings.noPrompt) request.prompter = prompter;
+  // PermissionRequest hooks answer once the hooks are open (they need the sandbox).
+  const hooksRef: { hooks?: Hooks } = {};
+  if (!setup.flags.noHooks) request.permissionHook = permissionHookOf(hooksRef);
   const opened = await setup.deps.openSandbox(request);
   if (!opened.ok) return opened;
   const sandbox = opened.sandbox;
@@ -133,6 +143,7 @@ export async function openEngine(
   }
   for (const warning of hooked.warnings) mcpWarnings.warn(warning);
   const hooks = hooked.hooks;
+  if (hooks !== undefined) hooksRef.hooks = hooks;
   const configDir = userConfigDir(setup.env);
   // AGENTS.md only shapes a real model's system prompt; a replay's replies are already written.
   const context = settings.contextFiles && setup.recording === undefined
@@ -293,17 +304,12 @@ export async function runOnce(
     agentOptions.getQueuedMessages = options.getQueuedMessages;
   }
   try {
-    const start = engine.session.started
-      ? undefined
-      : options.history.length > 0
-      ? "resume" as const
-      : "startup" as const;
-    engine.session.started = true;
     return await runWithTurnHooks(engine.hooks, options.prompt, {
       run: (prompt) => runAgentLoop({ history: options.history, prompt }, agentOptions),
       lastText: () => options.stats.lastText,
       signal: options.signal,
-      ...(start === undefined ? {} : { start }),
+      session: engine.session,
+      resumed: options.history.length > 0,
     });
   } catch (e) {
     if (!(e instanceof ModelError) && setup.env.MOAT_DEBUG && e instanceof Error && e.stack) {

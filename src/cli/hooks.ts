@@ -7,7 +7,8 @@ import type { AgentRunResult } from "../agent/mod.ts";
 import type { UserMessage } from "../model/types.ts";
 import type { HookRecord, Reporter, RunError } from "../report/mod.ts";
 import { configuredHooks, createHooks, hookLine, type Hooks } from "../hooks/mod.ts";
-import { startSession, stopHookReason, submitPrompt } from "../hooks/turn.ts";
+import { permissionAnswer, startSession, stopHookReason, submitPrompt } from "../hooks/turn.ts";
+import { describeLocation, type PermissionHook } from "../policy/approve.ts";
 import type { RunSetup, SandboxHandle } from "./setup.ts";
 
 /** Reports a hook: JSONL records, or (text) a stderr line when it blocked or failed. */
@@ -67,14 +68,18 @@ export async function runWithTurnHooks(
     run: (prompt: UserMessage) => Promise<AgentRunResult>;
     lastText: () => string;
     signal: AbortSignal;
-    /** The session's first run: SessionStart runs first and its context joins the prompt. */
-    start?: "startup" | "resume";
+    /** Before the session's first run, SessionStart runs and its context joins the prompt. */
+    session: HookSession;
+    /** The history holds earlier messages (SessionStart's `source` is "resume"). */
+    resumed: boolean;
   },
 ): Promise<{ result: AgentRunResult } | { error: RunError }> {
   if (hooks === undefined) return { result: await options.run(prompt) };
-  const context = options.start === undefined
-    ? []
-    : await startSession(hooks, options.start, options.signal);
+  const first = !options.session.started;
+  options.session.started = true;
+  const context = first
+    ? await startSession(hooks, options.resumed ? "resume" : "startup", options.signal)
+    : [];
   const submitted = await submitPrompt(hooks, prompt, { signal: options.signal, context });
   if (!submitted.ok) {
     return {
@@ -130,4 +135,18 @@ export function preCompact(
   const running = hooks.run("PreCompact", { trigger, custom_instructions: "" });
   state.pending.add(running);
   void running.finally(() => state.pending.delete(running));
+}
+
+/** The sandbox's PermissionRequest hook, asking the run's hooks once they are open. */
+export function permissionHookOf(ref: { hooks?: Hooks }): PermissionHook {
+  return (request) => {
+    const hooks = ref.hooks;
+    if (hooks === undefined) return Promise.resolve(undefined);
+    return permissionAnswer(hooks, {
+      ...request,
+      ...(request.location === undefined
+        ? {}
+        : { target: describeLocation(request.location).target }),
+    });
+  };
 }

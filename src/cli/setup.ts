@@ -28,7 +28,7 @@ import { PROFILE_NAMES, type ProfileName, profileNamed } from "../model/profiles
 /** What the CLI asks the sandbox for (src/cli/deps.ts adds the spill directory and the effects). */
 export type SandboxRequest =
   & Pick<SandboxOptions, "cwd" | "grants" | "env" | "secretEnvNames" | "onDecision" | "prompter">
-  & Pick<SandboxOptions, "tools" | "bashTimeoutSec">
+  & Pick<SandboxOptions, "tools" | "bashTimeoutSec" | "permissionHook">
   & { sandbox: SandboxMode; noPrompt: boolean };
 
 /** The part of the sandbox the CLI uses (createSandbox in src/sandbox/mod.ts). */

@@ -106,7 +106,11 @@ export function createHooks(options: HooksOptions): Hooks {
         durationMs: 0,
       };
     }
-    const verdict = interpretResult(hook.event, result);
+    let verdict = interpretResult(hook.event, result);
+    // Only the user's own hooks may answer an approval; a project's may only deny.
+    if (verdict.kind === "ok" && verdict.allow === true && hook.spec.source !== "user") {
+      verdict = { kind: "ok" };
+    }
     const end: HookRecord = {
       ...base,
       phase: "end",

@@ -68,3 +68,30 @@ export async function startSession(
   );
   return verdict.context;
 }
+
+/**
+ * Runs the PermissionRequest hooks for an access the grants leave open: deny with a reason,
+ * allow for the rest of the run (only the user's own hooks can), or no answer.
+ */
+export async function permissionAnswer(
+  hooks: Hooks,
+  request: {
+    toolName: string;
+    toolCallId: string;
+    args: unknown;
+    question: string;
+    location?: { access: string };
+    target?: string;
+  },
+): Promise<{ decision: "deny"; reason: string } | { decision: "always" } | undefined> {
+  if (!hooks.has("PermissionRequest", request.toolName)) return undefined;
+  const verdict = await hooks.run("PermissionRequest", {
+    tool_name: request.toolName,
+    tool_input: request.args,
+    tool_use_id: request.toolCallId,
+    permission: { access: request.location?.access ?? null, target: request.target ?? null },
+    question: request.question,
+  }, { toolName: request.toolName, toolCallId: request.toolCallId });
+  if (verdict.block !== undefined) return { decision: "deny", reason: verdict.block.reason };
+  return verdict.allow ? { decision: "always" } : undefined;
+}

@@ -13,6 +13,7 @@ import {
   grantFlagHint,
   type Grants,
   type PermissionDecision,
+  type PermissionPolicyOptions,
   type PolicyHook,
   type Prompter,
   protectedDetail,
@@ -83,7 +84,7 @@ export class SandboxUnavailableError extends UsageError {
 }
 
 /** Options of `createSandbox`. */
-export interface SandboxOptions {
+export interface SandboxOptions extends Pick<PermissionPolicyOptions, "permissionHook"> {
   /** The workspace (real path). */
   cwd: string;
   grants: Grants;
@@ -234,6 +235,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     engine: denoPermissionEngine(() => hosts.active(), denyClient),
     ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
     ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
+    ...(options.permissionHook === undefined ? {} : { permissionHook: options.permissionHook }),
     ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
     grantFlag: (location) => grantFlagHint(hosts.grants, location, { cwd: options.cwd }),
     protectedWrite(path) {

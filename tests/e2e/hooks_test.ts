@@ -286,3 +286,54 @@ Deno.test("PreToolUse and PostToolUse hooks fire for MCP tools too (claude-code 
   assert.match(toolResultOf(server, "m1"), /blocked by a PreToolUse hook: no secrets to MCP/);
   assert.match(toolResultOf(server, "m2"), /hello[\s\S]*seen by hook/);
 });
+
+Deno.test("in print mode a user's PermissionRequest hook answers instead of the silent denial; a project's cannot allow", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  await using outside = await createTempWorkspace({ "data.txt": "outside data" });
+  const allow = `cat >/dev/null; printf '%s' '{"hookSpecificOutput":{"hookEventName":` +
+    `"PermissionRequest","decision":{"behavior":"allow"}}}'`;
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
+  const read = (id: string) => {
+    server.script(
+      reply.toolCalls([{ id, name: "read", arguments: { path: outside.path("data.txt") } }]),
+      reply.text("ok"),
+    );
+  };
+
+  await userHooks(home.dir, { PermissionRequest: [{ matcher: "read", hooks: [command(allow)] }] });
+  read("allowed");
+  const allowed = await runMoat(["-o", "jsonl", "read it"], { cwd: ws.dir, env });
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.match(toolResultOf(server, "allowed"), /outside data/);
+  const permission = jsonLines(allowed.stdout).find((e) => e.type === "permission");
+  assert.equal(permission?.by, "hook");
+  assert.equal(permission?.outcome, "approved_always");
+
+  await userHooks(home.dir, {
+    PermissionRequest: [{
+      hooks: [command('echo "reads outside the repo are off in CI" >&2; exit 2')],
+    }],
+  });
+  read("denied");
+  const denied = await runMoat(["-o", "jsonl", "read it"], { cwd: ws.dir, env });
+  assert.equal(denied.code, 0, denied.stderr);
+  assert.match(toolResultOf(server, "denied"), /reads outside the repo are off in CI/);
+  assert.equal(jsonLines(denied.stdout).find((e) => e.type === "permission")?.by, "hook");
+
+  await Deno.remove(home.path("config/moat/config.json"));
+  await Deno.mkdir(ws.path(".moat"));
+  await Deno.writeTextFile(
+    ws.path(".moat/config.json"),
+    JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [command(allow)] }] } }),
+  );
+  read("project");
+  const project = await runMoat(["--trust-project", "-o", "jsonl", "read it"], {
+    cwd: ws.dir,
+    env,
+  });
+  assert.equal(project.code, 0, project.stderr);
+  assert.doesNotMatch(toolResultOf(server, "project"), /outside data/);
+  assert.equal(jsonLines(project.stdout).find((e) => e.type === "permission")?.by, "no_prompt");
+});
