@@ -198,29 +198,9 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
     if (missing.length === 0) return undefined;
     // One question (and one sentence) per target: an edit of /etc/hosts needs read and write
     // of it, and the user decides about "writing /etc/hosts", not about each access on its own.
-    const groups: ToolLocation[][] = [];
-    for (const group of groupByTarget(missing)) {
-      const first = group[0] as ToolLocation;
-      const answer = await options.permissionHook?.({
-        toolName: call.name,
-        location: first,
-        question: approvalQuestion(call.name, first),
-        toolCallId: call.toolCallId,
-        args: call.args,
-      });
-      if (answer?.decision === "deny") {
-        recordEach(group, { outcome: "denied", by: "hook", reason: answer.reason });
-        return blocked(answer.reason);
-      }
-      if (answer?.decision !== "always") {
-        groups.push(group);
-        continue;
-      }
-      for (const location of group) {
-        await options.onApproved?.({ toolCallId: call.toolCallId, location, scope: "always" });
-        recordEach([location], { outcome: "approved_always", by: "hook" });
-      }
-    }
+    const asked = await askHooks(groupByTarget(missing), call, options, recordEach);
+    if (!Array.isArray(asked)) return asked;
+    const groups = asked;
     if (groups.length === 0) return undefined;
     if (options.prompter === undefined || options.noPrompt || call.signal.aborted) {
       const reason = groups.flat().map((l) => notGrantedReason(l, options.grantFlag?.(l)))
@@ -258,6 +238,49 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
     }
     return undefined;
   };
+}
+
+/** Records decisions about some locations of the call in hand. */
+type RecordEach = (
+  locations: ToolLocation[],
+  how: Pick<PermissionDecision, "outcome" | "by" | "reason">,
+) => void;
+
+/**
+ * Asks the PermissionRequest hooks about each group of missing locations: the groups left for
+ * the user (or the silent denial), or the block of a hook's denial.
+ */
+async function askHooks(
+  groups: ToolLocation[][],
+  call: ToolCallInfo,
+  options: PermissionPolicyOptions,
+  recordEach: RecordEach,
+): Promise<ToolLocation[][] | PolicyBlock> {
+  if (options.permissionHook === undefined) return groups;
+  const left: ToolLocation[][] = [];
+  for (const group of groups) {
+    const first = group[0] as ToolLocation;
+    const answer = await options.permissionHook({
+      toolName: call.name,
+      location: first,
+      question: approvalQuestion(call.name, first),
+      toolCallId: call.toolCallId,
+      args: call.args,
+    });
+    if (answer?.decision === "deny") {
+      recordEach(group, { outcome: "denied", by: "hook", reason: answer.reason });
+      return blocked(answer.reason);
+    }
+    if (answer?.decision !== "always") {
+      left.push(group);
+      continue;
+    }
+    for (const location of group) {
+      await options.onApproved?.({ toolCallId: call.toolCallId, location, scope: "always" });
+      recordEach([location], { outcome: "approved_always", by: "hook" });
+    }
+  }
+  return left;
 }
 
 /** How much an access can do, strongest first: it names the group and leads the reason. */
