@@ -7,7 +7,7 @@
 import type { AssistantMessage, ToolCallBlock, ToolResult } from "../model/types.ts";
 import type { AgentEvent } from "./events.ts";
 import { createAbortGrace } from "./grace.ts";
-import type { AfterToolCall, OnToolCall } from "./hooks.ts";
+import type { AfterToolCall, ToolCallGate } from "./hooks.ts";
 import {
   type CallRecord,
   errorMessage,
@@ -36,7 +36,7 @@ export interface BatchOptions {
   concurrency?: number;
   graceMs: number;
   maxResultChars: number;
-  onToolCall?: OnToolCall;
+  onToolCall?: ToolCallGate;
   afterToolCall?: AfterToolCall;
   /** Why a tool not offered is missing, when known (AgentOptions.unknownToolReason). */
   unknownToolReason?: (name: string) => string | undefined;

@@ -23,6 +23,24 @@ export interface ToolCallInfo {
   tool: AnyTool;
   /** The run's abort signal (interactive approval should give up when it aborts). */
   signal: AbortSignal;
+  /**
+   * Prepares and validates other arguments for the same tool (a rewritten call), as the pipeline
+   * did these: the prepared arguments, or why they are refused.
+   */
+  recheck?: (args: unknown) => { ok: true; args: unknown } | { ok: false; error: string };
+}
+
+/**
+ * The call goes on with other arguments (a user hook's rewrite). The pipeline validates them
+ * again; whoever returns this must have checked them against the grants already.
+ */
+export interface ToolCallRewrite {
+  block: false;
+  /**
+   * The new arguments as given (not prepared): the pipeline prepares and validates them again,
+   * exactly as `recheck` did, and executes what comes out.
+   */
+  args: unknown;
 }
 
 /**
@@ -32,6 +50,18 @@ export interface ToolCallInfo {
 export type OnToolCall = (
   call: ToolCallInfo,
 ) => PolicyDecision | undefined | Promise<PolicyDecision | undefined>;
+
+/**
+ * What the agent runs before execution: a policy that may also rewrite the call (the user's
+ * PreToolUse hooks in front of the grants).
+ */
+export type ToolCallGate = (
+  call: ToolCallInfo,
+) =>
+  | PolicyDecision
+  | ToolCallRewrite
+  | undefined
+  | Promise<PolicyDecision | ToolCallRewrite | undefined>;
 
 /** What `afterToolCall` may change about a result. */
 export interface AfterToolCallUpdate {

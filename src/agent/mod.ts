@@ -36,7 +36,9 @@ export type {
   AfterToolCallUpdate,
   OnToolCall,
   PolicyDecision,
+  ToolCallGate,
   ToolCallInfo,
+  ToolCallRewrite,
 } from "./hooks.ts";
 export {
   type BatchCallOutcome,

@@ -5,7 +5,7 @@
  */
 import { Value } from "@sinclair/typebox/value";
 import type { ToolCallBlock, ToolResult } from "../model/types.ts";
-import type { AfterToolCall, OnToolCall } from "./hooks.ts";
+import type { AfterToolCall, ToolCallGate } from "./hooks.ts";
 import { capContent } from "./result_cap.ts";
 import type { AnyTool, ToolOutput, ToolUpdate } from "./tool.ts";
 
@@ -34,7 +34,7 @@ export interface PipelineContext {
   signal: AbortSignal;
   /** Generic cap for tools without `maxResultChars`. */
   maxResultChars: number;
-  onToolCall?: OnToolCall;
+  onToolCall?: ToolCallGate;
   afterToolCall?: AfterToolCall;
   /** Why a tool not offered is missing, when known (AgentOptions.unknownToolReason). */
   unknownToolReason?: (name: string) => string | undefined;
@@ -96,6 +96,63 @@ function notExecuted(call: ToolCallBlock, text: string): PreparedCall {
   return { kind: "done", record: { result: errorResult(call, text), executed: false } };
 }
 
+/** Prepares and validates a call's arguments: the prepared arguments, or the error text. */
+function checkArguments(
+  name: string,
+  tool: AnyTool,
+  raw: unknown,
+): { ok: true; args: unknown } | { ok: false; error: string } {
+  const fail = (error: string) => ({ ok: false as const, error });
+  const call = { name };
+  if (!isPlainObject(raw)) {
+    return fail(
+      `Error: the arguments of tool "${name}" must be a JSON object, got ${describeJsonKind(raw)}.`,
+    );
+  }
+  let args: unknown = raw;
+  if (tool.prepareArguments !== undefined) {
+    try {
+      args = tool.prepareArguments(args);
+    } catch (e) {
+      return fail(
+        `Error: could not prepare the arguments of tool "${call.name}": ${errorMessage(e)}. ` +
+          "Fix the arguments and retry.",
+      );
+    }
+  }
+
+  if (tool.validateArguments !== undefined) {
+    const problems = tool.validateArguments(args).slice(0, MAX_VALIDATION_ERRORS);
+    if (problems.length > 0) {
+      return fail(
+        `Error: invalid arguments for tool "${call.name}": ${problems.join("; ")}. ` +
+          "Fix the arguments and retry.",
+      );
+    }
+  } else {
+    try {
+      if (!Value.Check(tool.parameters, args)) {
+        const problems: string[] = [];
+        for (const error of Value.Errors(tool.parameters, args)) {
+          problems.push(`${error.path === "" ? "/" : error.path}: ${error.message}`);
+          if (problems.length >= MAX_VALIDATION_ERRORS) break;
+        }
+        return fail(
+          `Error: invalid arguments for tool "${call.name}": ${problems.join("; ")}. ` +
+            "Fix the arguments and retry.",
+        );
+      }
+    } catch (e) {
+      // A schema TypeBox cannot check is a tool bug; refuse rather than run unchecked.
+      return fail(
+        `Error: could not validate the arguments of tool "${call.name}": ${errorMessage(e)}`,
+      );
+    }
+  }
+
+  return { ok: true, args };
+}
+
 /**
  * Runs every step before execution for one call, in order; never throws. A refused call comes
  * back as `done` with its error result.
@@ -138,50 +195,9 @@ export async function prepareToolCall(
     );
   }
 
-  let args: unknown = call.arguments;
-  if (tool.prepareArguments !== undefined) {
-    try {
-      args = tool.prepareArguments(args);
-    } catch (e) {
-      return notExecuted(
-        call,
-        `Error: could not prepare the arguments of tool "${call.name}": ${errorMessage(e)}. ` +
-          "Fix the arguments and retry.",
-      );
-    }
-  }
-
-  if (tool.validateArguments !== undefined) {
-    const problems = tool.validateArguments(args).slice(0, MAX_VALIDATION_ERRORS);
-    if (problems.length > 0) {
-      return notExecuted(
-        call,
-        `Error: invalid arguments for tool "${call.name}": ${problems.join("; ")}. ` +
-          "Fix the arguments and retry.",
-      );
-    }
-  } else {
-    try {
-      if (!Value.Check(tool.parameters, args)) {
-        const problems: string[] = [];
-        for (const error of Value.Errors(tool.parameters, args)) {
-          problems.push(`${error.path === "" ? "/" : error.path}: ${error.message}`);
-          if (problems.length >= MAX_VALIDATION_ERRORS) break;
-        }
-        return notExecuted(
-          call,
-          `Error: invalid arguments for tool "${call.name}": ${problems.join("; ")}. ` +
-            "Fix the arguments and retry.",
-        );
-      }
-    } catch (e) {
-      // A schema TypeBox cannot check is a tool bug; refuse rather than run unchecked.
-      return notExecuted(
-        call,
-        `Error: could not validate the arguments of tool "${call.name}": ${errorMessage(e)}`,
-      );
-    }
-  }
+  const checked = checkArguments(call.name, tool, call.arguments);
+  if (!checked.ok) return notExecuted(call, checked.error);
+  let args = checked.args;
 
   if (ctx.onToolCall !== undefined) {
     let decision;
@@ -192,6 +208,7 @@ export async function prepareToolCall(
         args,
         tool,
         signal: ctx.signal,
+        recheck: (other) => checkArguments(call.name, tool, other),
       });
     } catch (e) {
       return notExecuted(
@@ -212,6 +229,12 @@ export async function prepareToolCall(
           executed: false,
         },
       };
+    }
+    if (decision?.block === false) {
+      // A rewrite: never run arguments the tool's own checks have not seen.
+      const again = checkArguments(call.name, tool, decision.args);
+      if (!again.ok) return notExecuted(call, again.error);
+      args = again.args;
     }
   }
 

@@ -1,7 +1,7 @@
 /** Public types of the agent core: what a run takes (request, options) and the clock. */
 import type { Message, ModelClient, UserMessage } from "../model/types.ts";
 import type { AgentEvent } from "./events.ts";
-import type { AfterToolCall, OnToolCall } from "./hooks.ts";
+import type { AfterToolCall, ToolCallGate } from "./hooks.ts";
 import type { AnyTool } from "./tool.ts";
 import type { ContextState } from "./compaction/keeper.ts";
 import type { RunLimits } from "./limits.ts";
@@ -61,7 +61,7 @@ export interface AgentOptions {
   temperature?: number;
   /** Event sink; a throw is caught and ignored. */
   onEvent?: (e: AgentEvent) => void;
-  onToolCall?: OnToolCall;
+  onToolCall?: ToolCallGate;
   afterToolCall?: AfterToolCall;
   /** User messages typed while the run was busy; consulted when the model stops. */
   getQueuedMessages?: () => UserMessage[];

@@ -76,6 +76,8 @@ export interface CliFlags {
   bashTimeout?: number;
   sandbox?: SandboxMode;
   noPrompt: boolean;
+  /** `--no-hooks`: run no hooks of the config files in this run. */
+  noHooks: boolean;
   failOnDeny: boolean;
   verbose: boolean;
   /** `--quiet`: no usage line after each answer in interactive mode. */
@@ -132,6 +134,7 @@ export const CLI_OPTIONS = {
   "bash-timeout": { type: "string" },
   sandbox: { type: "string" },
   "no-prompt": { type: "boolean" },
+  "no-hooks": { type: "boolean" },
   "fail-on-deny": { type: "boolean" },
   verbose: { type: "boolean" },
   quiet: { type: "boolean", short: "q" },
@@ -239,6 +242,7 @@ export function parseCliArgs(
     continue: v.continue ?? false,
     noSession: v["no-session"] ?? false,
     noPrompt: v["no-prompt"] ?? false,
+    noHooks: v["no-hooks"] ?? false,
     failOnDeny: v["fail-on-deny"] ?? false,
     verbose: v.verbose ?? false,
     quiet: v.quiet ?? false,

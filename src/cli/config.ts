@@ -4,7 +4,6 @@
  * an invalid one is reported naming the file, the field and the problem.
  */
 import { join } from "node:path";
-import { Value } from "@sinclair/typebox/value";
 import {
   type CliFlags,
   type OutputFormat,
@@ -16,7 +15,8 @@ import { type CliFs, readTextOrReason } from "./io.ts";
 import { type AskTrust, decideProjectTrust, type ProjectTrustInfo } from "./trust.ts";
 import type { Prices } from "../report/usage.ts";
 import { type McpServerConfig, parseMcpServers } from "../mcp/config.ts";
-import { type CompatSettings, type ConfigFile, ConfigFileSchema } from "./config_schema.ts";
+import { type CompatSettings, type ConfigFile, parseConfigFile } from "./config_schema.ts";
+import type { HookLayers } from "../hooks/mod.ts";
 
 /** The model used when nothing else names one. */
 export const DEFAULT_MODEL = "gpt-4.1";
@@ -25,7 +25,12 @@ export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
 /** Max model turns in print mode unless configured. */
 export const DEFAULT_PRINT_MAX_TURNS = 100;
 
-export { type CompatSettings, type ConfigFile, ConfigFileSchema } from "./config_schema.ts";
+export {
+  type CompatSettings,
+  type ConfigFile,
+  ConfigFileSchema,
+  parseConfigFile,
+} from "./config_schema.ts";
 
 /** An MCP server and where it was configured ("flag": --mcp-config). */
 export interface ConfiguredMcpServer {
@@ -79,6 +84,8 @@ export interface Settings extends Pick<ConfigFile, "provider"> {
   project: ProjectTrustInfo;
   /** Things the user should know about the settings (shown once the run starts). */
   warnings: string[];
+  /** The `hooks` of the user config and of the project's, when trusted. */
+  hooks: HookLayers;
 }
 
 /** The outcome of resolving settings. */
@@ -103,40 +110,6 @@ export function userConfigDir(env: Record<string, string>): string | undefined {
 /** The project config file of a workspace. */
 export function projectConfigPath(workspace: string): string {
   return join(workspace, ".moat", "config.json");
-}
-
-/** Validates a config file's text. Pure. */
-export function parseConfigFile(
-  path: string,
-  text: string,
-): { ok: true; config: ConfigFile } | { ok: false; error: string } {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    return {
-      ok: false,
-      error: `Invalid config file "${path}": not valid JSON: ${
-        e instanceof Error ? e.message : String(e)
-      }`,
-    };
-  }
-  if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    return { ok: false, error: `Invalid config file "${path}": the top level must be an object` };
-  }
-  const first = Value.Errors(ConfigFileSchema, data).First();
-  if (first !== undefined) {
-    const field = first.path.replace(/^\//, "").replace(/\//g, ".") || "(top level)";
-    const choices = (first.schema.anyOf as Array<{ const?: unknown }> | undefined)
-      ?.map((s) => s.const).filter((c) => c !== undefined);
-    const problem = first.message === "Unexpected property"
-      ? `unknown field (known fields: ${Object.keys(ConfigFileSchema.properties).join(", ")})`
-      : choices !== undefined && choices.length > 0
-      ? `expected one of ${choices.join(", ")}, got ${JSON.stringify(first.value)}`
-      : first.message.charAt(0).toLowerCase() + first.message.slice(1);
-    return { ok: false, error: `Invalid config file "${path}": field "${field}": ${problem}` };
-  }
-  return { ok: true, config: data as ConfigFile };
 }
 
 async function readConfig(
@@ -208,10 +181,9 @@ export async function resolveSettings(
   const projectPath = projectConfigPath(options.workspace);
   const files: Array<ConfigFile | null> = [];
   for (const path of [userPath, projectPath]) {
-    const result = path === undefined ? { ok: true as const, config: null } : await readConfig(
-      options.fs,
-      path,
-    );
+    const result = path === undefined
+      ? { ok: true as const, config: null }
+      : await readConfig(options.fs, path);
     if (!result.ok) return result;
     files.push(result.config);
     if (result.config !== null && path !== undefined) configFiles.push(path);
@@ -269,6 +241,7 @@ export async function resolveSettings(
     project: trust.info,
     warnings,
     mcpServers: mcp.servers,
+    hooks: { user: userLayer.hooks, project: project.hooks },
   });
 }
 
@@ -302,7 +275,7 @@ function flagLayer(flags: CliFlags): ConfigFile {
 /** Later layers win, field by field; compatibility switches merge key by key. */
 function mergeLayers(
   layers: ConfigFile[],
-  extra: Pick<Settings, "configFiles" | "project" | "warnings" | "mcpServers">,
+  extra: Pick<Settings, "configFiles" | "project" | "warnings" | "mcpServers" | "hooks">,
 ): SettingsResult {
   const merged: ConfigFile = Object.assign({}, ...layers);
   if (merged.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(merged.apiKeyEnv)) {

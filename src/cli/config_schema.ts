@@ -1,9 +1,11 @@
 /** The schema of moat's config files: every key, its type and a description. */
 import { type Static, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import { OUTPUT_FORMATS, SANDBOX_MODES } from "./args.ts";
 import { PricesSchema } from "../report/usage.ts";
 import { McpServersSchema } from "../mcp/config.ts";
 import { McpToolSearchSchema } from "../mcp/tool_search.ts";
+import { HooksSchema } from "../hooks/config_schema.ts";
 
 /** Schema of `.moat/config.json` (project) and `$XDG_CONFIG_HOME/moat/config.json` (user). */
 export const ConfigFileSchema = Type.Object({
@@ -153,6 +155,7 @@ export const ConfigFileSchema = Type.Object({
   prices: Type.Optional(PricesSchema),
   mcpServers: Type.Optional(McpServersSchema),
   mcpToolSearch: Type.Optional(McpToolSearchSchema),
+  hooks: Type.Optional(HooksSchema),
   pricing: Type.Optional(
     Type.Record(Type.String({ minLength: 1 }), PricesSchema, {
       description: "User config only: token prices per model name (they win over prices).",
@@ -171,3 +174,37 @@ export type CompatSettings = NonNullable<Static<typeof ConfigFileSchema>["compat
 
 /** A parsed, valid config file. */
 export type ConfigFile = Static<typeof ConfigFileSchema>;
+
+/** Validates a config file's text. Pure. */
+export function parseConfigFile(
+  path: string,
+  text: string,
+): { ok: true; config: ConfigFile } | { ok: false; error: string } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    return {
+      ok: false,
+      error: `Invalid config file "${path}": not valid JSON: ${
+        e instanceof Error ? e.message : String(e)
+      }`,
+    };
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    return { ok: false, error: `Invalid config file "${path}": the top level must be an object` };
+  }
+  const first = Value.Errors(ConfigFileSchema, data).First();
+  if (first !== undefined) {
+    const field = first.path.replace(/^\//, "").replace(/\//g, ".") || "(top level)";
+    const choices = (first.schema.anyOf as Array<{ const?: unknown }> | undefined)
+      ?.map((s) => s.const).filter((c) => c !== undefined);
+    const problem = first.message === "Unexpected property"
+      ? `unknown field (known fields: ${Object.keys(ConfigFileSchema.properties).join(", ")})`
+      : choices !== undefined && choices.length > 0
+      ? `expected one of ${choices.join(", ")}, got ${JSON.stringify(first.value)}`
+      : first.message.charAt(0).toLowerCase() + first.message.slice(1);
+    return { ok: false, error: `Invalid config file "${path}": field "${field}": ${problem}` };
+  }
+  return { ok: true, config: data as ConfigFile };
+}

@@ -5,6 +5,8 @@ import { createSandbox, type SandboxOptions } from "../sandbox/mod.ts";
 import { createDenoSandboxSys } from "../sys/sandbox.ts";
 import { createDenoMcpProcessOps } from "../sys/mcp.ts";
 import { startRunDirReaper } from "../sys/run_dir.ts";
+import { createDenoHookProcessOps } from "../sys/hook_process.ts";
+import { createHookCommandRunner } from "../hooks/confined_runner.ts";
 import type { CliFs } from "./io.ts";
 import type { CliDeps, SandboxRequest, SandboxResult } from "./setup.ts";
 
@@ -13,6 +15,13 @@ export function createDefaultDeps(fs: CliFs): CliDeps {
   return {
     createModel: (options) => createOpenAiClient(options),
     createMcpProcessOps: () => createDenoMcpProcessOps(),
+    // Hook commands run in bash's view (bubblewrap) with the tools' allow-listed environment.
+    createHookRunner: (sandbox, env) =>
+      createHookCommandRunner({
+        confine: (spec) => sandbox.confine?.(spec),
+        toolEnv: () => ({ ...sandbox.toolEnv?.(), ...env }),
+        process: createDenoHookProcessOps(),
+      }),
     async openSandbox(request: SandboxRequest): Promise<SandboxResult> {
       // bash spills full outputs here; it lives as long as the run and is removed on close.
       const spillDir = await fs.makeTempDir("moat-run-");

@@ -8,6 +8,7 @@ import {
   type OnToolCall,
   runAgentLoop,
   type RunLimits,
+  type ToolCallGate,
 } from "../agent/mod.ts";
 import { type Message, type ModelClient, ModelError, type UserMessage } from "../model/types.ts";
 import type { Prompter } from "../policy/approve.ts";
@@ -23,6 +24,16 @@ import { mcpPolicy, type McpRun, startMcp } from "./mcp.ts";
 import { holdWarnings, unofferedMcpToolReason } from "./mcp_background.ts";
 import { costOf } from "../report/usage.ts";
 import { secretEnvNames } from "./model_options.ts";
+import {
+  endSession,
+  type HookSession,
+  openHooks,
+  permissionHookOf,
+  preCompact,
+  runWithTurnHooks,
+} from "./hooks.ts";
+import type { Hooks } from "../hooks/mod.ts";
+import { withPostToolUse, withPreToolUse } from "../hooks/tool_layer.ts";
 import {
   compactionLine,
   contextStateFor,
@@ -40,9 +51,13 @@ export interface Engine {
   /** What is known about each model's context window (compaction). */
   contexts: ContextStates;
   /** The permission policy of every call: the sandbox's, and MCP calls' own. */
-  onToolCall: OnToolCall;
+  onToolCall: ToolCallGate;
   /** The MCP servers of the run, when any started (they may still be starting). */
   mcp?: McpRun;
+  /** The user hooks of the run, when any apply (PreToolUse is already in onToolCall). */
+  hooks?: Hooks;
+  /** The session as the hooks see it. */
+  session: HookSession;
   /** Why a called tool is not offered, when its MCP server says (e.g. it is still starting). */
   unknownToolReason?: (name: string) => string | undefined;
   /**
@@ -89,6 +104,9 @@ export async function openEngine(
   if (settings.tools !== undefined) request.tools = settings.tools;
   if (settings.bashTimeout !== undefined) request.bashTimeoutSec = settings.bashTimeout;
   if (prompter !== undefined && !settings.noPrompt) request.prompter = prompter;
+  // PermissionRequest hooks answer once the hooks are open (they need the sandbox).
+  const hooksRef: { hooks?: Hooks } = {};
+  if (!setup.flags.noHooks) request.permissionHook = permissionHookOf(hooksRef);
   const opened = await setup.deps.openSandbox(request);
   if (!opened.ok) return opened;
   const sandbox = opened.sandbox;
@@ -111,6 +129,21 @@ export async function openEngine(
     ...(prompter !== undefined && !settings.noPrompt ? { prompter } : {}),
     ...(request.onDecision === undefined ? {} : { onDecision: request.onDecision }),
   });
+  const policy: OnToolCall = (call) =>
+    mcpCalls !== undefined && mcp?.serverOf(call.name, call.args) !== undefined
+      ? mcpCalls(call)
+      : sandbox.onToolCall(call);
+  const session: HookSession = { id: null, started: false, pending: new Set() };
+  // The trust question is settled: a project's hooks are here only in a trusted project.
+  const hooked = openHooks(setup, sandbox, { reporter, sessionId: () => session.id });
+  if (!hooked.ok) {
+    await mcp?.close();
+    await sandbox.close();
+    return hooked;
+  }
+  for (const warning of hooked.warnings) mcpWarnings.warn(warning);
+  const hooks = hooked.hooks;
+  if (hooks !== undefined) hooksRef.hooks = hooks;
   const configDir = userConfigDir(setup.env);
   // AGENTS.md only shapes a real model's system prompt; a replay's replies are already written.
   const context = settings.contextFiles && setup.recording === undefined
@@ -125,15 +158,16 @@ export async function openEngine(
       return mcp === undefined ? sandbox.tools : [...sandbox.tools, ...mcp.tools()];
     },
     sandbox,
-    onToolCall: (call) =>
-      mcpCalls !== undefined && mcp?.serverOf(call.name, call.args) !== undefined
-        ? mcpCalls(call)
-        : sandbox.onToolCall(call),
+    // Every call, MCP tools' too, passes the PreToolUse hooks before the policy.
+    onToolCall: hooks === undefined ? policy : withPreToolUse(hooks, policy),
+    ...(hooks === undefined ? {} : { hooks }),
+    session,
     ...(mcp === undefined
       ? {}
       : { mcp, unknownToolReason: (name) => unofferedMcpToolReason(mcp.status(), name) }),
     startReporting: mcpWarnings.release,
     async close() {
+      await endSession(hooks, session);
       await mcp?.close();
       await sandbox.close();
     },
@@ -227,6 +261,9 @@ export async function runOnce(
     signal: options.signal,
     onToolCall: engine.onToolCall,
     onEvent: (event) => {
+      if (event.type === "compaction_start") {
+        preCompact(engine.hooks, engine.session, event.reason);
+      }
       options.stats.observe(event);
       if (event.type === "message_saved") options.writer?.append(event.message);
       if (event.type === "compaction_end" && event.messages !== undefined) {
@@ -249,6 +286,12 @@ export async function runOnce(
     agentOptions.afterToolCall = ({ call, result }) =>
       names.has(call.name) && !result.isError ? { terminate: true } : undefined;
   }
+  if (engine.hooks !== undefined) {
+    agentOptions.afterToolCall = withPostToolUse(engine.hooks, agentOptions.afterToolCall);
+  }
+  if (options.writer !== null) {
+    engine.session.id = options.writer.path.replace(/^.*\//, "").replace(/\.jsonl$/, "");
+  }
   agentOptions.limits = runLimits(setup, options.modelName ?? setup.settings.model);
   if (options.finalAnswer !== undefined) agentOptions.limits.finalAnswer = options.finalAnswer;
   if (setup.settings.temperature !== undefined) {
@@ -261,11 +304,13 @@ export async function runOnce(
     agentOptions.getQueuedMessages = options.getQueuedMessages;
   }
   try {
-    const result = await runAgentLoop(
-      { history: options.history, prompt: options.prompt },
-      agentOptions,
-    );
-    return { result };
+    return await runWithTurnHooks(engine.hooks, options.prompt, {
+      run: (prompt) => runAgentLoop({ history: options.history, prompt }, agentOptions),
+      lastText: () => options.stats.lastText,
+      signal: options.signal,
+      session: engine.session,
+      resumed: options.history.length > 0,
+    });
   } catch (e) {
     if (!(e instanceof ModelError) && setup.env.MOAT_DEBUG && e instanceof Error && e.stack) {
       setup.terminal.writeStderr(e.stack + "\n");

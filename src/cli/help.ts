@@ -51,6 +51,7 @@ did you mean); a denied path may not exist yet; a deny list wins over every gran
   -A, --allow-all                grant everything (the API key still never reaches a tool)
       --sandbox auto|require|off OS sandbox (bubblewrap): require exits 2 when unavailable
       --no-prompt                never ask for approval; ungranted calls are denied
+      --no-hooks                 run none of the config files' hooks in this run
       --allow-mcp[=NAMES]        let MCP tools run without asking (SERVER or SERVER__TOOL;
                                  bare: every MCP tool)
       --mcp-config FILE          more MCP servers for this run ({"mcpServers": {…}})

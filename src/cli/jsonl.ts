@@ -6,6 +6,7 @@
 import type { AgentEvent } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { replayCheckText } from "../replay/check.ts";
+import { hookLine } from "../hooks/mod.ts";
 import {
   assistantText,
   clipText,
@@ -217,6 +218,7 @@ export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
     emit({ type: "warning", message });
     options.writeStderr?.(`moat: warning: ${message}\n`);
   };
+  let ended = false;
   return {
     start: (info) => {
       // stdout is the event stream: notes go to stderr, as in text mode.
@@ -230,6 +232,13 @@ export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
     },
     warning,
     permission: (decision) => emit(permissionRecord(decision)),
+    hook(record) {
+      const { phase, ...fields } = record;
+      // run_end stays the last record: SessionEnd hooks run after it and are not in the stream.
+      if (!ended) emit({ type: phase === "start" ? "hook_start" : "hook_end", ...fields });
+      const line = hookLine(record);
+      if (line !== undefined) options.writeStderr?.(`moat: warning: ${line}\n`);
+    },
     end(summary) {
       if (summary.error !== undefined) {
         emit({ type: "error", ...summary.error });
@@ -238,6 +247,7 @@ export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
       const check = summary.replay?.check;
       if (check !== undefined) options.writeStderr?.(replayCheckText(check));
       emit(runEndRecord(summary));
+      ended = true;
     },
     dispose() {},
   };

@@ -20,6 +20,7 @@ import { type CliFs, readTextOrReason, type Terminal, writeMessage } from "./io.
 import { openLineSource } from "./line_input.ts";
 import type { LineSource } from "./repl.ts";
 import { sessionsListing } from "./sessions.ts";
+import type { HookCommandRunner } from "../hooks/runner.ts";
 import { parseTrustAnswer, type TrustAnswer, trustQuestion, type TrustRequest } from "./trust.ts";
 import { PROFILE_NAMES, type ProfileName, profileNamed } from "../model/profiles/mod.ts";
 
@@ -27,7 +28,7 @@ import { PROFILE_NAMES, type ProfileName, profileNamed } from "../model/profiles
 /** What the CLI asks the sandbox for (src/cli/deps.ts adds the spill directory and the effects). */
 export type SandboxRequest =
   & Pick<SandboxOptions, "cwd" | "grants" | "env" | "secretEnvNames" | "onDecision" | "prompter">
-  & Pick<SandboxOptions, "tools" | "bashTimeoutSec">
+  & Pick<SandboxOptions, "tools" | "bashTimeoutSec" | "permissionHook">
   & { sandbox: SandboxMode; noPrompt: boolean };
 
 /** The part of the sandbox the CLI uses (createSandbox in src/sandbox/mod.ts). */
@@ -48,6 +49,11 @@ export interface CliDeps {
   openSandbox(request: SandboxRequest): Promise<SandboxResult>;
   /** Spawns stdio MCP servers (src/sys/mcp.ts); absent: MCP servers cannot start. */
   createMcpProcessOps?(): McpProcessOps;
+  /**
+   * Runs hook commands for a run's sandbox, with `env` added to the tools' environment;
+   * absent: configured hooks are skipped.
+   */
+  createHookRunner?(sandbox: SandboxHandle, env: Record<string, string>): HookCommandRunner;
 }
 
 /** The default endpoint when neither a flag, the environment nor config names one. */

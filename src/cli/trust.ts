@@ -28,7 +28,14 @@ export interface TrustRequest {
 export type AskTrust = (request: TrustRequest) => Promise<TrustAnswer>;
 
 /** The project config keys that only a trusted project may set. */
-export const SENSITIVE_KEYS = ["baseUrl", "apiKeyEnv", "headers", "sandbox", "mcpServers"] as const;
+export const SENSITIVE_KEYS = [
+  "baseUrl",
+  "apiKeyEnv",
+  "headers",
+  "sandbox",
+  "mcpServers",
+  "hooks",
+] as const;
 
 /** One sensitive key. */
 export type SensitiveKey = typeof SENSITIVE_KEYS[number];

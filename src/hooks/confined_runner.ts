@@ -87,7 +87,14 @@ function hookCommand(
   const env = options.toolEnv();
   const bash = ["-c", spec.command];
   if (!spec.sandbox && spec.source === "user") return { command: "bash", args: bash, env, cwd };
-  const confined = options.confine({ command: ["bash", ...bash], env, cwd, name: "hook" });
+  // A hook is the user's own command: the programs it runs are not scoped by --allow-run.
+  const confined = options.confine({
+    command: ["bash", ...bash],
+    env,
+    cwd,
+    name: "hook",
+    allPrograms: true,
+  });
   if (confined === undefined) {
     return {
       error: "The hook was not run: hooks run inside the OS sandbox (bubblewrap), which this run " +

@@ -27,6 +27,17 @@ export interface ApprovalRequest {
   readFile?: (absPath: string) => Promise<Uint8Array | null>;
 }
 
+/** What PermissionRequest hooks answered: deny with a reason, allow for the run, or nothing. */
+export type HookAnswer = { decision: "deny"; reason: string } | { decision: "always" } | undefined;
+
+/**
+ * Asks the PermissionRequest hooks about an access the grants leave open, before the user is
+ * asked (or, without anyone to ask, instead of the silent denial); must resolve.
+ */
+export type PermissionHook = (
+  request: ApprovalRequest & { toolCallId: string; args: unknown },
+) => Promise<HookAnswer>;
+
 /** Asks the user; must resolve (a closed input means "deny"). */
 export interface Prompter {
   ask(request: ApprovalRequest): Promise<Approval>;

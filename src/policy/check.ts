@@ -5,7 +5,12 @@
  */
 import type { PolicyDecision, ToolCallInfo } from "../agent/hooks.ts";
 import type { ToolLocation } from "../agent/tool.ts";
-import { approvalQuestion, describeLocation, type Prompter } from "./approve.ts";
+import {
+  approvalQuestion,
+  describeLocation,
+  type PermissionHook,
+  type Prompter,
+} from "./approve.ts";
 
 /** The call the agent core hands to its onToolCall hook (the agent owns the shape). */
 export type PolicyCall = ToolCallInfo;
@@ -52,8 +57,8 @@ export interface PermissionDecision {
   outcome: DecisionOutcome;
   /** grants: the grants decided; user: the user answered; no_prompt: nobody could be asked;
    * deny_list: a --deny-* flag; protected: a protected path (git hooks and config, .moat, …);
-   * error: the locations could not be resolved. */
-  by: "grants" | "user" | "no_prompt" | "deny_list" | "protected" | "error";
+   * error: the locations could not be resolved; hook: a PermissionRequest hook answered. */
+  by: "grants" | "user" | "no_prompt" | "deny_list" | "protected" | "error" | "hook";
   /** For denials: the reason the model receives. */
   reason?: string;
   /** For a denial that a grant would lift: the flag the model was told to add. */
@@ -72,6 +77,8 @@ export interface PermissionPolicyOptions {
   prompter?: Prompter;
   /** `--no-prompt`: deny instead of asking. */
   noPrompt?: boolean;
+  /** The PermissionRequest hooks, asked before the user (and when nobody can be asked). */
+  permissionHook?: PermissionHook;
   /** The flag that would grant a location, as the user should type it (grantFlagHint). */
   grantFlag?: (location: ToolLocation) => string;
   /**
@@ -196,7 +203,10 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
     if (missing.length === 0) return undefined;
     // One question (and one sentence) per target: an edit of /etc/hosts needs read and write
     // of it, and the user decides about "writing /etc/hosts", not about each access on its own.
-    const groups = groupByTarget(missing);
+    const asked = await askHooks(groupByTarget(missing), call, options, recordEach);
+    if (!Array.isArray(asked)) return asked;
+    const groups = asked;
+    if (groups.length === 0) return undefined;
     if (options.prompter === undefined || options.noPrompt || call.signal.aborted) {
       const reason = groups.flat().map((l) => notGrantedReason(l, options.grantFlag?.(l)))
         .join("; ");
@@ -236,6 +246,49 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Policy
     }
     return undefined;
   };
+}
+
+/** Records decisions about some locations of the call in hand. */
+type RecordEach = (
+  locations: ToolLocation[],
+  how: Pick<PermissionDecision, "outcome" | "by" | "reason">,
+) => void;
+
+/**
+ * Asks the PermissionRequest hooks about each group of missing locations: the groups left for
+ * the user (or the silent denial), or the block of a hook's denial.
+ */
+async function askHooks(
+  groups: ToolLocation[][],
+  call: ToolCallInfo,
+  options: PermissionPolicyOptions,
+  recordEach: RecordEach,
+): Promise<ToolLocation[][] | PolicyBlock> {
+  if (options.permissionHook === undefined) return groups;
+  const left: ToolLocation[][] = [];
+  for (const group of groups) {
+    const first = group[0] as ToolLocation;
+    const answer = await options.permissionHook({
+      toolName: call.name,
+      location: first,
+      question: approvalQuestion(call.name, first),
+      toolCallId: call.toolCallId,
+      args: call.args,
+    });
+    if (answer?.decision === "deny") {
+      recordEach(group, { outcome: "denied", by: "hook", reason: answer.reason });
+      return blocked(answer.reason);
+    }
+    if (answer?.decision !== "always") {
+      left.push(group);
+      continue;
+    }
+    for (const location of group) {
+      await options.onApproved?.({ toolCallId: call.toolCallId, location, scope: "always" });
+      recordEach([location], { outcome: "approved_always", by: "hook" });
+    }
+  }
+  return left;
 }
 
 /** How much an access can do, strongest first: it names the group and leads the reason. */

@@ -92,7 +92,7 @@ export interface ReplaySummary {
 
 /** A model/provider failure, as reported to the user. */
 export interface RunError {
-  kind: ModelErrorKind | "internal" | "context_exhausted" | "schema_mismatch";
+  kind: ModelErrorKind | "internal" | "context_exhausted" | "schema_mismatch" | "hook_blocked";
   message: string;
   status?: number;
 }
@@ -148,6 +148,25 @@ export interface RunSummary {
   replay?: ReplaySummary;
 }
 
+/** One hook command starting or ending (JSONL `hook_start` / `hook_end`). */
+export interface HookRecord {
+  phase: "start" | "end";
+  /** The event, e.g. "PreToolUse". */
+  event: string;
+  command: string;
+  source: "user" | "project";
+  /** The tool call it is about (tool events). */
+  toolName?: string;
+  toolCallId?: string;
+  /** End only: the exit code (null when killed or it could not start). */
+  exitCode?: number | null;
+  durationMs?: number;
+  /** End only: what moat made of it. */
+  decision?: "none" | "block" | "rewrite" | "context" | "allow" | "failed";
+  /** End only: the block reason or why it failed. */
+  reason?: string;
+}
+
 /** An output mode. Methods must not throw. */
 export interface Reporter {
   start(info: RunStartInfo): void;
@@ -159,6 +178,8 @@ export interface Reporter {
   replayAnswer?(text: string): void;
   /** A permission decision of the policy (allowed, approved or denied). */
   permission?(decision: PermissionDecision): void;
+  /** A hook command started or ended; without it, blocks and failures come as warnings. */
+  hook?(record: HookRecord): void;
   end(summary: RunSummary): void;
   /** Holds (true) or resumes (false) live output such as the spinner, e.g. while a question is asked. */
   hold?(held: boolean): void;

@@ -61,20 +61,6 @@ export interface HostSetup {
   sys: Pick<SandboxSys, "paths" | "processes" | "files">;
 }
 
-/** What `confinedCommand` runs: a program (an MCP server) and what it may reach. */
-export interface ConfineSpec {
-  command: string[];
-  env: Record<string, string>;
-  cwd?: string;
-  /**
-   * Hosts it may reach besides the run's scoped --allow-net (HOST, HOST:PORT, as --allow-net
-   * takes them); through a proxy of its own, which reports its decisions as `mcp:<name>`.
-   */
-  net?: string[];
-  /** Who the program is, for its proxy's decisions (default: the command). */
-  name?: string;
-}
-
 /** The function that starts each tool host of a run. */
 export function createHostStarter(setup: HostSetup): HostStarter {
   const { toolOptions, bwrap, sys } = setup;
@@ -211,8 +197,18 @@ export interface ConfineSpec {
   readOnly?: string[];
   /** More real paths it writes (its `permissions.write`); protected paths stay read-only. */
   readWrite?: string[];
-  /** Hosts it may reach (its `permissions.net`), through moat's proxy once that serves servers. */
+  /**
+   * Hosts it may reach besides the run's scoped --allow-net (HOST, HOST:PORT, as --allow-net
+   * takes them); through a proxy of its own, which reports its decisions as `mcp:<name>`.
+   */
   net?: string[];
+  /** Who the program is, for its proxy's decisions (default: the command). */
+  name?: string;
+  /**
+   * Every program on its PATH stays runnable (a user's hook command), not only a scoped
+   * --allow-run's; --deny-run programs stay masked.
+   */
+  allPrograms?: boolean;
 }
 
 /**
@@ -239,7 +235,7 @@ export function confinedCommand(
   const program = real?.ok ? [real.path] : [];
   const view = {
     bwrapPath: bwrap.path,
-    grants: access.grants,
+    grants: spec.allPrograms === true ? { ...access.grants, run: true as const } : access.grants,
     cwd: spec.cwd ?? toolOptions.cwd,
     spillDir: toolOptions.spillDir,
     readOnlyPaths: [...bwrap.launch.readOnlyPaths, ...program, ...(spec.readOnly ?? [])],

@@ -13,6 +13,7 @@ import {
   grantFlagHint,
   type Grants,
   type PermissionDecision,
+  type PermissionPolicyOptions,
   type PolicyHook,
   type Prompter,
   protectedDetail,
@@ -84,7 +85,7 @@ export class SandboxUnavailableError extends UsageError {
 }
 
 /** Options of `createSandbox`. */
-export interface SandboxOptions {
+export interface SandboxOptions extends Pick<PermissionPolicyOptions, "permissionHook"> {
   /** The workspace (real path). */
   cwd: string;
   grants: Grants;
@@ -94,8 +95,7 @@ export interface SandboxOptions {
   env: Record<string, string>;
   /** Variables that never reach a tool, even with --allow-env or -A (API key, model config). */
   secretEnvNames: string[];
-  /** Default "auto". */
-  sandbox?: SandboxMode;
+  sandbox?: SandboxMode; // default "auto"
   /** Names of the tools to offer (`--tools`); default all built-in tools. */
   tools?: string[];
   bashTimeoutSec?: number;
@@ -112,10 +112,7 @@ export interface SandboxOptions {
   createTools?: (options: BuiltinToolOptions) => AnyTool[];
   /** Test seam: the Worker module that runs the tools (default ./worker/worker.ts). */
   workerUrl?: string;
-  /**
-   * The script that dispatches `__tool-host` to the tool host (./host/main.ts) under `deno run`
-   * (default: the main module). Tests pass their own entry script.
-   */
+  /** Dispatches `__tool-host` to ./host/main.ts under `deno run` (default: the main module). */
   hostScript?: string;
   /** The effects (the entry points pass Deno's: src/sys/sandbox.ts). */
   sys: SandboxSys;
@@ -237,6 +234,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     previewRead: createPreviewRead(engine, sys.tools.fs),
     ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
     ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
+    ...(options.permissionHook === undefined ? {} : { permissionHook: options.permissionHook }),
     ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
     grantFlag: (location) => grantFlagHint(hosts.grants, location, { cwd: options.cwd }),
     protectedWrite(path) {

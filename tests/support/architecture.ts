@@ -98,6 +98,13 @@ export function architectureProblems(
           `"${m.path}" imports "${target}": src/hooks/ imports neither src/cli/ nor src/term/`,
         );
       }
+      if (
+        target.startsWith("src/hooks/") && !m.path.startsWith("src/hooks/") &&
+        !m.path.startsWith("src/cli/") && !m.path.startsWith("src/sys/")
+      ) {
+        // src/sys/ implements its ops interface (hook_process.ts), as for the other folders.
+        problems.push(`"${m.path}" imports "${target}": only src/cli/ wires src/hooks/`);
+      }
     }
   }
   problems.push(...cycles(byPath).map((c) => `import circle: ${c.join(" → ")}`));
