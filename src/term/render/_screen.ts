@@ -5,6 +5,7 @@
  */
 import type { Clock } from "../../agent/mod.ts";
 import { oneLine } from "../call_text.ts";
+import type { MarkdownSetup } from "./_markdown_answer.ts";
 
 /** Where and how the text renderer writes. */
 export interface TextRendererOptions {
@@ -23,6 +24,8 @@ export interface TextRendererOptions {
   interactive?: boolean;
   /** Terminal width; the spinner line is cut to fit (a wrapped line could not be redrawn). */
   columns?: () => number;
+  /** Render streamed answers as markdown (interactive mode with stdout a TTY only). */
+  markdown?: MarkdownSetup;
 }
 
 /** Colour only on a TTY, and never when NO_COLOR is set to a non-empty value. */
