@@ -46,6 +46,14 @@ export function createReporter(
         clock: setup.clock,
         inGitRepo: options.inGitRepo === true,
       };
+      // Interactive answers on a terminal are rendered as markdown. Its module (marked,
+      // highlight.js: tens of ms) loads while the person types, never in print mode.
+      if (interactive && text.stdoutIsTty) {
+        text.markdown = {
+          module: import("../../term/markdown.ts"),
+          color: useColor(true, setup.env),
+        };
+      }
       return createTextRenderer(text);
     }
     default: {

@@ -1,11 +1,12 @@
 /**
- * The model's answer: streamed text on stdout (when streaming), streamed thinking dimmed on
- * stderr, the "thinking…" spinner of a turn, and the final text printed at the end when it was
- * not streamed.
+ * The model's answer: streamed text on stdout (when streaming; rendered as markdown when the
+ * screen has it), streamed thinking dimmed on stderr, the "thinking…" spinner of a turn, and the
+ * final text printed at the end when it was not streamed.
  */
 import type { AgentEvent } from "../../agent/mod.ts";
 import type { RunSummary } from "../../report/mod.ts";
 import { escapeControls } from "../terminal_text.ts";
+import { createMarkdownAnswers, type MarkdownAnswers } from "./_markdown_answer.ts";
 import type { Screen } from "./_screen.ts";
 
 /** The events of the model's answer. */
@@ -47,6 +48,7 @@ export function createAnswerView(screen: Screen): AnswerView {
       screen.showNotes();
     }
   };
+  const markdown = markdownOf(screen, textDelta);
   return {
     event(event: AnswerEvent) {
       switch (event.type) {
@@ -63,9 +65,11 @@ export function createAnswerView(screen: Screen): AnswerView {
           );
           return;
         case "text_delta":
-          if (streaming) textDelta(event.delta);
+          if (markdown !== undefined) markdown.push(event.delta);
+          else if (streaming) textDelta(event.delta);
           return;
         case "message_end":
+          markdown?.end();
           screen.endStderrStream();
           if (streaming) screen.endStdoutLine();
           screen.spinner.set(null);
@@ -99,4 +103,26 @@ export function createAnswerView(screen: Screen): AnswerView {
       }
     },
   };
+}
+
+// Markdown rendering of streamed answers, when the screen is given it (interactive, stdout a TTY).
+function markdownOf(
+  screen: Screen,
+  raw: (text: string) => void,
+): MarkdownAnswers | undefined {
+  const setup = screen.options.markdown;
+  if (setup === undefined || !screen.streaming) return undefined;
+  return createMarkdownAnswers(setup, {
+    columns: () => screen.options.columns?.() ?? 0,
+    // The spinner stays until the first rendered line; notes show after each written block.
+    lines(text) {
+      screen.spinner.set(null);
+      screen.endStderrStream();
+      screen.writeStdout(text);
+      screen.atLineStart = text.endsWith("\n");
+      screen.showNotes();
+    },
+    raw,
+    disposed: () => screen.disposed,
+  });
 }

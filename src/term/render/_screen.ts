@@ -5,6 +5,7 @@
  */
 import type { Clock } from "../../agent/mod.ts";
 import { oneLine } from "../call_text.ts";
+import type { MarkdownSetup } from "./_markdown_answer.ts";
 
 /** Where and how the text renderer writes. */
 export interface TextRendererOptions {
@@ -27,6 +28,8 @@ export interface TextRendererOptions {
   statusLine?: boolean;
   /** The workspace is in a git work tree: a capped diff adds "see `git diff`". */
   inGitRepo?: boolean;
+  /** Render streamed answers as markdown (interactive mode with stdout a TTY only). */
+  markdown?: MarkdownSetup;
 }
 
 /** Colour only on a TTY, and never when NO_COLOR is set to a non-empty value. */
