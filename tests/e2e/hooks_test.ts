@@ -140,10 +140,13 @@ Deno.test("SessionStart and UserPromptSubmit add their stdout to the prompt; Sto
   await using server = await startFakeOpenAI();
   await using ws = await createTempWorkspace();
   await using home = await createTempWorkspace();
-  const ended = home.path("ended.json");
+  // Hooks run confined: they write where the grants let the tools write (the workspace).
+  const ended = ws.path("ended.json");
   await userHooks(home.dir, {
     SessionStart: [{ hooks: [command("cat >/dev/null; echo 'Branch: main'")] }],
-    SessionEnd: [{ hooks: [command(`cat > ${ended}; echo "$CLAUDE_PROJECT_DIR" > ${ended}.dir`)] }],
+    SessionEnd: [{
+      hooks: [command(`cat > ended.json; echo "$CLAUDE_PROJECT_DIR" > ended.json.dir`)],
+    }],
     UserPromptSubmit: [{ hooks: [command("cat >/dev/null; echo 'Ticket ABC-1: fix the login'")] }],
     Stop: [{
       hooks: [command(
@@ -172,7 +175,7 @@ Deno.test("SessionStart and UserPromptSubmit add their stdout to the prompt; Sto
 Deno.test("a project's hooks never run in an untrusted project, and run once it is trusted", async () => {
   await using server = await startFakeOpenAI();
   await using home = await createTempWorkspace();
-  const marker = home.path("pwned");
+  const marker = "pwned"; // in the workspace: hooks run confined
   await using ws = await createTempWorkspace({
     ".moat/config.json": JSON.stringify({
       hooks: {
@@ -189,7 +192,7 @@ Deno.test("a project's hooks never run in an untrusted project, and run once it 
   assert.equal(untrusted.code, 2, untrusted.stderr);
   assert.match(untrusted.stderr, /\n {2}hooks: /);
   assert.equal(server.requests.length, 0);
-  await assert.rejects(Deno.stat(marker), "no project hook ran before the trust question");
+  await assert.rejects(Deno.stat(ws.path(marker)), "no project hook ran before the trust question");
 
   server.script(
     reply.toolCalls([{ id: "r1", name: "read", arguments: { path: "a.txt" } }]),
@@ -197,7 +200,7 @@ Deno.test("a project's hooks never run in an untrusted project, and run once it 
   );
   const trusted = await runMoat(["--trust-project", "read a"], { cwd: ws.dir, env });
   assert.equal(trusted.code, 0, trusted.stderr);
-  await Deno.stat(marker);
+  await Deno.stat(ws.path(marker));
 });
 
 Deno.test({
@@ -207,7 +210,7 @@ Deno.test({
   async fn() {
     await using server = await startFakeOpenAI();
     await using home = await createTempWorkspace();
-    const marker = home.path("ran");
+    const marker = "ran"; // in the workspace: hooks run confined
     await using ws = await createTempWorkspace({
       ".moat/config.json": JSON.stringify({
         hooks: {
@@ -223,14 +226,14 @@ Deno.test({
       await using pty = startPty(argv, { cwd: ws.dir, env });
       await pty.waitFor(/\[i\]gnore them: $/);
       assert.match(pty.output, /hooks: /);
-      await assert.rejects(Deno.stat(marker), "nothing ran before the answer");
+      await assert.rejects(Deno.stat(ws.path(marker)), "nothing ran before the answer");
       await pty.type("i\r");
       await pty.waitFor(/› $/);
       await pty.type("hello\r");
       await pty.waitFor(/first[\s\S]*› $/);
       await pty.type("\x04");
       assert.equal(await pty.exited(), 0);
-      await assert.rejects(Deno.stat(marker), "ignored hooks never ran");
+      await assert.rejects(Deno.stat(ws.path(marker)), "ignored hooks never ran");
     }
     {
       await using pty = startPty(argv, { cwd: ws.dir, env });
@@ -241,7 +244,7 @@ Deno.test({
       await pty.waitFor(/second[\s\S]*› $/);
       await pty.type("\x04");
       assert.equal(await pty.exited(), 0);
-      await Deno.stat(marker);
+      await Deno.stat(ws.path(marker));
     }
   },
 });
@@ -258,12 +261,16 @@ Deno.test("PreToolUse and PostToolUse hooks fire for MCP tools too (claude-code 
       hooks: {
         PreToolUse: [{
           matcher: "fixture__.*",
-          hooks: [command('if grep -q secret; then echo "no secrets to MCP" >&2; exit 2; fi')],
+          // This run has no OS sandbox (--sandbox=off), so the hooks are the user's unconfined ones.
+          hooks: [command('if grep -q secret; then echo "no secrets to MCP" >&2; exit 2; fi', {
+            sandbox: false,
+          })],
         }],
         PostToolUse: [{
           matcher: "fixture__echo",
           hooks: [command(
             `cat >/dev/null; printf '%s' '{"hookSpecificOutput":{"additionalContext":"seen by hook"}}'`,
+            { sandbox: false },
           )],
         }],
       },
