@@ -1,0 +1,175 @@
+/**
+ * One ACP session: a moat run setup for the session's cwd (config, trust, grants relative to it),
+ * its engine (sandbox, system prompt with AGENTS.md, MCP servers), its session file and history,
+ * and one agent turn per `session/prompt`, streamed as `session/update`s.
+ */
+import { basename } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import type { AgentEvent } from "../agent/events.ts";
+import type { Message, ModelClient, UserMessage } from "../model/types.ts";
+import type { SessionWriter } from "../session/store.ts";
+import { findSessionById } from "../session/catalog.ts";
+import { createRunStats, type Reporter } from "../report/mod.ts";
+import type { CliFlags } from "../cli/args.ts";
+import { type Engine, openEngine, runOnce } from "../cli/engine.ts";
+import { modelClientOptions } from "../cli/model_options.ts";
+import { openSession } from "../cli/open_session.ts";
+import { prepareRun, type SetupContext } from "../cli/setup.ts";
+import type { RunSetup } from "../cli/setup.ts";
+import { workspaceSessionDir } from "../cli/sessions.ts";
+import { createEditorPrompter, type PendingCall } from "./permission.ts";
+import { acpStopReason, toolTitle, updatesOf } from "./updates.ts";
+import type { protocolTerminal } from "./_terminal.ts";
+
+/** What every session of one `moat acp` shares. */
+export interface AcpHost {
+  flags: CliFlags;
+  context: Omit<SetupContext, "cwd" | "terminal">;
+  terminal: ReturnType<typeof protocolTerminal>;
+  /** Sends a `session/update` (in order). */
+  update(params: acp.SessionNotification): void;
+  /** Resolves once every update sent so far is written. */
+  drained(): Promise<void>;
+  requestPermission(
+    params: acp.RequestPermissionRequest,
+    signal?: AbortSignal,
+  ): Promise<acp.RequestPermissionResponse>;
+  log(message: string): void;
+}
+
+/** An open session. */
+export interface AcpSession {
+  id: string;
+  setup: RunSetup;
+  history: Message[];
+  prompt(blocks: readonly acp.ContentBlock[]): Promise<acp.StopReason>;
+  cancel(): void;
+  close(): Promise<void>;
+}
+
+/** Opens a session in `cwd`: a new one, or (`load`) the moat session file with that id. */
+export async function openAcpSession(
+  host: AcpHost,
+  cwd: string,
+  load?: string,
+): Promise<AcpSession> {
+  const prepared = await prepareRun({ command: "run", flags: host.flags }, {
+    ...host.context,
+    cwd,
+    terminal: host.terminal,
+  });
+  if ("exit" in prepared) {
+    throw acp.RequestError.invalidParams(
+      undefined,
+      `moat cannot open a session in "${cwd}": ${host.terminal.lastText().trim()}`,
+    );
+  }
+  const setup = prepared.setup;
+  const warn = (message: string) => host.log(`moat: warning: ${message}\n`);
+  let resumed: string | undefined;
+  if (load !== undefined) {
+    const dir = await workspaceSessionDir(setup.env, setup.workspace);
+    const found = dir === undefined ? undefined : await findSessionById(setup.fs, dir, load);
+    if (found === undefined || !found.ok) {
+      throw acp.RequestError.resourceNotFound(load);
+    }
+    resumed = found.path;
+  }
+  const session = await openSession(setup, warn, resumed === undefined ? {} : { resumed });
+  if (!session.ok) throw acp.RequestError.internalError(undefined, session.error);
+  const writer: SessionWriter | null = session.writer;
+  const id = writer === null ? crypto.randomUUID() : basename(writer.path, ".jsonl");
+  const calls = new Map<string, PendingCall>();
+  let running: AbortController | undefined;
+  const observe = (event: AgentEvent) => {
+    if (event.type === "tool_start") {
+      calls.set(event.name, {
+        toolCallId: event.toolCallId,
+        title: toolTitle(event.name, event.args),
+      });
+    }
+    for (const update of updatesOf(event, setup.workspace)) host.update({ sessionId: id, update });
+  };
+  const reporter: Reporter = {
+    start: () => {},
+    event: () => {},
+    warning: warn,
+    end: () => {},
+    dispose: () => {},
+  };
+  const prompter = createEditorPrompter({
+    request: host.requestPermission,
+    sessionId: id,
+    callOf: (name) => calls.get(name),
+    signal: () => running?.signal,
+  });
+  const opened = await openEngine(setup, prompter, reporter);
+  if (!opened.ok) throw acp.RequestError.internalError(undefined, opened.error);
+  const engine: Engine = opened.engine;
+  for (
+    const w of [
+      ...setup.settings.warnings,
+      ...engine.sandbox.warnings,
+      ...engine.startReporting(),
+      ...opened.contextWarnings,
+    ]
+  ) warn(w);
+  const model: ModelClient = setup.deps.createModel(
+    modelClientOptions(setup, setup.settings.model, warn),
+  );
+  return {
+    id,
+    setup,
+    history: session.history,
+    async prompt(blocks) {
+      if (running !== undefined) {
+        throw acp.RequestError.invalidRequest(
+          undefined,
+          "A prompt is already running in this session: wait for it or cancel it",
+        );
+      }
+      const controller = running = new AbortController();
+      try {
+        writer?.begin();
+        const outcome = await runOnce(setup, engine, {
+          model,
+          history: session.history,
+          prompt: userMessage(blocks),
+          signal: controller.signal,
+          reporter,
+          stats: createRunStats(),
+          writer,
+          maxTurns: setup.settings.maxTurns,
+          observe,
+        });
+        await writer?.flush();
+        await host.drained();
+        if (outcome.error !== undefined && !controller.signal.aborted) {
+          throw acp.RequestError.internalError(undefined, outcome.error.message);
+        }
+        return acpStopReason(outcome, controller.signal.aborted);
+      } finally {
+        running = undefined;
+      }
+    },
+    cancel: () => running?.abort(),
+    async close() {
+      running?.abort();
+      await writer?.flush();
+      await engine.close();
+    },
+  };
+}
+
+/** The user message of a prompt: text, embedded resources as context, links by their URI. */
+export function userMessage(blocks: readonly acp.ContentBlock[]): UserMessage {
+  const parts: string[] = [];
+  for (const block of blocks) {
+    if (block.type === "text") parts.push(block.text);
+    else if (block.type === "resource_link") parts.push(`@${block.uri}`);
+    else if (block.type === "resource" && "text" in block.resource) {
+      parts.push(`<context uri="${block.resource.uri}">\n${block.resource.text}\n</context>`);
+    }
+  }
+  return { role: "user", content: parts.join("\n") };
+}
