@@ -3,7 +3,8 @@
  * internal (`_`) file imported from another folder, src/agent/ imports only src/model/ (and not
  * its server profiles), src/model/profiles/ imports only src/model/types.ts, src/term/ (the
  * terminal) never imports src/cli/ and only src/cli/ imports it, src/report/ (what a run reports)
- * and src/hooks/ (user hooks) import neither, no file in src/ over 400 lines. First each rule is
+ * and src/hooks/ (user hooks) import neither, src/acp/ (the editor protocol) imports only the run
+ * code and nothing outside it imports src/acp/, no file in src/ over 400 lines. First each rule is
  * shown to fail when broken, then the real tree.
  */
 import assert from "node:assert/strict";
@@ -57,6 +58,9 @@ Deno.test("architecture check: each rule fails when broken", () => {
     mod("src/report/mod.ts", ["src/cli/trust.ts"]),
     mod("src/cli/trust.ts"),
     mod("src/hooks/run.ts", ["src/cli/trust.ts", "src/term/render.ts"]),
+    mod("src/acp/mod.ts", ["src/cli/setup.ts", "src/sandbox/mod.ts"]),
+    mod("src/sandbox/mod.ts"),
+    mod("src/agent/events.ts", ["src/acp/mod.ts"]),
   ], RULES);
   assert.deepEqual(problems, [
     `"src/tools/read.ts" imports "src/sys/fs.ts": only the entry points wire src/sys/`,
@@ -77,6 +81,11 @@ Deno.test("architecture check: each rule fails when broken", () => {
     `"src/hooks/run.ts" imports "src/term/render.ts": only src/cli/ draws on the terminal`,
     `"src/hooks/run.ts" imports "src/term/render.ts": src/hooks/ imports neither src/cli/ nor ` +
     `src/term/`,
+    `"src/acp/mod.ts" imports "src/sandbox/mod.ts": src/acp/ imports only src/acp/, ` +
+    `src/cli/, src/agent/, src/model/, src/policy/, src/report/, src/session/, src/version.ts`,
+    `"src/agent/events.ts" imports "src/acp/mod.ts": src/agent/ imports only src/model/`,
+    `"src/agent/events.ts" imports "src/acp/mod.ts": only src/acp/ imports src/acp/ (the CLI ` +
+    `loads it dynamically)`,
     "import circle: src/a/x.ts → src/b/y.ts → src/a/x.ts",
   ]);
   // The same tree without the breaks passes.
