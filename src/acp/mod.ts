@@ -5,10 +5,11 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { CliFlags } from "../cli/args.ts";
-import type { Terminal } from "../cli/io.ts";
+import type { CliSignal, Terminal } from "../cli/io.ts";
 import type { SetupContext } from "../cli/setup.ts";
 import { VERSION } from "../version.ts";
-import { type AcpHost, type AcpSession, openAcpSession } from "./session.ts";
+import { ACP_COMMANDS, type AcpHost, type AcpSession, openAcpSession } from "./session.ts";
+import { EXIT } from "../cli/exit.ts";
 import { historyUpdates } from "./history.ts";
 import { protocolTerminal } from "./_terminal.ts";
 
@@ -59,6 +60,13 @@ export async function runAcp(options: AcpOptions): Promise<number> {
     },
     log: (message) => options.terminal.writeStderr(message),
   };
+  // Sent once the session's response is out: a client knows the session id only from it.
+  const offerCommands = (sessionId: string) =>
+    setTimeout(() =>
+      host.update({
+        sessionId,
+        update: { sessionUpdate: "available_commands_update", availableCommands: ACP_COMMANDS },
+      }), 0);
   const sessionOf = (id: string) => {
     const session = sessions.get(id);
     if (session === undefined) throw acp.RequestError.sessionNotFound(id);
@@ -69,7 +77,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       protocolVersion: Math.min(params.protocolVersion, acp.PROTOCOL_VERSION),
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: false, sse: false },
       },
       agentInfo: { name: "moat", title: "moat", version: VERSION },
@@ -78,6 +86,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
     .onRequest(acp.methods.agent.session.new, async ({ params }) => {
       const session = await openAcpSession(host, params.cwd);
       sessions.set(session.id, session);
+      offerCommands(session.id);
       return { sessionId: session.id };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params }) => {
@@ -92,6 +101,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
         host.update({ sessionId: session.id, update });
       }
       await host.drained();
+      offerCommands(session.id);
       return {};
     })
     .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
@@ -104,7 +114,16 @@ export async function runAcp(options: AcpOptions): Promise<number> {
   const connection = ref.connection = app.connect(
     acp.ndJsonStream(options.stdio.output, options.stdio.input),
   );
+  // The editor stopping moat: end the connection, so every session's processes are killed.
+  let signalled: CliSignal | undefined;
+  const unsubscribe = (["SIGINT", "SIGTERM"] as const).map((signal) =>
+    options.terminal.onSignal(signal, () => {
+      signalled ??= signal;
+      connection.close();
+    })
+  );
   await connection.closed;
   await Promise.all([...sessions.values()].map((s) => s.close()));
-  return 0;
+  for (const u of unsubscribe) u();
+  return signalled === undefined ? EXIT.ok : signalled === "SIGINT" ? EXIT.sigint : EXIT.sigterm;
 }

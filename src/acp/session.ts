@@ -6,13 +6,15 @@
 import { basename } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/events.ts";
-import type { Message, ModelClient, UserMessage } from "../model/types.ts";
+import type { ImageBlock, Message, ModelClient, UserMessage } from "../model/types.ts";
 import type { SessionWriter } from "../session/store.ts";
 import { findSessionById } from "../session/catalog.ts";
 import { createRunStats, type Reporter } from "../report/mod.ts";
 import type { CliFlags } from "../cli/args.ts";
 import { type Engine, openEngine, runOnce } from "../cli/engine.ts";
 import { modelClientOptions } from "../cli/model_options.ts";
+import { compactNow } from "../cli/context.ts";
+import { knownContextWindow } from "../model/context_window.ts";
 import { openSession } from "../cli/open_session.ts";
 import { prepareRun, type SetupContext } from "../cli/setup.ts";
 import type { RunSetup } from "../cli/setup.ts";
@@ -65,7 +67,11 @@ export async function openAcpSession(
     );
   }
   const setup = prepared.setup;
-  const warn = (message: string) => host.log(`moat: warning: ${message}\n`);
+  const notes: string[] = [];
+  const warn = (message: string) => {
+    host.log(`moat: warning: ${message}\n`);
+    notes.push(`warning: ${message}`);
+  };
   let resumed: string | undefined;
   if (load !== undefined) {
     const dir = await workspaceSessionDir(setup.env, setup.workspace);
@@ -89,6 +95,17 @@ export async function openAcpSession(
       });
     }
     for (const update of updatesOf(event, setup.workspace)) host.update({ sessionId: id, update });
+    if (event.type === "message_end") {
+      const window = engine.contexts.get(setup.settings.model)?.window ??
+        setup.settings.contextWindow ?? knownContextWindow(setup.settings.model);
+      const used = event.message.usage.inputTokens + event.message.usage.outputTokens;
+      if (window !== undefined && used > 0) {
+        host.update({
+          sessionId: id,
+          update: { sessionUpdate: "usage_update", used, size: window },
+        });
+      }
+    }
   };
   const reporter: Reporter = {
     start: () => {},
@@ -117,6 +134,18 @@ export async function openAcpSession(
   const model: ModelClient = setup.deps.createModel(
     modelClientOptions(setup, setup.settings.model, warn),
   );
+  const turn: TurnContext = {
+    host,
+    id,
+    setup,
+    engine,
+    model,
+    history: session.history,
+    writer,
+    reporter,
+    observe,
+    notes,
+  };
   return {
     id,
     setup,
@@ -130,24 +159,7 @@ export async function openAcpSession(
       }
       const controller = running = new AbortController();
       try {
-        writer?.begin();
-        const outcome = await runOnce(setup, engine, {
-          model,
-          history: session.history,
-          prompt: userMessage(blocks),
-          signal: controller.signal,
-          reporter,
-          stats: createRunStats(),
-          writer,
-          maxTurns: setup.settings.maxTurns,
-          observe,
-        });
-        await writer?.flush();
-        await host.drained();
-        if (outcome.error !== undefined && !controller.signal.aborted) {
-          throw acp.RequestError.internalError(undefined, outcome.error.message);
-        }
-        return acpStopReason(outcome, controller.signal.aborted);
+        return await runTurn(turn, blocks, controller.signal);
       } finally {
         running = undefined;
       }
@@ -161,15 +173,96 @@ export async function openAcpSession(
   };
 }
 
+/** What one prompt turn works with. */
+interface TurnContext {
+  host: AcpHost;
+  id: string;
+  setup: RunSetup;
+  engine: Engine;
+  model: ModelClient;
+  history: Message[];
+  writer: SessionWriter | null;
+  reporter: Reporter;
+  observe(event: AgentEvent): void;
+  /** Warnings not shown in the editor yet (shown at the start of the next turn). */
+  notes: string[];
+}
+
+/** The slash commands moat offers in the editor. */
+export const ACP_COMMANDS: acp.AvailableCommand[] = [{
+  name: "compact",
+  description: "Summarise the conversation so far, to free the context window",
+  input: { hint: "what the summary should focus on (optional)" },
+}];
+
+/** One `session/prompt`: /compact, or an agent turn; resolves to its stop reason. */
+async function runTurn(
+  turn: TurnContext,
+  blocks: readonly acp.ContentBlock[],
+  signal: AbortSignal,
+): Promise<acp.StopReason> {
+  const { host, id, setup, writer } = turn;
+  const say = (text: string) =>
+    host.update({
+      sessionId: id,
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+    });
+  const notes = turn.notes.splice(0);
+  if (notes.length > 0) say(notes.map((n) => `moat: ${n}\n`).join("") + "\n");
+  writer?.begin();
+  const prompt = userMessage(blocks);
+  const compact = typeof prompt.content === "string"
+    ? /^\/compact(?:\s+([\s\S]*))?$/.exec(prompt.content.trim())
+    : null;
+  if (compact !== null) {
+    const said = await compactNow(setup, turn.engine, {
+      model: turn.model,
+      modelName: setup.settings.model,
+      history: turn.history,
+      signal,
+      reporter: turn.reporter,
+      writer,
+      focus: compact[1] ?? "",
+    });
+    say(said === "" ? "Compacted the conversation." : said);
+    await writer?.flush();
+    await host.drained();
+    return signal.aborted ? "cancelled" : "end_turn";
+  }
+  const outcome = await runOnce(setup, turn.engine, {
+    model: turn.model,
+    history: turn.history,
+    prompt,
+    signal,
+    reporter: turn.reporter,
+    stats: createRunStats(),
+    writer,
+    maxTurns: setup.settings.maxTurns,
+    observe: turn.observe,
+  });
+  await writer?.flush();
+  await host.drained();
+  if (outcome.error !== undefined && !signal.aborted) {
+    throw acp.RequestError.internalError(undefined, outcome.error.message);
+  }
+  return acpStopReason(outcome, signal.aborted);
+}
+
 /** The user message of a prompt: text, embedded resources as context, links by their URI. */
 export function userMessage(blocks: readonly acp.ContentBlock[]): UserMessage {
   const parts: string[] = [];
+  const images: ImageBlock[] = [];
   for (const block of blocks) {
     if (block.type === "text") parts.push(block.text);
-    else if (block.type === "resource_link") parts.push(`@${block.uri}`);
+    else if (block.type === "image") {
+      images.push({ type: "image", data: block.data, mimeType: block.mimeType });
+    } else if (block.type === "resource_link") parts.push(`@${block.uri}`);
     else if (block.type === "resource" && "text" in block.resource) {
       parts.push(`<context uri="${block.resource.uri}">\n${block.resource.text}\n</context>`);
     }
   }
-  return { role: "user", content: parts.join("\n") };
+  const text = parts.join("\n");
+  return images.length === 0
+    ? { role: "user", content: text }
+    : { role: "user", content: [{ type: "text", text }, ...images] };
 }

@@ -210,3 +210,80 @@ Deno.test("moat acp serves an editor: tool calls, permissions, cancel, load, bad
     }
   }
 });
+
+Deno.test("moat acp refuses an untrusted project's settings, offers /compact, reports usage, takes images", async () => {
+  await using server = await startFakeOpenAI();
+  await using untrusted = await createTempWorkspace({
+    ".moat/config.json": JSON.stringify({ apiKeyEnv: "OTHER", headers: { "X-Leak": "1" } }),
+  });
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  const moat = await connectMoat(["--context-window=1000"], ws.dir, env);
+  let closed = false;
+  try {
+    const init = await moat.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    assert.equal(init.agentCapabilities?.promptCapabilities?.image, true);
+    await assert.rejects(
+      moat.agent.request(acp.methods.agent.session.new, { cwd: untrusted.dir, mcpServers: [] }),
+      (e: Error) =>
+        /this project is not trusted/.test(e.message) && /--trust-project/.test(e.message),
+    );
+    assert.equal(server.chatRequests.length, 0);
+
+    const { sessionId } = await moat.agent.request(acp.methods.agent.session.new, {
+      cwd: ws.dir,
+      mcpServers: [],
+    });
+    await waitUntil(
+      "the commands",
+      () =>
+        moat.updates.some((n) =>
+          n.sessionId === sessionId && n.update.sessionUpdate === "available_commands_update" &&
+          n.update.availableCommands.some((c) => c.name === "compact")
+        ),
+    );
+
+    server.script(reply.text("a red dot", { usage: { prompt_tokens: 100, completion_tokens: 5 } }));
+    const pixel =
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+    const answer = await moat.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [
+        { type: "text", text: "what is this?" },
+        { type: "image", data: pixel, mimeType: "image/png" },
+      ],
+    });
+    assert.equal(answer.stopReason, "end_turn", moat.stderr());
+    const sent = JSON.stringify(server.chatRequests.at(-1)?.body?.messages);
+    assert.match(sent, /data:image\/png;base64,iVBOR/);
+    assert.ok(
+      moat.updates.some((n) =>
+        n.update.sessionUpdate === "usage_update" && n.update.used === 105 && n.update.size === 1000
+      ),
+    );
+
+    server.script(reply.text("The user asked about an image; it was a red dot."));
+    const compacted = await moat.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "/compact" }],
+    });
+    assert.equal(compacted.stopReason, "end_turn", moat.stderr());
+    assert.ok(
+      !JSON.stringify(server.chatRequests.map((r) => r.body?.messages)).includes('"/compact"'),
+      "/compact is a command, never sent as a prompt",
+    );
+
+    const status = await moat.close();
+    closed = true;
+    assert.equal(status.code, 0, moat.stderr());
+  } finally {
+    if (!closed) {
+      moat.child.kill("SIGKILL");
+      await moat.close();
+    }
+  }
+});
