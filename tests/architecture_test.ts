@@ -82,7 +82,8 @@ Deno.test("architecture check: each rule fails when broken", () => {
     `"src/hooks/run.ts" imports "src/term/render.ts": src/hooks/ imports neither src/cli/ nor ` +
     `src/term/`,
     `"src/acp/mod.ts" imports "src/sandbox/mod.ts": src/acp/ imports only src/acp/, ` +
-    `src/cli/, src/agent/, src/model/, src/policy/, src/report/, src/session/, src/version.ts`,
+    `src/cli/, src/agent/, src/model/, src/policy/, src/report/, src/session/, src/mcp/, ` +
+    `src/version.ts`,
     `"src/agent/events.ts" imports "src/acp/mod.ts": src/agent/ imports only src/model/`,
     `"src/agent/events.ts" imports "src/acp/mod.ts": only src/acp/ imports src/acp/ (the CLI ` +
     `loads it dynamically)`,

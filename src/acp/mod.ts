@@ -78,13 +78,13 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: false, sse: false },
+        mcpCapabilities: { http: true, sse: false },
       },
       agentInfo: { name: "moat", title: "moat", version: VERSION },
       authMethods: [],
     }))
     .onRequest(acp.methods.agent.session.new, async ({ params }) => {
-      const session = await openAcpSession(host, params.cwd);
+      const session = await openAcpSession(host, params);
       sessions.set(session.id, session);
       offerCommands(session.id);
       return { sessionId: session.id };
@@ -95,7 +95,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
         sessions.delete(params.sessionId);
         await existing.close();
       }
-      const session = await openAcpSession(host, params.cwd, params.sessionId);
+      const session = await openAcpSession(host, params, params.sessionId);
       sessions.set(session.id, session);
       for (const update of historyUpdates(session.history, session.setup.workspace)) {
         host.update({ sessionId: session.id, update });

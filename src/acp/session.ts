@@ -19,6 +19,7 @@ import { openSession } from "../cli/open_session.ts";
 import { prepareRun, type SetupContext } from "../cli/setup.ts";
 import type { RunSetup } from "../cli/setup.ts";
 import { workspaceSessionDir } from "../cli/sessions.ts";
+import { withEditorServers } from "./mcp.ts";
 import { createEditorPrompter, type PendingCall } from "./permission.ts";
 import { acpStopReason, toolTitle, updatesOf } from "./updates.ts";
 import type { protocolTerminal } from "./_terminal.ts";
@@ -52,9 +53,10 @@ export interface AcpSession {
 /** Opens a session in `cwd`: a new one, or (`load`) the moat session file with that id. */
 export async function openAcpSession(
   host: AcpHost,
-  cwd: string,
+  request: { cwd: string; mcpServers?: readonly acp.McpServer[] },
   load?: string,
 ): Promise<AcpSession> {
+  const cwd = request.cwd;
   const prepared = await prepareRun({ command: "run", flags: host.flags }, {
     ...host.context,
     cwd,
@@ -67,6 +69,9 @@ export async function openAcpSession(
     );
   }
   const setup = prepared.setup;
+  const mcp = withEditorServers(setup.settings.mcpServers, request.mcpServers ?? []);
+  if (!mcp.ok) throw acp.RequestError.invalidParams(undefined, mcp.error);
+  setup.settings.mcpServers = mcp.servers;
   const notes: string[] = [];
   const warn = (message: string) => {
     host.log(`moat: warning: ${message}\n`);

@@ -5,9 +5,16 @@
  */
 import assert from "node:assert/strict";
 import * as acp from "@agentclientprotocol/sdk";
-import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
+import { reply, startFakeOpenAI, untilOffered } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { cliEnv, processesMatching, spawnMoat, waitUntil } from "./_cli.ts";
+import {
+  cliEnv,
+  fixtureServerEntry,
+  processesMatching,
+  spawnMoat,
+  toolResultOf,
+  waitUntil,
+} from "./_cli.ts";
 
 type Answer = "once" | "always" | "directory" | "deny";
 
@@ -280,6 +287,64 @@ Deno.test("moat acp refuses an untrusted project's settings, offers /compact, re
     const status = await moat.close();
     closed = true;
     assert.equal(status.code, 0, moat.stderr());
+  } finally {
+    if (!closed) {
+      moat.child.kill("SIGKILL");
+      await moat.close();
+    }
+  }
+});
+
+const hasBwrap = new Deno.Command("bwrap", { args: ["--version"], stdout: "null", stderr: "null" })
+  .output().then((o) => o.success, () => false);
+
+Deno.test("moat acp starts the editor's MCP servers like the user's own; their calls ask the editor", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  const sandbox = (await hasBwrap) ? [] : ["--allow-unsandboxed-mcp"];
+  const moat = await connectMoat(sandbox, ws.dir, env);
+  let closed = false;
+  try {
+    await moat.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    const entry = fixtureServerEntry() as {
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+    };
+    const fixture: acp.McpServerStdio = {
+      name: "fixture",
+      command: entry.command,
+      args: entry.args,
+      env: Object.entries(entry.env).map(([name, value]) => ({ name, value })),
+    };
+    const { sessionId } = await moat.agent.request(acp.methods.agent.session.new, {
+      cwd: ws.dir,
+      mcpServers: [fixture],
+    });
+    moat.answers.push("once");
+    server.script(
+      untilOffered("fixture__echo"),
+      reply.toolCalls([{ id: "m1", name: "fixture__echo", arguments: { text: "hello" } }]),
+      reply.text("Echoed."),
+    );
+    const answer = await moat.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "echo hello" }],
+    });
+    assert.equal(answer.stopReason, "end_turn", moat.stderr());
+    assert.deepEqual(moat.questions.map((q) => q.toolCall.toolCallId), ["m1"]);
+    assert.match(toolResultOf(server, "m1"), /hello/);
+    assert.equal(toolUpdates(moat.updates, "m1").at(-1)?.status, "completed");
+
+    const status = await moat.close();
+    closed = true;
+    assert.equal(status.code, 0, moat.stderr());
+    assert.deepEqual(await processesMatching("mcp_fixture_server.ts"), []);
   } finally {
     if (!closed) {
       moat.child.kill("SIGKILL");

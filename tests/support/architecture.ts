@@ -43,6 +43,7 @@ const ACP_IMPORTS = [
   "src/policy/",
   "src/report/",
   "src/session/",
+  "src/mcp/",
   "src/version.ts",
 ];
 
