@@ -87,7 +87,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       const session = await openAcpSession(host, params);
       sessions.set(session.id, session);
       offerCommands(session.id);
-      return { sessionId: session.id };
+      return { sessionId: session.id, modes: session.modes() };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params }) => {
       const existing = sessions.get(params.sessionId);
@@ -102,11 +102,15 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       }
       await host.drained();
       offerCommands(session.id);
-      return {};
+      return { modes: session.modes() };
     })
     .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
       const stopReason = await sessionOf(params.sessionId).prompt(params.prompt);
       return { stopReason };
+    })
+    .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
+      sessionOf(params.sessionId).setMode(params.modeId);
+      return {};
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.cancel();

@@ -20,6 +20,7 @@ import { prepareRun, type SetupContext } from "../cli/setup.ts";
 import type { RunSetup } from "../cli/setup.ts";
 import { workspaceSessionDir } from "../cli/sessions.ts";
 import { withEditorServers } from "./mcp.ts";
+import { isModeId, type ModeId, modePolicy, modeState } from "./modes.ts";
 import { createEditorPrompter, type PendingCall } from "./permission.ts";
 import { acpStopReason, toolTitle, updatesOf } from "./updates.ts";
 import type { protocolTerminal } from "./_terminal.ts";
@@ -46,6 +47,10 @@ export interface AcpSession {
   setup: RunSetup;
   history: Message[];
   prompt(blocks: readonly acp.ContentBlock[]): Promise<acp.StopReason>;
+  /** The permission presets and the current one. */
+  modes(): acp.SessionModeState;
+  /** Switches the preset (an unknown id is an invalid-params error). */
+  setMode(id: string): void;
   cancel(): void;
   close(): Promise<void>;
 }
@@ -128,6 +133,8 @@ export async function openAcpSession(
   const opened = await openEngine(setup, prompter, reporter);
   if (!opened.ok) throw acp.RequestError.internalError(undefined, opened.error);
   const engine: Engine = opened.engine;
+  let mode: ModeId = "grants";
+  engine.onToolCall = modePolicy(engine.onToolCall, () => mode);
   for (
     const w of [
       ...setup.settings.warnings,
@@ -168,6 +175,16 @@ export async function openAcpSession(
       } finally {
         running = undefined;
       }
+    },
+    modes: () => modeState(mode),
+    setMode(next) {
+      if (!isModeId(next)) {
+        throw acp.RequestError.invalidParams(
+          undefined,
+          `Unknown mode "${next}": moat offers grants, read-only`,
+        );
+      }
+      mode = next;
     },
     cancel: () => running?.abort(),
     async close() {

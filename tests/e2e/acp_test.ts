@@ -352,3 +352,58 @@ Deno.test("moat acp starts the editor's MCP servers like the user's own; their c
     }
   }
 });
+
+Deno.test("moat acp's read-only mode refuses a granted write without asking; grants mode allows it again", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace({ "a.txt": "one\n" });
+  await using home = await createTempWorkspace();
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  const moat = await connectMoat(["--allow-write=a.txt"], ws.dir, env);
+  let closed = false;
+  try {
+    await moat.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    const created = await moat.agent.request(acp.methods.agent.session.new, {
+      cwd: ws.dir,
+      mcpServers: [],
+    });
+    const sessionId = created.sessionId;
+    assert.equal(created.modes?.currentModeId, "grants");
+    assert.deepEqual(created.modes?.availableModes.map((m) => m.id), ["grants", "read-only"]);
+    await assert.rejects(
+      moat.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" }),
+    );
+    await moat.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "read-only" });
+    const write = (id: string, content: string) =>
+      reply.toolCalls([{ id, name: "write", arguments: { path: "a.txt", content } }]);
+    server.script(write("r1", "two\n"), reply.text("refused"));
+    const refused = await moat.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "write" }],
+    });
+    assert.equal(refused.stopReason, "end_turn", moat.stderr());
+    assert.equal(toolUpdates(moat.updates, "r1").at(-1)?.status, "failed");
+    assert.match(toolResultOf(server, "r1"), /read-only mode/);
+    assert.equal(await Deno.readTextFile(ws.path("a.txt")), "one\n");
+
+    await moat.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "grants" });
+    server.script(write("r2", "three\n"), reply.text("written"));
+    await moat.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "write again" }],
+    });
+    assert.equal(await Deno.readTextFile(ws.path("a.txt")), "three\n");
+    assert.deepEqual(moat.questions, [], "granted: nothing was asked in either mode");
+
+    const status = await moat.close();
+    closed = true;
+    assert.equal(status.code, 0, moat.stderr());
+  } finally {
+    if (!closed) {
+      moat.child.kill("SIGKILL");
+      await moat.close();
+    }
+  }
+});
