@@ -11,6 +11,7 @@ import { VERSION } from "../version.ts";
 import { ACP_COMMANDS, type AcpHost, type AcpSession, openAcpSession } from "./session.ts";
 import { EXIT } from "../cli/exit.ts";
 import { historyUpdates } from "./history.ts";
+import { sessionInfos } from "./list.ts";
 import { protocolTerminal } from "./_terminal.ts";
 
 /** The standard streams the protocol runs on. */
@@ -25,6 +26,8 @@ export interface AcpOptions {
   context: Omit<SetupContext, "cwd" | "terminal">;
   terminal: Terminal;
   stdio: AcpStdio;
+  /** Where moat was started: the workspace of a `session/list` without a cwd. */
+  cwd: string;
 }
 
 /** Serves ACP until the client goes away; returns the exit code. */
@@ -77,6 +80,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       protocolVersion: Math.min(params.protocolVersion, acp.PROTOCOL_VERSION),
       agentCapabilities: {
         loadSession: true,
+        sessionCapabilities: { list: {} },
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: false },
       },
@@ -104,6 +108,12 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       offerCommands(session.id);
       return { modes: session.modes() };
     })
+    .onRequest(acp.methods.agent.session.list, async ({ params }) => ({
+      sessions: await sessionInfos(options.context.fs, {
+        env: options.context.env,
+        cwd: params.cwd ?? options.cwd,
+      }),
+    }))
     .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
       const stopReason = await sessionOf(params.sessionId).prompt(params.prompt);
       return { stopReason };

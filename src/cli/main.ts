@@ -135,6 +135,7 @@ async function runCommand(
     return await runAcp({
       flags: parsed.flags,
       terminal,
+      cwd: environment.cwd,
       stdio: environment.stdio ?? (await import("../sys/stdio.ts")).denoStdio(),
       context: {
         env: environment.env,

@@ -196,6 +196,14 @@ Deno.test("moat acp serves an editor: tool calls, permissions, cancel, load, bad
       ),
     );
 
+    // session/list names it, titled by its first prompt.
+    assert.deepEqual(init.agentCapabilities?.sessionCapabilities?.list, {});
+    const listed = await moat.agent.request(acp.methods.agent.session.list, { cwd: ws.dir });
+    assert.deepEqual(
+      listed.sessions.map((s) => [s.sessionId, s.cwd, s.title]),
+      [[sessionId, ws.dir, "change a.txt"]],
+    );
+
     // A malformed message gets an error response; the agent keeps serving.
     await moat.writeRaw("{not json\n");
     await waitUntil("the parse error", () => /"code":-32700/.test(moat.raw()));
