@@ -80,7 +80,8 @@ Deno.test("moat acp serves an editor: tool calls, permissions, cancel, load, bad
   await using ws = await createTempWorkspace({ "a.txt": "hello\n" });
   await using home = await createTempWorkspace();
   const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
-  const moat = await connectMoat(["--allow-write=a.txt", "--allow-run=cat"], ws.dir, env);
+  // Started elsewhere: the grants' paths are relative to each session's cwd.
+  const moat = await connectMoat(["--allow-write=a.txt", "--allow-run=cat"], home.dir, env);
   let closed = false;
   try {
     const init = await moat.agent.request(acp.methods.agent.initialize, {
@@ -218,6 +219,10 @@ Deno.test("moat acp serves an editor: tool calls, permissions, cancel, load, bad
     closed = true;
     assert.equal(status.code, 0, moat.stderr());
     assert.deepEqual(await processesMatching(ws.dir), []);
+    // stdout carried only protocol messages.
+    for (const line of moat.raw().split("\n").filter((l) => l !== "")) {
+      assert.equal(JSON.parse(line).jsonrpc, "2.0", line);
+    }
   } finally {
     if (!closed) {
       moat.child.kill("SIGKILL");
