@@ -420,3 +420,47 @@ Deno.test("moat acp's read-only mode refuses a granted write without asking; gra
     }
   }
 });
+
+Deno.test("SIGTERM to moat acp mid-call ends it with 143 and kills the call's processes", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  const moat = await connectMoat(["--allow-run=cat"], ws.dir, env);
+  let closed = false;
+  try {
+    await moat.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    const { sessionId } = await moat.agent.request(acp.methods.agent.session.new, {
+      cwd: ws.dir,
+      mcpServers: [],
+    });
+    const fifo = `fifo-${Math.floor(Math.random() * 1e9)}`;
+    await new Deno.Command("mkfifo", { args: [ws.path(fifo)] }).output();
+    server.script(
+      reply.toolCalls([{ id: "c", name: "bash", arguments: { command: `cat ${fifo}` } }]),
+    );
+    const pending = moat.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "wait" }],
+    }).catch((e: Error) => e);
+    await waitUntil(
+      `"cat ${fifo}" to start`,
+      async () => (await processesMatching(`cat ${fifo}`)).length > 0,
+    );
+    moat.child.kill("SIGTERM");
+    const status = await moat.close();
+    closed = true;
+    assert.equal(status.code, 143, moat.stderr());
+    assert.equal(status.signal, null, "moat caught the signal and exited itself");
+    assert.ok((await pending) instanceof Error, "the connection closed under the prompt");
+    assert.deepEqual(await processesMatching(`cat ${fifo}`), []);
+  } finally {
+    if (!closed) {
+      moat.child.kill("SIGKILL");
+      await moat.close();
+    }
+  }
+});
