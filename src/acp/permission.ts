@@ -22,7 +22,7 @@ export interface EditorPrompterOptions {
     signal?: AbortSignal,
   ): Promise<acp.RequestPermissionResponse>;
   sessionId: string;
-  /** The latest registered call of this tool (the policy asks before it runs). */
+  /** The call being decided (else the latest registered call of this tool). */
   callOf(toolName: string): PendingCall | undefined;
   /** The prompt turn's signal: a cancelled turn answers deny. */
   signal(): AbortSignal | undefined;

@@ -3,6 +3,7 @@
  * its engine (sandbox, system prompt with AGENTS.md, MCP servers), its session file and history,
  * and one agent turn per `session/prompt`, streamed as `session/update`s.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { basename } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/events.ts";
@@ -96,6 +97,7 @@ export async function openAcpSession(
   const writer: SessionWriter | null = session.writer;
   const id = writer === null ? crypto.randomUUID() : basename(writer.path, ".jsonl");
   const calls = new Map<string, PendingCall>();
+  const asking = new AsyncLocalStorage<PendingCall>();
   let running: AbortController | undefined;
   const observe = (event: AgentEvent) => {
     if (event.type === "tool_start") {
@@ -127,14 +129,23 @@ export async function openAcpSession(
   const prompter = createEditorPrompter({
     request: host.requestPermission,
     sessionId: id,
-    callOf: (name) => calls.get(name),
+    callOf: (name) => asking.getStore() ?? calls.get(name),
     signal: () => running?.signal,
   });
   const opened = await openEngine(setup, prompter, reporter);
   if (!opened.ok) throw acp.RequestError.internalError(undefined, opened.error);
   const engine: Engine = opened.engine;
   let mode: ModeId = "grants";
-  engine.onToolCall = modePolicy(engine.onToolCall, () => mode);
+  const base = engine.onToolCall;
+  // The approval code asks within the policy's call: the question names the call it is about.
+  engine.onToolCall = modePolicy(
+    (call) =>
+      asking.run(
+        { toolCallId: call.toolCallId, title: toolTitle(call.name, call.args) },
+        () => base(call),
+      ),
+    () => mode,
+  );
   for (
     const w of [
       ...setup.settings.warnings,

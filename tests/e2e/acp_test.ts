@@ -129,12 +129,16 @@ Deno.test("moat acp serves an editor: tool calls, permissions, cancel, load, bad
     assert.equal(text, "edited");
 
     // Permissions: reject, then "always" widens exactly the approved path.
-    moat.answers.push("deny", "always", "deny");
+    moat.answers.push("deny", "always", "deny", "deny");
     server.script(
       reply.toolCalls([{ id: "w1", name: "write", arguments: { path: "c.txt", content: "c" } }]),
       reply.toolCalls([{ id: "w2", name: "write", arguments: { path: "d.txt", content: "d" } }]),
       reply.toolCalls([{ id: "w3", name: "write", arguments: { path: "d.txt", content: "d2" } }]),
-      reply.toolCalls([{ id: "w4", name: "write", arguments: { path: "e.txt", content: "e" } }]),
+      // Two calls of one tool in one reply: each question names its own call.
+      reply.toolCalls([
+        { id: "w4", name: "write", arguments: { path: "e.txt", content: "e" } },
+        { id: "w5", name: "write", arguments: { path: "f.txt", content: "f" } },
+      ]),
       reply.text("written"),
     );
     const second = await moat.agent.request(acp.methods.agent.session.prompt, {
@@ -144,8 +148,8 @@ Deno.test("moat acp serves an editor: tool calls, permissions, cancel, load, bad
     assert.equal(second.stopReason, "end_turn", moat.stderr());
     assert.deepEqual(
       moat.questions.map((q) => q.toolCall.toolCallId),
-      ["w1", "w2", "w4"],
-      "d.txt is asked about once; e.txt again",
+      ["w1", "w2", "w4", "w5"],
+      "d.txt is asked about once; e.txt and f.txt again",
     );
     const kinds = moat.questions[0]?.options.map((o) => o.kind);
     assert.deepEqual(kinds, ["allow_once", "allow_always", "allow_always", "reject_once"]);
