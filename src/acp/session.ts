@@ -56,12 +56,13 @@ export interface AcpSession {
   close(): Promise<void>;
 }
 
-/** Opens a session in `cwd`: a new one, or (`load`) the moat session file with that id. */
-export async function openAcpSession(
+/** The run setup for the session's cwd (the editor's MCP servers added) and its session file. */
+async function prepareSession(
   host: AcpHost,
   request: { cwd: string; mcpServers?: readonly acp.McpServer[] },
-  load?: string,
-): Promise<AcpSession> {
+  options: { warn: (message: string) => void; load?: string },
+): Promise<{ setup: RunSetup; session: { writer: SessionWriter | null; history: Message[] } }> {
+  const { warn, load } = options;
   const cwd = request.cwd;
   const prepared = await prepareRun({ command: "run", flags: host.flags }, {
     ...host.context,
@@ -78,11 +79,6 @@ export async function openAcpSession(
   const mcp = withEditorServers(setup.settings.mcpServers, request.mcpServers ?? []);
   if (!mcp.ok) throw acp.RequestError.invalidParams(undefined, mcp.error);
   setup.settings.mcpServers = mcp.servers;
-  const notes: string[] = [];
-  const warn = (message: string) => {
-    host.log(`moat: warning: ${message}\n`);
-    notes.push(`warning: ${message}`);
-  };
   let resumed: string | undefined;
   if (load !== undefined) {
     const dir = await workspaceSessionDir(setup.env, setup.workspace);
@@ -94,31 +90,38 @@ export async function openAcpSession(
   }
   const session = await openSession(setup, warn, resumed === undefined ? {} : { resumed });
   if (!session.ok) throw acp.RequestError.internalError(undefined, session.error);
+  return { setup, session };
+}
+
+/** Opens a session in `cwd`: a new one, or (`load`) the moat session file with that id. */
+export async function openAcpSession(
+  host: AcpHost,
+  request: { cwd: string; mcpServers?: readonly acp.McpServer[] },
+  load?: string,
+): Promise<AcpSession> {
+  const notes: string[] = [];
+  const warn = (message: string) => {
+    host.log(`moat: warning: ${message}\n`);
+    notes.push(`warning: ${message}`);
+  };
+  const { setup, session } = await prepareSession(host, request, {
+    warn,
+    ...(load === undefined ? {} : { load }),
+  });
   const writer: SessionWriter | null = session.writer;
   const id = writer === null ? crypto.randomUUID() : basename(writer.path, ".jsonl");
   const calls = new Map<string, PendingCall>();
   const asking = new AsyncLocalStorage<PendingCall>();
   let running: AbortController | undefined;
-  const observe = (event: AgentEvent) => {
-    if (event.type === "tool_start") {
-      calls.set(event.name, {
-        toolCallId: event.toolCallId,
-        title: toolTitle(event.name, event.args),
-      });
-    }
-    for (const update of updatesOf(event, setup.workspace)) host.update({ sessionId: id, update });
-    if (event.type === "message_end") {
-      const window = engine.contexts.get(setup.settings.model)?.window ??
-        setup.settings.contextWindow ?? knownContextWindow(setup.settings.model);
-      const used = event.message.usage.inputTokens + event.message.usage.outputTokens;
-      if (window !== undefined && used > 0) {
-        host.update({
-          sessionId: id,
-          update: { sessionUpdate: "usage_update", used, size: window },
-        });
-      }
-    }
-  };
+  const observe = observer({
+    host,
+    id,
+    setup,
+    calls,
+    window: () =>
+      engine.contexts.get(setup.settings.model)?.window ?? setup.settings.contextWindow ??
+        knownContextWindow(setup.settings.model),
+  });
   const reporter: Reporter = {
     start: () => {},
     event: () => {},
@@ -203,6 +206,38 @@ export async function openAcpSession(
       await writer?.flush();
       await engine.close();
     },
+  };
+}
+
+/** Sends each agent event's updates (and the context's use after each reply); notes calls. */
+function observer(options: {
+  host: AcpHost;
+  id: string;
+  setup: RunSetup;
+  calls: Map<string, PendingCall>;
+  window: () => number | undefined;
+}): (event: AgentEvent) => void {
+  const { host, id } = options;
+  return (event) => {
+    if (event.type === "tool_start") {
+      options.calls.set(event.name, {
+        toolCallId: event.toolCallId,
+        title: toolTitle(event.name, event.args),
+      });
+    }
+    for (const update of updatesOf(event, options.setup.workspace)) {
+      host.update({ sessionId: id, update });
+    }
+    if (event.type === "message_end") {
+      const window = options.window();
+      const used = event.message.usage.inputTokens + event.message.usage.outputTokens;
+      if (window !== undefined && used > 0) {
+        host.update({
+          sessionId: id,
+          update: { sessionUpdate: "usage_update", used, size: window },
+        });
+      }
+    }
   };
 }
 
