@@ -76,8 +76,9 @@ export async function runAcp(options: AcpOptions): Promise<number> {
     return session;
   };
   const app = acp.agent({ name: "moat" })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => ({
-      protocolVersion: Math.min(params.protocolVersion, acp.PROTOCOL_VERSION),
+    // moat speaks version 1 only: the requested version when it is 1, else the one it has.
+    .onRequest(acp.methods.agent.initialize, () => ({
+      protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: true,
         sessionCapabilities: { list: {} },

@@ -251,6 +251,12 @@ Deno.test("moat acp refuses an untrusted project's settings, offers /compact, re
       clientCapabilities: {},
     });
     assert.equal(init.agentCapabilities?.promptCapabilities?.image, true);
+    // A client asking for a version moat does not have gets the one it has.
+    const future = await moat.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: 7,
+      clientCapabilities: {},
+    });
+    assert.equal(future.protocolVersion, 1);
     await assert.rejects(
       moat.agent.request(acp.methods.agent.session.new, { cwd: untrusted.dir, mcpServers: [] }),
       (e: Error) =>
