@@ -110,7 +110,30 @@ function parseAcpCommand(args: readonly string[]): ParsedCommand {
         "the prompts",
     };
   }
-  return { ok: true, command: "acp", flags: parsed.flags };
+  // The editor picks the directory, the session and the output: these flags would fight it.
+  const { flags } = parsed;
+  const given = (
+    [
+      "cwd",
+      "output",
+      "outputSchema",
+      "session",
+      "resume",
+      "replay",
+      "replayCheck",
+      "continue",
+      "includeDeltas",
+    ] as const
+  ).filter((field) => flags[field] !== undefined && flags[field] !== false).map(optionName);
+  if (given.length > 0) {
+    return {
+      ok: false,
+      error: `'moat acp' does not take ${given.map((g) => `'${g}'`).join(", ")}: the editor ` +
+        "chooses each session's directory and session, and reads the protocol; leave " +
+        `${given.length === 1 ? "it" : "them"} out`,
+    };
+  }
+  return { ok: true, command: "acp", flags };
 }
 
 /** The directory holding this workspace's sessions, or undefined without XDG_STATE_HOME or HOME. */

@@ -155,4 +155,7 @@ Deno.test("moat acp takes grant flags and a model, never a prompt", () => {
   assert.equal(parsed.flags.model, "qwen");
   const prompt = parseCommand(["acp", "fix it"]);
   assert.ok(!prompt.ok && /takes no prompt/.test(prompt.error));
+  const session = parseCommand(["acp", "--session", "x.jsonl", "--cwd", "src"]);
+  assert.ok(!session.ok);
+  assert.match(session.error, /does not take '--cwd', '--session'/);
 });
