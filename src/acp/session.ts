@@ -64,6 +64,8 @@ async function prepareSession(
 ): Promise<{ setup: RunSetup; session: { writer: SessionWriter | null; history: Message[] } }> {
   const { warn, load } = options;
   const cwd = request.cwd;
+  // What this setup writes is the error the editor shows: earlier text is not part of it.
+  host.terminal.lastText();
   const prepared = await prepareRun({ command: "run", flags: host.flags }, {
     ...host.context,
     cwd,
