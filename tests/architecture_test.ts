@@ -3,7 +3,8 @@
  * internal (`_`) file imported from another folder, src/agent/ imports only src/model/ (and not
  * its server profiles), src/model/profiles/ imports only src/model/types.ts, src/term/ (the
  * terminal) never imports src/cli/ and only src/cli/ imports it, src/report/ (what a run reports)
- * imports neither, src/hooks/ imports neither and only src/cli/ imports it, no file in src/ over
+ * imports neither, src/hooks/ imports neither and only src/cli/ imports it, src/acp/ (the editor
+ * protocol) imports only the run code and nothing outside it imports src/acp/, no file in src/ over
  * 400 lines. First each rule is shown to fail when broken, then the real tree.
  */
 import assert from "node:assert/strict";
@@ -58,6 +59,9 @@ Deno.test("architecture check: each rule fails when broken", () => {
     mod("src/cli/trust.ts"),
     mod("src/hooks/mod.ts", ["src/cli/trust.ts"]),
     mod("src/agent/tool.ts", ["src/hooks/mod.ts"]),
+    mod("src/acp/mod.ts", ["src/cli/setup.ts", "src/sandbox/mod.ts"]),
+    mod("src/sandbox/mod.ts"),
+    mod("src/agent/events.ts", ["src/acp/mod.ts"]),
   ], RULES);
   assert.deepEqual(problems, [
     `"src/tools/read.ts" imports "src/sys/fs.ts": only the entry points wire src/sys/`,
@@ -77,6 +81,12 @@ Deno.test("architecture check: each rule fails when broken", () => {
     `src/term/`,
     `"src/agent/tool.ts" imports "src/hooks/mod.ts": src/agent/ imports only src/model/`,
     `"src/agent/tool.ts" imports "src/hooks/mod.ts": only src/cli/ wires src/hooks/`,
+    `"src/acp/mod.ts" imports "src/sandbox/mod.ts": src/acp/ imports only src/acp/, ` +
+    `src/cli/, src/agent/, src/model/, src/policy/, src/report/, src/session/, src/mcp/, ` +
+    `src/version.ts`,
+    `"src/agent/events.ts" imports "src/acp/mod.ts": src/agent/ imports only src/model/`,
+    `"src/agent/events.ts" imports "src/acp/mod.ts": only src/acp/ imports src/acp/ (the CLI ` +
+    `loads it dynamically)`,
     "import circle: src/a/x.ts → src/b/y.ts → src/a/x.ts",
   ]);
   // The same tree without the breaks passes.

@@ -10,6 +10,7 @@ Usage:
   moat sessions [--cwd DIR]      list this workspace's sessions, newest first
   moat mcp list [flags]          start the configured MCP servers; show state, access, tools
   moat doctor [flags]            the endpoint, its server profile and every request switch
+  moat acp [flags]               an Agent Client Protocol agent on stdio, for editors (Zed, Neovim …)
   (a subcommand comes first; to send such a word as the prompt: moat -p -- sessions)
 
 Model:

@@ -25,6 +25,8 @@ export interface CliEnvironment {
   now?: () => Date;
   paths?: PathOps;
   deps?: Partial<CliDeps>;
+  /** The standard streams as byte streams (`moat acp` speaks its protocol on them). */
+  stdio?: { input: ReadableStream<Uint8Array>; output: WritableStream<Uint8Array> };
 }
 
 /**
@@ -120,10 +122,30 @@ async function runCommand(
   // The model SDK and the sandbox load while the settings are read: they take the most time
   // before the first request.
   let deps: Promise<CliDeps> | undefined;
-  if (parsed.command === "run" || parsed.command === "mcp" || parsed.command === "doctor") {
+  if (
+    parsed.command === "run" || parsed.command === "mcp" || parsed.command === "doctor" ||
+    parsed.command === "acp"
+  ) {
     deps = loadDeps();
     // Awaited by prepareRun when the run gets that far; a run that stops earlier ignores it.
     deps.catch(() => {});
+  }
+  if (parsed.command === "acp") {
+    const { runAcp } = await import("../acp/mod.ts");
+    return await runAcp({
+      flags: parsed.flags,
+      terminal,
+      cwd: environment.cwd,
+      stdio: environment.stdio ?? (await import("../sys/stdio.ts")).denoStdio(),
+      context: {
+        env: environment.env,
+        fs: environment.fs,
+        clock: environment.clock ?? (await import("../sys/clock.ts")).systemClock,
+        now: environment.now ?? (() => new Date()),
+        paths,
+        loadDeps: () => deps ??= loadDeps(),
+      },
+    });
   }
   const { prepareRun } = await import("./setup.ts");
   const prepared = await prepareRun(parsed, {

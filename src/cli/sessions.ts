@@ -21,7 +21,8 @@ export type ParsedCommand =
   | ParsedArgs
   | { ok: true; command: "sessions"; flags: CliFlags }
   | { ok: true; command: "mcp"; flags: CliFlags }
-  | { ok: true; command: "doctor"; flags: CliFlags };
+  | { ok: true; command: "doctor"; flags: CliFlags }
+  | { ok: true; command: "acp"; flags: CliFlags };
 
 /** The option names of CliFlags fields, for messages (`noSession` → `--no-session`). */
 function optionName(field: string): string {
@@ -36,6 +37,7 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
   const args = argv[0] === "--" ? argv.slice(1) : [...argv];
   if (args[0] === "mcp") return parseMcpCommand(args.slice(1));
   if (args[0] === "doctor") return parseDoctorCommand(args.slice(1));
+  if (args[0] === "acp") return parseAcpCommand(args.slice(1));
   if (args[0] !== "sessions") return parseCliArgs(args);
   const parsed = parseCliArgs(args.slice(1), { subcommand: true });
   if (!parsed.ok || parsed.command !== "run") return parsed;
@@ -95,6 +97,43 @@ function parseDoctorCommand(args: readonly string[]): ParsedCommand {
     return { ok: false, error: `'moat doctor' takes no prompt, but got "${parsed.flags.prompt}"` };
   }
   return { ok: true, command: "doctor", flags: parsed.flags };
+}
+
+/** `moat acp [flags]`: an Agent Client Protocol agent on stdio (src/acp/); prompts come from the editor. */
+function parseAcpCommand(args: readonly string[]): ParsedCommand {
+  const parsed = parseCliArgs(args, { subcommand: true });
+  if (!parsed.ok || parsed.command !== "run") return parsed;
+  if (parsed.flags.prompt !== undefined) {
+    return {
+      ok: false,
+      error: `'moat acp' takes no prompt, but got "${parsed.flags.prompt}": the editor sends ` +
+        "the prompts",
+    };
+  }
+  // The editor picks the directory, the session and the output: these flags would fight it.
+  const { flags } = parsed;
+  const given = (
+    [
+      "cwd",
+      "output",
+      "outputSchema",
+      "session",
+      "resume",
+      "replay",
+      "replayCheck",
+      "continue",
+      "includeDeltas",
+    ] as const
+  ).filter((field) => flags[field] !== undefined && flags[field] !== false).map(optionName);
+  if (given.length > 0) {
+    return {
+      ok: false,
+      error: `'moat acp' does not take ${given.map((g) => `'${g}'`).join(", ")}: the editor ` +
+        "chooses each session's directory and session, and reads the protocol; leave " +
+        `${given.length === 1 ? "it" : "them"} out`,
+    };
+  }
+  return { ok: true, command: "acp", flags };
 }
 
 /** The directory holding this workspace's sessions, or undefined without XDG_STATE_HOME or HOME. */

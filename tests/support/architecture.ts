@@ -31,6 +31,22 @@ const TERM_IMPORTS = [
   "src/policy/",
 ];
 
+/**
+ * What src/acp/ (the Agent Client Protocol agent) may import: the run code of src/cli/ it reuses
+ * and what that builds on; never the terminal (src/term/) or the effects (src/sys/).
+ */
+const ACP_IMPORTS = [
+  "src/acp/",
+  "src/cli/",
+  "src/agent/",
+  "src/model/",
+  "src/policy/",
+  "src/report/",
+  "src/session/",
+  "src/mcp/",
+  "src/version.ts",
+];
+
 /** Every broken rule, one sentence each (empty when the layout holds). */
 export function architectureProblems(
   modules: readonly GraphModule[],
@@ -88,6 +104,17 @@ export function architectureProblems(
       ) {
         problems.push(
           `"${m.path}" imports "${target}": src/report/ imports neither src/cli/ nor src/term/`,
+        );
+      }
+      if (m.path.startsWith("src/acp/") && !ACP_IMPORTS.some((d) => target.startsWith(d))) {
+        problems.push(
+          `"${m.path}" imports "${target}": src/acp/ imports only ${ACP_IMPORTS.join(", ")}`,
+        );
+      }
+      if (target.startsWith("src/acp/") && !m.path.startsWith("src/acp/")) {
+        problems.push(
+          `"${m.path}" imports "${target}": only src/acp/ imports src/acp/ (the CLI loads it ` +
+            "dynamically)",
         );
       }
       if (
