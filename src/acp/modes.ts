@@ -4,7 +4,7 @@
  * before the grants are looked at, so nothing is asked and nothing changes.
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import type { OnToolCall } from "../agent/hooks.ts";
+import type { ToolCallGate } from "../agent/hooks.ts";
 
 /** The presets' ids. */
 export type ModeId = "grants" | "read-only";
@@ -34,7 +34,7 @@ export function isModeId(id: string): id is ModeId {
 }
 
 /** The policy of a session: `base` (the sandbox's), after the mode's own refusal. */
-export function modePolicy(base: OnToolCall, mode: () => ModeId): OnToolCall {
+export function modePolicy(base: ToolCallGate, mode: () => ModeId): ToolCallGate {
   return (call) =>
     mode() === "read-only" && call.tool.kind !== "read"
       ? {
