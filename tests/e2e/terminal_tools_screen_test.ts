@@ -79,6 +79,8 @@ Deno.test({
       /bash echo start; read -r _ < go\.fifo; echo end/.test(l)
     );
     assert.ok(spinner >= 0 && running[spinner + 1] === "  start", running.join("\n"));
+    // The spinner names what runs and for how long.
+    assert.match(running[spinner] ?? "", /^. bash echo start; read .* · \d+s$/);
     await Deno.writeTextFile(fifo, "go\n");
     const screen = await term.waitForScreen(
       "the preview, the answer and the prompt",
