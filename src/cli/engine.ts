@@ -124,11 +124,10 @@ export async function openEngine(
     return mcpStart;
   }
   const mcp = mcpStart.mcp;
-  const mcpCalls = mcp === undefined ? undefined : mcpPolicy(mcp, {
-    allow: setup.flags.allowMcp,
-    ...(prompter !== undefined && !settings.noPrompt ? { prompter } : {}),
-    ...(request.onDecision === undefined ? {} : { onDecision: request.onDecision }),
-  });
+  // Asked as the sandbox asks: the request's hooks, then its prompter; decisions to its sink.
+  const mcpCalls = mcp === undefined
+    ? undefined
+    : mcpPolicy(mcp, { ...request, allow: setup.flags.allowMcp });
   const policy: OnToolCall = (call) =>
     mcpCalls !== undefined && mcp?.serverOf(call.name, call.args) !== undefined
       ? mcpCalls(call)

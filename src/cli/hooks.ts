@@ -142,11 +142,10 @@ export function permissionHookOf(ref: { hooks?: Hooks }): PermissionHook {
   return (request) => {
     const hooks = ref.hooks;
     if (hooks === undefined) return Promise.resolve(undefined);
-    return permissionAnswer(hooks, {
-      ...request,
-      ...(request.location === undefined
-        ? {}
-        : { target: describeLocation(request.location).target }),
-    });
+    // Without a location the call is approved as a whole: an MCP tool.
+    const permission = request.location === undefined
+      ? { location: { access: "mcp" }, target: request.toolName }
+      : { target: describeLocation(request.location).target };
+    return permissionAnswer(hooks, { ...request, ...permission });
   };
 }

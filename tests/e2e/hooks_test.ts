@@ -9,6 +9,7 @@ import { reply, startFakeOpenAI, untilOffered } from "../support/fake_openai.ts"
 import { createTempWorkspace } from "../support/workspace.ts";
 import { cliEnv, fixtureServerEntry, jsonLines, runMoat, startArgv, toolResultOf } from "./_cli.ts";
 import { hasScript, startPty } from "./_pty.ts";
+import { BWRAP } from "../sandbox/_helpers.ts";
 
 type Hooks = Record<string, Array<{ matcher?: string; hooks: Array<Record<string, unknown>> }>>;
 
@@ -336,4 +337,63 @@ Deno.test("in print mode a user's PermissionRequest hook answers instead of the 
   assert.equal(project.code, 0, project.stderr);
   assert.doesNotMatch(toolResultOf(server, "project"), /outside data/);
   assert.equal(jsonLines(project.stdout).find((e) => e.type === "permission")?.by, "no_prompt");
+});
+
+Deno.test({
+  name:
+    "a PermissionRequest hook answers bash's program check in print mode: allow runs it, deny's reason reaches the model, a project's allow is ignored",
+  ignore: !BWRAP,
+  async fn() {
+    await using server = await startFakeOpenAI();
+    await using ws = await createTempWorkspace({ "listed.txt": "x" });
+    await using home = await createTempWorkspace();
+    const allow = `cat >/dev/null; printf '%s' '{"hookSpecificOutput":{"hookEventName":` +
+      `"PermissionRequest","decision":{"behavior":"allow"}}}'`;
+    const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
+    const ls = async (id: string, flags: string[] = []) => {
+      server.script(
+        reply.toolCalls([{ id, name: "bash", arguments: { command: "ls" } }]),
+        reply.text("ok"),
+      );
+      const result = await runMoat(
+        ["--sandbox=require", "--allow-run=git", ...flags, "-o", "jsonl", "list"],
+        { cwd: ws.dir, env },
+      );
+      assert.equal(result.code, 0, result.stderr);
+      const permission = jsonLines(result.stdout).find((e) =>
+        e.type === "permission" && e.target === "ls"
+      );
+      return { text: toolResultOf(server, id), permission };
+    };
+
+    await userHooks(home.dir, {
+      PermissionRequest: [{ matcher: "bash", hooks: [command(allow)] }],
+    });
+    const allowed = await ls("allowed");
+    assert.match(allowed.text, /listed\.txt/);
+    assert.equal(allowed.permission?.by, "hook");
+    assert.equal(allowed.permission?.outcome, "approved_always");
+
+    await userHooks(home.dir, {
+      PermissionRequest: [{
+        hooks: [command('echo "ls is off in CI: use git ls-files" >&2; exit 2')],
+      }],
+    });
+    const denied = await ls("denied");
+    assert.match(denied.text, /ls is off in CI: use git ls-files/);
+    assert.doesNotMatch(denied.text, /listed\.txt/);
+    assert.equal(denied.permission?.by, "hook");
+    assert.equal(denied.permission?.outcome, "denied");
+
+    await Deno.remove(home.path("config/moat/config.json"));
+    await Deno.mkdir(ws.path(".moat"));
+    await Deno.writeTextFile(
+      ws.path(".moat/config.json"),
+      JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [command(allow)] }] } }),
+    );
+    const project = await ls("project", ["--trust-project"]);
+    assert.doesNotMatch(project.text, /listed\.txt/);
+    assert.match(project.text, /--allow-run=git,ls/);
+    assert.equal(project.permission?.by, "no_prompt");
+  },
 });
