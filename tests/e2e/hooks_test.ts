@@ -501,3 +501,31 @@ Deno.test({
     }
   },
 });
+
+Deno.test("continue: false stops the run after the call, its stopReason and systemMessage shown to the user; transcript_path is the session file", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace({ "a.txt": "alpha" });
+  await using home = await createTempWorkspace();
+  const seen = ws.path("pre.json");
+  await userHooks(home.dir, {
+    PreToolUse: [{
+      hooks: [command(
+        `cat > ${seen}; printf '%s' '{"continue":false,"stopReason":"the budget is spent",` +
+          `"systemMessage":"see you tomorrow"}'`,
+      )],
+    }],
+  });
+  server.script(
+    reply.toolCalls([{ id: "r1", name: "read", arguments: { path: "a.txt" } }]),
+    reply.text("never asked"),
+  );
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
+  const result = await runMoat(["read a"], { cwd: ws.dir, env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(server.chatRequests.length, 1, "the run stopped after the call");
+  assert.match(result.stderr, /PreToolUse hook .* stopped the run: the budget is spent/);
+  assert.match(result.stderr, /PreToolUse hook .*: see you tomorrow/);
+  const input = JSON.parse(await Deno.readTextFile(seen));
+  assert.match(String(input.transcript_path), /\.jsonl$/);
+  assert.match(await Deno.readTextFile(input.transcript_path), /the budget is spent/);
+});
