@@ -529,3 +529,55 @@ Deno.test("continue: false stops the run after the call, its stopReason and syst
   assert.match(String(input.transcript_path), /\.jsonl$/);
   assert.match(await Deno.readTextFile(input.transcript_path), /the budget is spent/);
 });
+
+Deno.test("in print mode a user's PermissionRequest hook answers MCP approvals too: allow for the run, or deny with a reason", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
+  const answers: Array<[string, string]> = [
+    [
+      "allowed",
+      `cat >/dev/null; printf '%s' '{"hookSpecificOutput":{"hookEventName":` +
+      `"PermissionRequest","decision":{"behavior":"allow"}}}'`,
+    ],
+    ["denied", 'echo "no MCP calls in CI" >&2; exit 2'],
+  ];
+  for (const [id, hook] of answers) {
+    await Deno.mkdir(home.path("config/moat"), { recursive: true });
+    await Deno.writeTextFile(
+      home.path("config/moat/config.json"),
+      JSON.stringify({
+        mcpServers: { fixture: fixtureServerEntry() },
+        // No OS sandbox in this run: the hook is the user's own, unconfined.
+        hooks: {
+          PermissionRequest: [{
+            matcher: "fixture__.*",
+            hooks: [command(hook, { sandbox: false })],
+          }],
+        },
+      }),
+    );
+    server.script(
+      untilOffered("fixture__echo"),
+      reply.toolCalls([{ id, name: "fixture__echo", arguments: { text: "hello" } }]),
+      reply.text("done"),
+    );
+    const result = await runMoat(
+      ["--sandbox=off", "--allow-unsandboxed-mcp", "-o", "jsonl", "go"],
+      { cwd: ws.dir, env },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const permission = jsonLines(result.stdout).find((e) =>
+      e.type === "permission" && e.access === "mcp"
+    );
+    assert.equal(permission?.by, "hook", id);
+    if (id === "allowed") {
+      assert.match(toolResultOf(server, id), /hello/);
+      assert.equal(permission?.outcome, "approved_always");
+    } else {
+      assert.match(toolResultOf(server, id), /no MCP calls in CI/);
+      assert.equal(permission?.outcome, "denied");
+    }
+  }
+});
