@@ -158,6 +158,9 @@ export function hookLine(record: HookRecord): string | undefined {
   if (record.decision === "failed") {
     lines.push(`${what} failed, so the step went on: ${record.reason ?? "unknown error"}`);
   }
-  if (record.systemMessage !== undefined) lines.push(`${what}: ${record.systemMessage}`);
-  return lines.length === 0 ? undefined : lines.join("\n").trimEnd();
+  if (record.systemMessage !== undefined) {
+    lines.push(lines.length === 0 ? `${what}: ${record.systemMessage}` : record.systemMessage);
+  }
+  // One line: the reporters prefix it once ("moat: warning: ").
+  return lines.length === 0 ? undefined : lines.join("; ").trimEnd();
 }

@@ -523,8 +523,10 @@ Deno.test("continue: false stops the run after the call, its stopReason and syst
   const result = await runMoat(["read a"], { cwd: ws.dir, env });
   assert.equal(result.code, 0, result.stderr);
   assert.equal(server.chatRequests.length, 1, "the run stopped after the call");
-  assert.match(result.stderr, /PreToolUse hook .* stopped the run: the budget is spent/);
-  assert.match(result.stderr, /PreToolUse hook .*: see you tomorrow/);
+  assert.match(
+    result.stderr,
+    /moat: warning: PreToolUse hook .* stopped the run: the budget is spent; see you tomorrow\n/,
+  );
   const input = JSON.parse(await Deno.readTextFile(seen));
   assert.match(String(input.transcript_path), /\.jsonl$/);
   assert.match(await Deno.readTextFile(input.transcript_path), /the budget is spent/);
