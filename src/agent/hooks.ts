@@ -12,6 +12,8 @@ export interface PolicyDecision {
   reason: string;
   /** Who refused, e.g. "permissions" or "user". */
   source: string;
+  /** Also ends the run after this batch (a user hook's `continue: false`). */
+  terminate?: boolean;
 }
 
 /** What the policy hook is told about a validated call. */

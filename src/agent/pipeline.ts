@@ -227,6 +227,7 @@ export async function prepareToolCall(
           ),
           blocked: { source: decision.source, reason: decision.reason },
           executed: false,
+          ...(decision.terminate === true ? { terminate: true } : {}),
         },
       };
     }

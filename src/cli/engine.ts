@@ -124,18 +124,17 @@ export async function openEngine(
     return mcpStart;
   }
   const mcp = mcpStart.mcp;
-  const mcpCalls = mcp === undefined ? undefined : mcpPolicy(mcp, {
-    allow: setup.flags.allowMcp,
-    ...(prompter !== undefined && !settings.noPrompt ? { prompter } : {}),
-    ...(request.onDecision === undefined ? {} : { onDecision: request.onDecision }),
-  });
+  // Asked as the sandbox asks: the request's hooks, then its prompter; decisions to its sink.
+  const mcpCalls = mcp === undefined
+    ? undefined
+    : mcpPolicy(mcp, { ...request, allow: setup.flags.allowMcp });
   const policy: OnToolCall = (call) =>
     mcpCalls !== undefined && mcp?.serverOf(call.name, call.args) !== undefined
       ? mcpCalls(call)
       : sandbox.onToolCall(call);
-  const session: HookSession = { id: null, started: false, pending: new Set() };
+  const session: HookSession = { id: null, path: null, started: false, pending: new Set() };
   // The trust question is settled: a project's hooks are here only in a trusted project.
-  const hooked = openHooks(setup, sandbox, { reporter, sessionId: () => session.id });
+  const hooked = openHooks(setup, sandbox, { reporter, session });
   if (!hooked.ok) {
     await mcp?.close();
     await sandbox.close();
@@ -291,6 +290,7 @@ export async function runOnce(
   }
   if (options.writer !== null) {
     engine.session.id = options.writer.path.replace(/^.*\//, "").replace(/\.jsonl$/, "");
+    engine.session.path = options.writer.path;
   }
   agentOptions.limits = runLimits(setup, options.modelName ?? setup.settings.model);
   if (options.finalAnswer !== undefined) agentOptions.limits.finalAnswer = options.finalAnswer;

@@ -20,12 +20,12 @@ function reportHook(reporter: Reporter, record: HookRecord): void {
 
 /**
  * The hooks of a run, or undefined when none apply; an invalid matcher is an error before the
- * run. `sessionId` names the run's session once it has one.
+ * run. `session` names the run's session (and its file) once it has one.
  */
 export function openHooks(
   setup: RunSetup,
   sandbox: SandboxHandle,
-  options: { reporter: Reporter; sessionId: () => string | null },
+  options: { reporter: Reporter; session: HookSession },
 ): { ok: true; hooks?: Hooks; warnings: string[] } | { ok: false; error: string } {
   if (setup.flags.noHooks) return { ok: true, warnings: [] };
   const configured = configuredHooks(setup.settings.hooks);
@@ -49,7 +49,8 @@ export function openHooks(
       CLAUDE_PROJECT_DIR: setup.workspace,
     }),
     cwd: setup.workspace,
-    sessionId: options.sessionId,
+    sessionId: () => options.session.id,
+    transcriptPath: () => options.session.path,
     report: (record) => reportHook(options.reporter, record),
   });
   return { ok: true, hooks, warnings };
@@ -118,6 +119,8 @@ export async function endSession(hooks: Hooks | undefined, state: HookSession): 
 export interface HookSession {
   /** The session id hooks are told (`session_id`), once a run has one. */
   id: string | null;
+  /** The session file hooks are told (`transcript_path`), once a run writes one. */
+  path: string | null;
   /** SessionStart ran. */
   started: boolean;
   /** PreCompact hooks still running (they only observe: compaction does not wait). */
@@ -142,11 +145,10 @@ export function permissionHookOf(ref: { hooks?: Hooks }): PermissionHook {
   return (request) => {
     const hooks = ref.hooks;
     if (hooks === undefined) return Promise.resolve(undefined);
-    return permissionAnswer(hooks, {
-      ...request,
-      ...(request.location === undefined
-        ? {}
-        : { target: describeLocation(request.location).target }),
-    });
+    // Without a location the call is approved as a whole: an MCP tool.
+    const permission = request.location === undefined
+      ? { location: { access: "mcp" }, target: request.toolName }
+      : { target: describeLocation(request.location).target };
+    return permissionAnswer(hooks, { ...request, ...permission });
   };
 }

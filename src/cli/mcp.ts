@@ -17,7 +17,7 @@ import type {
 import { parseMcpJson } from "../mcp/config.ts";
 import { READ_RESOURCE_TOOL } from "../mcp/names.ts";
 import { knownContextWindow } from "../model/context_window.ts";
-import type { Prompter } from "../policy/approve.ts";
+import type { PermissionHook, Prompter } from "../policy/approve.ts";
 import { netDenied, urlHostPort } from "../policy/net_deny.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { type ConfiguredMcpServer, latestByName } from "./config.ts";
@@ -210,6 +210,8 @@ export function mcpPolicy(
   options: {
     allow: true | string[] | undefined;
     prompter?: Prompter;
+    /** The PermissionRequest hooks, asked before the user (and when nobody can be asked). */
+    permissionHook?: PermissionHook;
     onDecision?: (decision: PermissionDecision) => void;
   },
 ): OnToolCall {
@@ -240,15 +242,28 @@ export function mcpPolicy(
     }
     const reason = `calling the MCP tool "${call.name}" (server "${server}") is not granted ` +
       `(add --allow-mcp=${call.name}, or --allow-mcp=${server} for every tool of the server)`;
+    const question = `moat wants to call the MCP tool ${terminalQuote(call.name)} of server ` +
+      `${terminalQuote(server)}. Allow? [y]es once / [a]lways this run / [N]o (Enter)`;
+    const hooked = await options.permissionHook?.({
+      toolName: call.name,
+      question,
+      toolCallId: call.toolCallId,
+      args: call.args,
+    });
+    if (hooked?.decision === "deny") {
+      decide("denied", "hook", hooked.reason);
+      return { block: true, reason: hooked.reason, source: "permissions" };
+    }
+    if (hooked?.decision === "always") {
+      allowed.add(key);
+      decide("approved_always", "hook");
+      return undefined;
+    }
     if (options.prompter === undefined) {
       decide("denied", "no_prompt", reason);
       return { block: true, reason, source: "permissions" };
     }
-    const answer = await options.prompter.ask({
-      toolName: call.name,
-      question: `moat wants to call the MCP tool ${terminalQuote(call.name)} of server ` +
-        `${terminalQuote(server)}. Allow? [y]es once / [a]lways this run / [N]o (Enter)`,
-    });
+    const answer = await options.prompter.ask({ toolName: call.name, question });
     if (answer === "always") allowed.add(key);
     if (answer === "once" || answer === "always") {
       decide(answer === "once" ? "approved_once" : "approved_always", "user");

@@ -12,6 +12,7 @@ import {
   combineVerdicts,
   type HookVerdict,
   interpretResult,
+  systemMessageOf,
 } from "./protocol.ts";
 import type { HookCommandRunner, HookRunResult } from "./runner.ts";
 
@@ -45,6 +46,8 @@ export interface HooksOptions {
   cwd: string;
   /** The session id (`session_id`), when the run has one. */
   sessionId: () => string | null;
+  /** The session file (`transcript_path`), when the run writes one. */
+  transcriptPath?: () => string | null;
   /** Sees every hook starting and ending. */
   report: (record: HookRecord) => void;
 }
@@ -59,7 +62,7 @@ function matching(hooks: readonly ConfiguredHook[], event: HookEvent, toolName?:
 function decisionOf(verdict: HookVerdict): NonNullable<HookRecord["decision"]> {
   switch (verdict.kind) {
     case "block":
-      return "block";
+      return verdict.stop === true ? "stop" : "block";
     case "failed":
       return "failed";
     case "ok":
@@ -120,6 +123,8 @@ export function createHooks(options: HooksOptions): Hooks {
     };
     if (verdict.kind === "block") end.reason = verdict.reason;
     if (verdict.kind === "failed") end.reason = verdict.warning;
+    const message = systemMessageOf(result);
+    if (message !== undefined) end.systemMessage = message;
     options.report(end);
     return verdict;
   };
@@ -130,7 +135,7 @@ export function createHooks(options: HooksOptions): Hooks {
       if (chosen.length === 0) return combineVerdicts([]);
       const stdin = JSON.stringify({
         session_id: options.sessionId(),
-        transcript_path: null,
+        transcript_path: options.transcriptPath?.() ?? null,
         cwd: options.cwd,
         hook_event_name: event,
         ...fields,
@@ -140,13 +145,22 @@ export function createHooks(options: HooksOptions): Hooks {
   };
 }
 
-/** The text-mode line for a hook that blocked or failed (undefined for the others). */
+/**
+ * The text-mode line for a hook that blocked, stopped the run, failed or has a `systemMessage`
+ * (undefined for the others).
+ */
 export function hookLine(record: HookRecord): string | undefined {
   if (record.phase !== "end") return undefined;
   const what = `${record.event} hook ${JSON.stringify(record.command)}`;
-  if (record.decision === "block") return `${what} blocked: ${record.reason ?? ""}`.trimEnd();
+  const lines: string[] = [];
+  if (record.decision === "block") lines.push(`${what} blocked: ${record.reason ?? ""}`.trimEnd());
+  if (record.decision === "stop") lines.push(`${what} stopped the run: ${record.reason ?? ""}`);
   if (record.decision === "failed") {
-    return `${what} failed, so the step went on: ${record.reason ?? "unknown error"}`;
+    lines.push(`${what} failed, so the step went on: ${record.reason ?? "unknown error"}`);
   }
-  return undefined;
+  if (record.systemMessage !== undefined) {
+    lines.push(lines.length === 0 ? `${what}: ${record.systemMessage}` : record.systemMessage);
+  }
+  // One line: the reporters prefix it once ("moat: warning: ").
+  return lines.length === 0 ? undefined : lines.join("; ").trimEnd();
 }

@@ -16,12 +16,19 @@ export type HookVerdict =
     /** PermissionRequest: "allow" answers the question (honoured only for the user's hooks). */
     allow?: boolean;
   }
-  | { kind: "block"; reason: string }
+  | {
+    kind: "block";
+    reason: string;
+    /** `continue: false`: the run stops after this step (its `stopReason` is the reason). */
+    stop?: true;
+  }
   | { kind: "failed"; warning: string };
 
 /** How a hook's answers combine: any block wins, contexts join, the last rewrite applies. */
 export interface CombinedVerdict {
   block?: { reason: string };
+  /** Some hook said `continue: false`: the run stops (the reasons of those hooks). */
+  stop?: { reason: string };
   context: string[];
   updatedInput?: Record<string, unknown>;
   allow: boolean;
@@ -76,11 +83,12 @@ function decisionOf(event: HookEvent, out: Record<string, unknown>): HookVerdict
   const reasonText = (value: unknown) =>
     typeof value === "string" && value.trim() !== "" ? clip(value) : undefined;
   const fallback = `blocked by a ${event} hook`;
-  // Claude Code: `continue: false` stops; moat treats it as a block of this step.
+  // Claude Code: `continue: false` stops the run; the step it answers is blocked too.
   if (out.continue === false) {
     return {
       kind: "block",
-      reason: reasonText(out.stopReason) ?? reasonText(out.reason) ?? fallback,
+      reason: reasonText(out.stopReason) ?? reasonText(out.reason) ?? `stopped by a ${event} hook`,
+      stop: true,
     };
   }
   if (out.decision === "block") {
@@ -111,10 +119,12 @@ function decisionOf(event: HookEvent, out: Record<string, unknown>): HookVerdict
 export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdict {
   const combined: CombinedVerdict = { context: [], allow: false };
   const reasons: string[] = [];
+  const stops: string[] = [];
   for (const v of verdicts) {
     switch (v.kind) {
       case "block":
         reasons.push(v.reason);
+        if (v.stop === true) stops.push(v.reason);
         break;
       case "ok":
         if (v.context !== undefined) combined.context.push(v.context);
@@ -130,5 +140,23 @@ export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdi
     }
   }
   if (reasons.length > 0) combined.block = { reason: reasons.join("\n") };
+  if (stops.length > 0) combined.stop = { reason: stops.join("\n") };
   return combined;
+}
+
+/**
+ * The `systemMessage` of a hook that exited 0 with JSON on stdout: a line for the user (never
+ * for the model), or undefined.
+ */
+export function systemMessageOf(result: HookRunResult): string | undefined {
+  if (result.exitCode !== 0 || result.timedOut || result.error !== undefined) return undefined;
+  const text = result.stdout.trim();
+  if (!text.startsWith("{")) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const message = isObject(parsed) ? parsed.systemMessage : undefined;
+    return typeof message === "string" && message.trim() !== "" ? clip(message) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -29,6 +29,7 @@ export function withPreToolUse(hooks: Hooks, policy: OnToolCall): ToolCallGate {
       tool_input: call.args,
       tool_use_id: call.toolCallId,
     }, { toolName: call.name, toolCallId: call.toolCallId, signal: call.signal });
+    if (verdict.stop !== undefined) return { ...blocked(verdict.stop.reason), terminate: true };
     if (verdict.block !== undefined) return blocked(verdict.block.reason);
     const updated = verdict.updatedInput;
     if (updated === undefined) return policy(call);
@@ -77,6 +78,8 @@ export function withPostToolUse(hooks: Hooks, inner?: AfterToolCall): AfterToolC
       );
       update.isError = true;
     }
+    // `continue: false`: the run ends after this batch.
+    if (verdict.stop !== undefined) update.terminate = true;
     update.content = content;
     return update;
   };

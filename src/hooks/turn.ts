@@ -50,7 +50,8 @@ export async function stopHookReason(
     { stop_hook_active: options.active, last_assistant_message: options.lastText },
     options.signal === undefined ? {} : { signal: options.signal },
   );
-  if (options.active) return undefined;
+  // `continue: false` stops: it never sends the model back.
+  if (options.active || verdict.stop !== undefined) return undefined;
   return verdict.block?.reason;
 }
 

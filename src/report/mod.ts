@@ -162,9 +162,11 @@ export interface HookRecord {
   exitCode?: number | null;
   durationMs?: number;
   /** End only: what moat made of it. */
-  decision?: "none" | "block" | "rewrite" | "context" | "allow" | "failed";
-  /** End only: the block reason or why it failed. */
+  decision?: "none" | "block" | "stop" | "rewrite" | "context" | "allow" | "failed";
+  /** End only: the block (or stop) reason or why it failed. */
   reason?: string;
+  /** End only: the hook's `systemMessage`, shown to the user (never to the model). */
+  systemMessage?: string;
 }
 
 /** An output mode. Methods must not throw. */

@@ -12,6 +12,7 @@ import {
   isWithin,
   type PathOps,
   type PermissionDecision,
+  type PermissionHook,
   POLICY_SOURCE,
   type PolicyBlock,
   type PolicyCall,
@@ -34,6 +35,8 @@ export interface ProgramPrecheckOptions {
   readText?: (path: string, maxBytes: number) => string | undefined;
   prompter?: Prompter;
   noPrompt?: boolean;
+  /** The PermissionRequest hooks, asked before the user (and when nobody can be asked). */
+  permissionHook?: PermissionHook;
   onDecision?: (decision: PermissionDecision) => void;
   /** Grants the program for the rest of the run. */
   allowAlways: (location: ToolLocation) => void;
@@ -126,13 +129,15 @@ export function createProgramPrecheck(
     } catch {
       return undefined;
     }
-    const { missing, denied } = maskedNames(words, {
+    const masked = maskedNames(words, {
       grants,
       binDirs: options.binDirs(),
       paths: options.paths,
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       ...(options.readText === undefined ? {} : { readText: options.readText }),
     });
+    const denied = masked.denied;
+    let missing = masked.missing;
     const record = (
       program: string,
       how: Pick<PermissionDecision, "outcome" | "by">,
@@ -155,6 +160,9 @@ export function createProgramPrecheck(
       for (const p of denied) record(p, { outcome: "denied", by: "deny_list" }, { reason });
       return block(reason);
     }
+    const asked = await askHooks(missing, call, options, record);
+    if ("block" in asked) return block(asked.block);
+    missing = asked.left;
     if (missing.length === 0) return undefined;
     const flag = runFlag(grants, missing);
     if (options.prompter === undefined || options.noPrompt || call.signal.aborted) {
@@ -188,6 +196,42 @@ export function createProgramPrecheck(
     }
     return undefined;
   };
+}
+
+/**
+ * Asks the PermissionRequest hooks about each masked program: a denial's reason, or the
+ * programs left for the user (or the refusal); those a hook allowed are granted for the run.
+ */
+async function askHooks(
+  missing: readonly string[],
+  call: PolicyCall,
+  options: ProgramPrecheckOptions,
+  record: (program: string, how: Pick<PermissionDecision, "outcome" | "by">, more?: object) => void,
+): Promise<{ left: string[] } | { block: string }> {
+  if (options.permissionHook === undefined || call.signal.aborted) return { left: [...missing] };
+  const left: string[] = [];
+  for (const program of missing) {
+    const location: ToolLocation = { access: "run", program };
+    const answer = await options.permissionHook({
+      toolName: "bash",
+      location,
+      question: approvalQuestion("bash", location),
+      toolCallId: call.toolCallId,
+      args: call.args,
+    });
+    if (answer?.decision === "deny") {
+      const reason = `${answer.reason} (bash was not run)`;
+      record(program, { outcome: "denied", by: "hook" }, { reason });
+      return { block: reason };
+    }
+    if (answer?.decision !== "always") {
+      left.push(program);
+      continue;
+    }
+    options.allowAlways(location);
+    record(program, { outcome: "approved_always", by: "hook" });
+  }
+  return { left };
 }
 
 function quoted(names: readonly string[]): string {

@@ -13,6 +13,7 @@ import {
   notGrantedReason,
   type PathOps,
   type PermissionDecision,
+  type PermissionHook,
   type Prompter,
 } from "../policy/mod.ts";
 import type { AnyTool, ToolLocation, ToolOutput } from "../tools/mod.ts";
@@ -31,6 +32,8 @@ export interface ProgramRefusalOptions {
   /** Asks the user (a terminal); absent or `noPrompt`: the program is refused with the flag. */
   prompter?: Prompter;
   noPrompt?: boolean;
+  /** The PermissionRequest hooks, asked before the user (and when nobody can be asked). */
+  permissionHook?: PermissionHook;
   onDecision?: (decision: PermissionDecision) => void;
   /** Grants the program for the rest of the run (the next tool host has it). */
   allowAlways: (location: ToolLocation) => void;
@@ -82,7 +85,7 @@ export function trackPrograms(tools: AnyTool[], options: ProgramRefusalOptions):
         if (programs.length === 0 || signal.aborted) return result;
         const notes: string[] = [];
         for (const program of programs) {
-          notes.push(await refuse(program, ctx.toolCallId, options));
+          notes.push(await refuse(program, { toolCallId: ctx.toolCallId, args }, options));
         }
         const output = notGrantedLines(result.output, programs);
         return { ...result, output: `${output}\n${notes.join("\n")}` } as ToolOutput;
@@ -108,9 +111,10 @@ export function notGrantedLines(output: string, programs: readonly string[]): st
 
 async function refuse(
   program: string,
-  toolCallId: string,
+  call: { toolCallId: string; args: unknown },
   options: ProgramRefusalOptions,
 ): Promise<string> {
+  const toolCallId = call.toolCallId;
   const location: ToolLocation = { access: "run", program };
   const flag = grantFlagHint(options.grants(), location, { cwd: options.cwd });
   const reason = notGrantedReason(location, flag);
@@ -126,16 +130,24 @@ async function refuse(
       });
     } catch { /* a sink must not change the decision */ }
   };
+  const question = `moat: bash tried to run ${program}, which --allow-run does not include. ` +
+    "Allow it? [y]es for the next bash call / [a]lways this run / [N]o (Enter)";
+  const hooked = await options.permissionHook?.({ toolName: "bash", location, question, ...call });
+  if (hooked?.decision === "deny") {
+    record({ outcome: "denied", by: "hook", reason: hooked.reason });
+    return `[moat: bash could not run "${program}": ${hooked.reason}]`;
+  }
+  if (hooked?.decision === "always") {
+    options.allowAlways(location);
+    record({ outcome: "approved_always", by: "hook" });
+    return `[moat: bash could not run "${program}" (not granted); a PermissionRequest hook ` +
+      "allowed it for the rest of this run: run the command again]";
+  }
   if (options.prompter === undefined || options.noPrompt) {
     record({ outcome: "denied", by: "no_prompt", reason, hint: grantHint(location, flag) });
     return `[moat: bash could not run "${program}": ${reason}]`;
   }
-  const answer = await options.prompter.ask({
-    toolName: "bash",
-    location,
-    question: `moat: bash tried to run ${program}, which --allow-run does not include. Allow ` +
-      `it? [y]es for the next bash call / [a]lways this run / [N]o (Enter)`,
-  });
+  const answer = await options.prompter.ask({ toolName: "bash", location, question });
   switch (answer) {
     case "deny":
       record({

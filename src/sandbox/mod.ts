@@ -228,14 +228,18 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     env: options.env,
     sys,
   });
-  const engine = denoPermissionEngine(() => hosts.active(), denyClient);
-  const policy = createPermissionPolicy({
-    engine,
-    previewRead: createPreviewRead(engine, sys.tools.fs),
+  // Who is asked about an access (the policy's, bash's programs): the hooks, then the user.
+  const asking = {
     ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
     ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
     ...(options.permissionHook === undefined ? {} : { permissionHook: options.permissionHook }),
     ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
+  };
+  const engine = denoPermissionEngine(() => hosts.active(), denyClient);
+  const policy = createPermissionPolicy({
+    engine,
+    previewRead: createPreviewRead(engine, sys.tools.fs),
+    ...asking,
     grantFlag: (location) => grantFlagHint(hosts.grants, location, { cwd: options.cwd }),
     protectedWrite(path) {
       const hit = findProtection(hosts.protection, path);
@@ -283,9 +287,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     // The masked directories are fixed for the run: looked up once, on the first bash call.
     binDirs: () => programDirs ??= binDirs(env["PATH"], { paths: sys.paths }),
     paths: sys.paths,
-    ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
-    ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
-    ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
+    ...asking,
     allowAlways: (location) => hosts.widen(widenForApproval(hosts.grants, location)),
     allowOnce: (location) => hosts.allowForNextBash(location),
   });
@@ -296,9 +298,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     paths: sys.paths,
     cwd: options.cwd,
     readText: (path, maxBytes) => sys.paths.readTextFile(path, maxBytes),
-    ...(options.prompter === undefined ? {} : { prompter: options.prompter }),
-    ...(options.noPrompt === undefined ? {} : { noPrompt: options.noPrompt }),
-    ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
+    ...asking,
     allowAlways: (location) => hosts.widen(widenForApproval(hosts.grants, location)),
     allowForCall: (toolCallId, location) => hosts.allowOnce(toolCallId, location),
     parser: () => import("./_bash_commands.ts").then((m) => m.loadBashCommandParser()),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { mcpPolicy, type McpRun } from "../../src/cli/mcp.ts";
-import type { Approval, ApprovalRequest } from "../../src/policy/approve.ts";
+import type { Approval, ApprovalRequest, HookAnswer } from "../../src/policy/approve.ts";
 import type { PermissionDecision } from "../../src/policy/check.ts";
 import type { AnyTool } from "../../src/agent/mod.ts";
 
@@ -103,4 +103,41 @@ Deno.test("mcpPolicy() holds an 'always' for a resource read for that server onl
   assert.equal((await policy(readOf("tracker")))?.block, true);
   assert.equal(asked.length, 2);
   assert.match(asked[1]?.question ?? "", /of server "?tracker"?/);
+});
+
+Deno.test("mcpPolicy() asks the PermissionRequest hooks first: a denial's reason, an allow for the run, or the user", async () => {
+  const decisions: PermissionDecision[] = [];
+  const hooked: string[] = [];
+  const answers: HookAnswer[] = [
+    { decision: "deny", reason: "no tracker writes in CI" },
+    { decision: "always" },
+    undefined,
+  ];
+  const policy = mcpPolicy(run, {
+    allow: undefined,
+    permissionHook: (request) => {
+      hooked.push(`${request.toolName} ${request.toolCallId}`);
+      return Promise.resolve(answers.shift());
+    },
+    onDecision: (d) => decisions.push(d),
+  });
+  const denied = await policy(callOf("tracker__close"));
+  assert.equal(denied?.block, true);
+  assert.equal(denied?.reason, "no tracker writes in CI");
+  assert.equal(await policy(callOf("tracker__list")), undefined);
+  // The hook's allow holds for the run: not asked again.
+  assert.equal(await policy(callOf("tracker__list")), undefined);
+  // No answer and nobody to ask: the silent denial naming the flag.
+  assert.match((await policy(callOf("tracker__open")))?.reason ?? "", /--allow-mcp=tracker__open/);
+  assert.deepEqual(hooked, [
+    "tracker__close id-tracker__close",
+    "tracker__list id-tracker__list",
+    "tracker__open id-tracker__open",
+  ]);
+  assert.deepEqual(decisions.map((d) => [d.target, d.outcome, d.by, d.reason]), [
+    ["tracker__close", "denied", "hook", "no tracker writes in CI"],
+    ["tracker__list", "approved_always", "hook", undefined],
+    ["tracker__list", "granted", "grants", undefined],
+    ["tracker__open", "denied", "no_prompt", decisions[3]?.reason],
+  ]);
 });

@@ -2,13 +2,20 @@
  * End-to-end: user hooks written as bash scripts, run by the real CLI against the fake server.
  * PreToolUse blocks (exit 2, claude-code #13756) and rewrites (still held to the grants),
  * PostToolUse formats and adds context, a hung hook times out and the call goes on, Stop sends
- * the model back once, a project's hooks never run without trust (CVE-2025-59536), --no-hooks.
+ * the model back once, a project's hooks never run without trust (CVE-2025-59536), --no-hooks;
+ * PermissionRequest answers bash's program checks; hooks are confined (files, network, env).
  */
 import assert from "node:assert/strict";
-import { reply, startFakeOpenAI, untilOffered } from "../support/fake_openai.ts";
+import {
+  type FakeOpenAIServer,
+  reply,
+  startFakeOpenAI,
+  untilOffered,
+} from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { cliEnv, fixtureServerEntry, jsonLines, runMoat, startArgv, toolResultOf } from "./_cli.ts";
 import { hasScript, startPty } from "./_pty.ts";
+import { BWRAP } from "../sandbox/_helpers.ts";
 
 type Hooks = Record<string, Array<{ matcher?: string; hooks: Array<Record<string, unknown>> }>>;
 
@@ -343,4 +350,243 @@ Deno.test("in print mode a user's PermissionRequest hook answers instead of the 
   assert.equal(project.code, 0, project.stderr);
   assert.doesNotMatch(toolResultOf(server, "project"), /outside data/);
   assert.equal(jsonLines(project.stdout).find((e) => e.type === "permission")?.by, "no_prompt");
+});
+
+Deno.test({
+  name:
+    "a PermissionRequest hook answers bash's program check in print mode: allow runs it, deny's reason reaches the model, a project's allow is ignored",
+  ignore: !BWRAP,
+  async fn() {
+    await using server = await startFakeOpenAI();
+    await using ws = await createTempWorkspace({ "listed.txt": "x" });
+    await using home = await createTempWorkspace();
+    const allow = `cat >/dev/null; printf '%s' '{"hookSpecificOutput":{"hookEventName":` +
+      `"PermissionRequest","decision":{"behavior":"allow"}}}'`;
+    const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
+    const ls = async (id: string, flags: string[] = []) => {
+      server.script(
+        reply.toolCalls([{ id, name: "bash", arguments: { command: "ls" } }]),
+        reply.text("ok"),
+      );
+      const result = await runMoat(
+        ["--sandbox=require", "--allow-run=git", ...flags, "-o", "jsonl", "list"],
+        { cwd: ws.dir, env },
+      );
+      assert.equal(result.code, 0, result.stderr);
+      const permission = jsonLines(result.stdout).find((e) =>
+        e.type === "permission" && e.target === "ls"
+      );
+      return { text: toolResultOf(server, id), permission };
+    };
+
+    await userHooks(home.dir, {
+      PermissionRequest: [{ matcher: "bash", hooks: [command(allow)] }],
+    });
+    const allowed = await ls("allowed");
+    assert.match(allowed.text, /listed\.txt/);
+    assert.equal(allowed.permission?.by, "hook");
+    assert.equal(allowed.permission?.outcome, "approved_always");
+
+    await userHooks(home.dir, {
+      PermissionRequest: [{
+        hooks: [command('echo "ls is off in CI: use git ls-files" >&2; exit 2')],
+      }],
+    });
+    const denied = await ls("denied");
+    assert.match(denied.text, /ls is off in CI: use git ls-files/);
+    assert.doesNotMatch(denied.text, /listed\.txt/);
+    assert.equal(denied.permission?.by, "hook");
+    assert.equal(denied.permission?.outcome, "denied");
+
+    await Deno.remove(home.path("config/moat/config.json"));
+    await Deno.mkdir(ws.path(".moat"));
+    await Deno.writeTextFile(
+      ws.path(".moat/config.json"),
+      JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [command(allow)] }] } }),
+    );
+    const project = await ls("project", ["--trust-project"]);
+    assert.doesNotMatch(project.text, /listed\.txt/);
+    assert.match(project.text, /--allow-run=git,ls/);
+    assert.equal(project.permission?.by, "no_prompt");
+  },
+});
+
+/** The messages of a chat request, as JSON (where UserPromptSubmit's stdout lands). */
+function promptOf(server: FakeOpenAIServer, index: number): string {
+  return JSON.stringify(server.chatRequests[index]?.body?.messages);
+}
+
+Deno.test({
+  name:
+    "hooks run confined end to end: no file outside the grants, no network, no provider key; a user's unsandboxed hook reads the file and moat says so",
+  ignore: !BWRAP,
+  async fn() {
+    await using server = await startFakeOpenAI();
+    await using ws = await createTempWorkspace();
+    await using home = await createTempWorkspace();
+    await using outside = await createTempWorkspace({ "secret.txt": "outside secret" });
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    let accepted = 0;
+    const accepting = (async () => {
+      for await (const conn of listener) {
+        accepted++;
+        conn.close();
+      }
+    })();
+    try {
+      const { port } = listener.addr as Deno.NetAddr;
+      const key = "sk-hook-must-not-see-this";
+      const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: key });
+      const read = `cat >/dev/null; cat ${outside.path("secret.txt")}`;
+      const net = `cat >/dev/null; exec 3<>/dev/tcp/127.0.0.1/${port} && echo "net reached"`;
+      const probes = (sandbox: boolean) => ({
+        UserPromptSubmit: [{
+          hooks: [read, net, "cat >/dev/null; env"].map((c) =>
+            command(c, sandbox ? {} : { sandbox: false })
+          ),
+        }],
+      });
+      await userHooks(home.dir, probes(true));
+      server.script(reply.text("ok"));
+      const confined = await runMoat(["--sandbox=require", "-o", "jsonl", "go"], {
+        cwd: ws.dir,
+        env,
+      });
+      assert.equal(confined.code, 0, confined.stderr);
+      const prompt = promptOf(server, 0);
+      assert.match(
+        prompt,
+        /MOAT_PROJECT_DIR=/,
+        "the env hook ran and its output reached the prompt",
+      );
+      assert.doesNotMatch(prompt, /outside secret|net reached/);
+      assert.doesNotMatch(prompt, new RegExp(`OPENAI_API_KEY|${key}`));
+      assert.equal(accepted, 0, "no connection reached the listener");
+      const ends = jsonLines(confined.stdout).filter((e) => e.type === "hook_end");
+      const endOf = (c: string) => ends.find((e) => e.command === c);
+      for (const c of [read, net]) {
+        assert.equal(endOf(c)?.decision, "failed", c);
+        assert.notEqual(endOf(c)?.exitCode, 0, c);
+        assert.equal(typeof endOf(c)?.durationMs, "number");
+      }
+      assert.match(String(endOf(read)?.reason), /No such file or directory/);
+      assert.match(String(endOf(net)?.reason), /dev\/tcp/);
+      assert.equal(endOf("cat >/dev/null; env")?.decision, "context");
+      assert.doesNotMatch(confined.stderr, /outside the sandbox/);
+
+      // In text mode the failures are stderr lines.
+      server.script(reply.text("ok"));
+      const text = await runMoat(["--sandbox=require", "go"], { cwd: ws.dir, env });
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(
+        text.stderr,
+        /UserPromptSubmit hook ".*secret\.txt" failed, so the step went on/,
+      );
+
+      // The same hooks marked "sandbox": false in the user's own config: they read the file and
+      // reach the listener, and moat says so at start (on stderr, and as a JSONL warning).
+      await userHooks(home.dir, probes(false));
+      for (const output of ["text", "jsonl"]) {
+        server.script(reply.text("ok"));
+        const before = server.chatRequests.length;
+        const free = await runMoat(["--sandbox=require", "-o", output, "go"], {
+          cwd: ws.dir,
+          env,
+        });
+        assert.equal(free.code, 0, free.stderr);
+        assert.match(promptOf(server, before), /outside secret[\s\S]*net reached/);
+        assert.match(free.stderr, /The hook ".*" runs outside the sandbox \("sandbox": false\)/);
+        if (output === "jsonl") {
+          const warning = jsonLines(free.stdout).find((e) => e.type === "warning");
+          assert.match(String(warning?.message), /runs outside the sandbox/);
+        }
+      }
+      assert.ok(accepted > 0, "unconfined, the same hook reached the listener");
+    } finally {
+      listener.close();
+      await accepting.catch(() => {});
+    }
+  },
+});
+
+Deno.test("continue: false stops the run after the call, its stopReason and systemMessage shown to the user; transcript_path is the session file", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace({ "a.txt": "alpha" });
+  await using home = await createTempWorkspace();
+  const seen = ws.path("pre.json");
+  await userHooks(home.dir, {
+    PreToolUse: [{
+      hooks: [command(
+        `cat > ${seen}; printf '%s' '{"continue":false,"stopReason":"the budget is spent",` +
+          `"systemMessage":"see you tomorrow"}'`,
+      )],
+    }],
+  });
+  server.script(
+    reply.toolCalls([{ id: "r1", name: "read", arguments: { path: "a.txt" } }]),
+    reply.text("never asked"),
+  );
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
+  const result = await runMoat(["read a"], { cwd: ws.dir, env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(server.chatRequests.length, 1, "the run stopped after the call");
+  assert.match(
+    result.stderr,
+    /moat: warning: PreToolUse hook .* stopped the run: the budget is spent; see you tomorrow\n/,
+  );
+  const input = JSON.parse(await Deno.readTextFile(seen));
+  assert.match(String(input.transcript_path), /\.jsonl$/);
+  assert.match(await Deno.readTextFile(input.transcript_path), /the budget is spent/);
+});
+
+Deno.test("in print mode a user's PermissionRequest hook answers MCP approvals too: allow for the run, or deny with a reason", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
+  const answers: Array<[string, string]> = [
+    [
+      "allowed",
+      `cat >/dev/null; printf '%s' '{"hookSpecificOutput":{"hookEventName":` +
+      `"PermissionRequest","decision":{"behavior":"allow"}}}'`,
+    ],
+    ["denied", 'echo "no MCP calls in CI" >&2; exit 2'],
+  ];
+  for (const [id, hook] of answers) {
+    await Deno.mkdir(home.path("config/moat"), { recursive: true });
+    await Deno.writeTextFile(
+      home.path("config/moat/config.json"),
+      JSON.stringify({
+        mcpServers: { fixture: fixtureServerEntry() },
+        // No OS sandbox in this run: the hook is the user's own, unconfined.
+        hooks: {
+          PermissionRequest: [{
+            matcher: "fixture__.*",
+            hooks: [command(hook, { sandbox: false })],
+          }],
+        },
+      }),
+    );
+    server.script(
+      untilOffered("fixture__echo"),
+      reply.toolCalls([{ id, name: "fixture__echo", arguments: { text: "hello" } }]),
+      reply.text("done"),
+    );
+    const result = await runMoat(
+      ["--sandbox=off", "--allow-unsandboxed-mcp", "-o", "jsonl", "go"],
+      { cwd: ws.dir, env },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const permission = jsonLines(result.stdout).find((e) =>
+      e.type === "permission" && e.access === "mcp"
+    );
+    assert.equal(permission?.by, "hook", id);
+    if (id === "allowed") {
+      assert.match(toolResultOf(server, id), /hello/);
+      assert.equal(permission?.outcome, "approved_always");
+    } else {
+      assert.match(toolResultOf(server, id), /no MCP calls in CI/);
+      assert.equal(permission?.outcome, "denied");
+    }
+  }
 });

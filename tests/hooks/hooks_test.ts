@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { configuredHooks, createHooks, type HooksConfig } from "../../src/hooks/mod.ts";
+import { configuredHooks, createHooks, hookLine, type HooksConfig } from "../../src/hooks/mod.ts";
 import { withPostToolUse, withPreToolUse } from "../../src/hooks/tool_layer.ts";
 import { stopHookReason, submitPrompt } from "../../src/hooks/turn.ts";
 import type { HookRecord } from "../../src/report/mod.ts";
@@ -236,4 +236,74 @@ Deno.test("a project hook cannot leave the sandbox; the user's own may", () => {
     ["project", true],
   ]);
   assert.equal(configured.warnings.length, 1);
+});
+
+Deno.test("continue: false stops the run: the call is blocked with stopReason and the batch ends the run; a Stop hook's never sends the model back", async () => {
+  const stopping = '{"continue":false,"stopReason":"budget spent for today"}';
+  const { hooks, records } = hooksFor(pre("budget"), () => ({ stdout: stopping }));
+  const decision = await withPreToolUse(hooks, () => undefined)(
+    callInfo("bash", { command: "ls" }),
+  );
+  assert.deepEqual(decision, {
+    block: true,
+    reason: "budget spent for today",
+    source: "a PreToolUse hook",
+    terminate: true,
+  });
+  const end = records.find((r) => r.phase === "end");
+  assert.equal(end?.decision, "stop");
+  assert.equal(
+    hookLine(end as HookRecord),
+    'PreToolUse hook "budget" stopped the run: budget spent for today',
+  );
+
+  const post = hooksFor(
+    { PostToolUse: [{ hooks: [{ type: "command", command: "budget" }] }] },
+    () => ({ stdout: stopping }),
+  );
+  const ctx = {
+    call: { toolCallId: "c1", name: "write", args: { path: "a.ts" } },
+    result: { toolCallId: "c1", toolName: "write", content: "Wrote a.ts", isError: false },
+  };
+  assert.equal((await withPostToolUse(post.hooks)(ctx))?.terminate, true);
+
+  const stop = hooksFor(
+    { Stop: [{ hooks: [{ type: "command", command: "budget" }] }] },
+    () => ({ stdout: '{"continue":false,"decision":"block","reason":"go on"}' }),
+  );
+  assert.equal(await stopHookReason(stop.hooks, { active: false, lastText: "done" }), undefined);
+});
+
+Deno.test("a hook's systemMessage is for the user: in hook_end and the text-mode line, never the model's", async () => {
+  const { hooks, records } = hooksFor(
+    { UserPromptSubmit: [{ hooks: [{ type: "command", command: "remind" }] }] },
+    () => ({ stdout: '{"systemMessage":"Remember: the release is frozen","suppressOutput":true}' }),
+  );
+  const submitted = await submitPrompt(hooks, { role: "user", content: "fix it" });
+  assert.deepEqual(submitted, { ok: true, prompt: { role: "user", content: "fix it" } });
+  const end = records.find((r) => r.phase === "end") as HookRecord;
+  assert.equal(end.systemMessage, "Remember: the release is frozen");
+  assert.equal(hookLine(end), 'UserPromptSubmit hook "remind": Remember: the release is frozen');
+});
+
+Deno.test("transcript_path is the session file once the run writes one", async () => {
+  const configured = configuredHooks({ user: pre("log") });
+  assert.ok(configured.ok);
+  const runner = fakeRunner();
+  let path: string | null = null;
+  const hooks = createHooks({
+    hooks: configured.hooks,
+    runner,
+    cwd: "/work/p",
+    sessionId: () => "s1",
+    transcriptPath: () => path,
+    report: () => {},
+  });
+  await hooks.run("PreToolUse", {}, { toolName: "bash" });
+  path = "/state/moat/sessions/s1.jsonl";
+  await hooks.run("PreToolUse", {}, { toolName: "bash" });
+  assert.deepEqual(runner.runs.map((r) => r.input.transcript_path), [
+    null,
+    "/state/moat/sessions/s1.jsonl",
+  ]);
 });

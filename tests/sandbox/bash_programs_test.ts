@@ -107,3 +107,57 @@ bwrapTest(
     }
   },
 );
+
+bwrapTest(
+  "the PermissionRequest hooks answer bash's program checks before anyone is asked, before and after the call",
+  async () => {
+    const layout = await createLayout();
+    await using _ = layout.root;
+    const parsed = parseGrantFlags({ "allow-run": ["git"] }, { cwd: layout.ws });
+    if (!parsed.ok) throw parsed.error;
+    const decisions: PermissionDecision[] = [];
+    const hooked: string[] = [];
+    const sb = await openSandbox(layout, "bwrap", parsed.grants, {
+      noPrompt: true,
+      onDecision: (d) => decisions.push(d),
+      permissionHook: (request) => {
+        const program = request.location?.access === "run" ? request.location.program : "?";
+        hooked.push(`${request.toolName} ${program}`);
+        return Promise.resolve(
+          program === "head"
+            ? { decision: "deny" as const, reason: "head is off here" }
+            : program === "ls" || program === "cat"
+            ? { decision: "always" as const }
+            : undefined,
+        );
+      },
+    });
+    try {
+      // Before the call: ls is allowed for the run, head is denied with the hook's reason.
+      assert.equal(
+        textOf(await callTool(sb, "bash", { command: "ls | head -3" })),
+        "BLOCKED: head is off here (bash was not run)",
+      );
+      assert.match(textOf(await callTool(sb, "bash", { command: "ls" })), /a\.txt/);
+      // After the call (a program the parse cannot see): the hook's allow, for the next calls.
+      const late = textOf(await callTool(sb, "bash", { command: "p=cat; $p a.txt" }));
+      assert.match(late, /a PermissionRequest hook allowed it for the rest of this run/);
+      assert.doesNotMatch(
+        textOf(await callTool(sb, "bash", { command: "p=cat; $p a.txt" })),
+        /not granted/,
+      );
+      assert.deepEqual(hooked, ["bash ls", "bash head", "bash cat"]);
+      assert.deepEqual(
+        decisions.filter((d) => d.access === "run" && d.by !== "grants")
+          .map((d) => [d.target, d.outcome, d.by]),
+        [
+          ["ls", "approved_always", "hook"],
+          ["head", "denied", "hook"],
+          ["cat", "approved_always", "hook"],
+        ],
+      );
+    } finally {
+      await sb.close();
+    }
+  },
+);
