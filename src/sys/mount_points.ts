@@ -6,6 +6,7 @@
  * unused placeholder, under an exclusive lock.
  */
 import type { HeldPlaceholder, MountPointOps, PlaceholderRemover } from "../sandbox/ops.ts";
+import { startAfterMoat } from "./_after_moat.ts";
 
 /**
  * The remover (bash): `$1` is the list file, one path a line, in the order recorded. After the
@@ -78,40 +79,28 @@ export function createDenoMountPointOps(): MountPointOps {
       }
     },
     startRemover(): PlaceholderRemover | undefined {
+      let list: string;
       try {
-        const list = Deno.makeTempFileSync({ prefix: "moat-placeholders-" });
-        const child = new Deno.Command("bash", {
-          args: ["-c", REMOVER_SCRIPT, "moat-placeholders", list],
-          clearEnv: true,
-          env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
-          // Its own session: a signal to moat's process group leaves it to clean up.
-          detached: true,
-          stdin: "piped",
-          stdout: "null",
-          stderr: "null",
-        }).spawn();
-        const writer = child.stdin.getWriter();
-        let closing: Promise<void> | undefined;
-        return {
-          record(path) {
-            try {
-              Deno.writeTextFileSync(list, `${path}\n`, { append: true });
-              return true;
-            } catch {
-              return false;
-            }
-          },
-          close() {
-            closing ??= (async () => {
-              await writer.close().catch(() => {});
-              await child.status;
-            })();
-            return closing;
-          },
-        };
+        list = Deno.makeTempFileSync({ prefix: "moat-placeholders-" });
       } catch {
         return undefined;
       }
+      const remover = startAfterMoat(REMOVER_SCRIPT, "moat-placeholders", [list]);
+      if (remover === undefined) {
+        Deno.remove(list).catch(() => {});
+        return undefined;
+      }
+      return {
+        record(path) {
+          try {
+            Deno.writeTextFileSync(list, `${path}\n`, { append: true });
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        close: () => remover.close(),
+      };
     },
   };
 }
