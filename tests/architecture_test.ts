@@ -3,9 +3,10 @@
  * internal (`_`) file imported from another folder, src/agent/ imports only src/model/ (and not
  * its server profiles), src/model/profiles/ imports only src/model/types.ts, src/term/ (the
  * terminal) never imports src/cli/ and only src/cli/ imports it, src/report/ (what a run reports)
- * imports neither, src/hooks/ imports neither and only src/cli/ imports it, src/acp/ (the editor
- * protocol) imports only the run code and nothing outside it imports src/acp/, no file in src/ over
- * 400 lines. First each rule is shown to fail when broken, then the real tree.
+ * imports neither, src/hooks/ imports neither and only src/cli/ imports it, so does src/rewind/
+ * (the checkpoint store), src/acp/ (the editor protocol) imports only the run code and nothing
+ * outside it imports src/acp/, no file in src/ over 400 lines. First each rule is shown to fail
+ * when broken, then the real tree.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -59,6 +60,8 @@ Deno.test("architecture check: each rule fails when broken", () => {
     mod("src/cli/trust.ts"),
     mod("src/hooks/mod.ts", ["src/cli/trust.ts"]),
     mod("src/agent/tool.ts", ["src/hooks/mod.ts"]),
+    mod("src/rewind/store.ts", ["src/cli/trust.ts"]),
+    mod("src/tools/edit.ts", ["src/rewind/mod.ts"]),
     mod("src/acp/mod.ts", ["src/cli/setup.ts", "src/sandbox/mod.ts"]),
     mod("src/sandbox/mod.ts"),
     mod("src/agent/events.ts", ["src/acp/mod.ts"]),
@@ -81,6 +84,9 @@ Deno.test("architecture check: each rule fails when broken", () => {
     `src/term/`,
     `"src/agent/tool.ts" imports "src/hooks/mod.ts": src/agent/ imports only src/model/`,
     `"src/agent/tool.ts" imports "src/hooks/mod.ts": only src/cli/ wires src/hooks/`,
+    `"src/rewind/store.ts" imports "src/cli/trust.ts": src/rewind/ imports neither src/cli/ ` +
+    `nor src/term/`,
+    `"src/tools/edit.ts" imports "src/rewind/mod.ts": only src/cli/ wires src/rewind/`,
     `"src/acp/mod.ts" imports "src/sandbox/mod.ts": src/acp/ imports only src/acp/, ` +
     `src/cli/, src/agent/, src/model/, src/policy/, src/report/, src/session/, src/mcp/, ` +
     `src/version.ts`,

@@ -132,6 +132,21 @@ export function architectureProblems(
         // src/sys/ implements its ops interface (hook_process.ts), as for the other folders.
         problems.push(`"${m.path}" imports "${target}": only src/cli/ wires src/hooks/`);
       }
+      if (
+        m.path.startsWith("src/rewind/") &&
+        (target.startsWith("src/cli/") || target.startsWith("src/term/"))
+      ) {
+        problems.push(
+          `"${m.path}" imports "${target}": src/rewind/ imports neither src/cli/ nor src/term/`,
+        );
+      }
+      if (
+        target.startsWith("src/rewind/") && !m.path.startsWith("src/rewind/") &&
+        !m.path.startsWith("src/cli/") && !m.path.startsWith("src/sys/")
+      ) {
+        // src/sys/ implements its ops interface (git.ts), as for src/hooks/.
+        problems.push(`"${m.path}" imports "${target}": only src/cli/ wires src/rewind/`);
+      }
     }
   }
   problems.push(...cycles(byPath).map((c) => `import circle: ${c.join(" → ")}`));
