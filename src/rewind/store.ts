@@ -22,7 +22,7 @@ import {
   type StoreRepo,
 } from "./_git.ts";
 import type { GitOps } from "./git_ops.ts";
-import { isAbsolute, relative, resolve as resolvePath } from "node:path";
+import { isAbsolute, relative, resolve as resolvePath, sep } from "node:path";
 
 /** Where the store keeps its repository and which work tree it snapshots. */
 export interface CheckpointStoreOptions {
@@ -88,19 +88,24 @@ export interface CheckpointStore {
 export function createCheckpointStore(options: CheckpointStoreOptions): CheckpointStore {
   const repo: StoreRepo = { git: options.git, gitDir: options.gitDir, workTree: options.workTree };
   const inside = relative(resolvePath(options.workTree), resolvePath(options.gitDir));
-  let ready: Promise<GitOutcome> | undefined = inside.startsWith("..") || isAbsolute(inside)
-    ? undefined
-    : Promise.resolve({
-      ok: false,
-      error: `Checkpoint store: its git directory "${options.gitDir}" lies in the work tree ` +
-        `"${options.workTree}": keep it outside the workspace`,
-    });
+  const misplaced = inside === "" || !(inside.split(sep)[0] === ".." || isAbsolute(inside));
+  let ready: Promise<GitOutcome> | undefined;
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(op: () => Promise<StoreResult<T>>): Promise<StoreResult<T>> => {
     const run = queue.then(async (): Promise<StoreResult<T>> => {
+      if (misplaced) {
+        return {
+          ok: false,
+          error: `Checkpoint store: its git directory "${options.gitDir}" lies in the work tree ` +
+            `"${options.workTree}": keep it outside the workspace`,
+        };
+      }
       ready ??= git(repo, ["init", "--quiet"]);
       const init = await ready;
-      if (!init.ok) return init;
+      if (!init.ok) {
+        ready = undefined; // a later call tries again
+        return init;
+      }
       return await op();
     });
     queue = run.catch(() => {});
