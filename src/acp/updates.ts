@@ -8,7 +8,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/events.ts";
 import type { ToolResult } from "../model/types.ts";
 import { resultText } from "../report/mod.ts";
-import type { RunOutcome } from "../cli/engine.ts";
+import { type RunOutcome, stopReasonOf } from "../cli/engine.ts";
 
 /** Most characters of a tool's output shown in the editor (its tail). */
 export const OUTPUT_TAIL_CHARS = 4000;
@@ -153,12 +153,17 @@ export function updatesOf(event: AgentEvent, cwd: string): acp.SessionUpdate[] {
 
 /** The ACP stop reason of a settled run (errors are answered as JSON-RPC errors instead). */
 export function acpStopReason(outcome: RunOutcome, aborted: boolean): acp.StopReason {
+  if (aborted) return "cancelled";
   const result = outcome.result;
-  if (aborted || result?.stopReason === "aborted") return "cancelled";
-  if (result?.stopReason === "maxIterations") return "max_turn_requests";
-  if (result?.stopReason === "limitReached") {
-    return result.limit === "max_tokens_total" ? "max_tokens" : "max_turn_requests";
+  // The CLI's own reading of the outcome (its error left out: the caller has answered it).
+  switch (stopReasonOf(result === undefined ? {} : { result }, false)) {
+    case "aborted":
+      return "cancelled";
+    case "maxIterations":
+      return "max_turn_requests";
+    case "limitReached":
+      return result?.limit === "max_tokens_total" ? "max_tokens" : "max_turn_requests";
+    default:
+      return result?.truncated ? "max_tokens" : "end_turn";
   }
-  if (result?.truncated) return "max_tokens";
-  return "end_turn";
 }
