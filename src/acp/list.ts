@@ -16,10 +16,9 @@ export async function sessionInfos(
   if (workspace === null) return [];
   const dir = await workspaceSessionDir(options.env, workspace);
   if (dir === undefined) return [];
+  // listSessions gives them newest first.
   const summaries = await listSessions(fs, dir);
-  return summaries.filter((s) => s.problem === undefined).sort((a, b) =>
-    b.modifiedMs - a.modifiedMs
-  ).map((s) => ({
+  return summaries.filter((s) => s.problem === undefined).map((s) => ({
     sessionId: s.id,
     cwd: workspace,
     updatedAt: new Date(s.modifiedMs).toISOString(),
