@@ -69,13 +69,11 @@ function failure(args: string[], result: GitResult): string {
   return `Checkpoint store: "git ${args[0]}" failed: ${detail}`;
 }
 
-/** One path that differs between two trees, with its mode and object on the newer side. */
+/** One path that differs between two trees. */
 export interface RawChange {
   path: string;
   /** "A" added, "D" deleted, "M" modified, "T" type changed (e.g. file to symlink). */
   status: string;
-  newMode: string;
-  newObject: string;
 }
 
 /** Reads `git diff-tree -r -z --raw` output. */
@@ -84,12 +82,7 @@ export function parseRawDiff(stdout: string): RawChange[] {
   const changes: RawChange[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const meta = parts[i]!.replace(/^:/, "").split(" ");
-    changes.push({
-      path: parts[i + 1]!,
-      status: meta[4]?.charAt(0) ?? "M",
-      newMode: meta[1] ?? "000000",
-      newObject: meta[3] ?? "",
-    });
+    changes.push({ path: parts[i + 1]!, status: meta[4]?.charAt(0) ?? "M" });
   }
   return changes;
 }
