@@ -298,3 +298,28 @@ Deno.test("a restore writes through no symlink to outside the work tree", async 
     }
   });
 });
+
+Deno.test("a failed git init is tried again on the next call", async () => {
+  const root = await Deno.makeTempDir({ prefix: "moat-rewind-" });
+  try {
+    await Deno.mkdir(join(root, "work"));
+    const real = createDenoGitOps();
+    let inits = 0;
+    const store = createCheckpointStore({
+      gitDir: join(root, "store.git"),
+      workTree: join(root, "work"),
+      git: {
+        run: (command) =>
+          command.args.includes("init") && inits++ === 0
+            ? Promise.resolve({ code: 128, stdout: "", stderr: "fatal: disk full" })
+            : real.run(command),
+      },
+    });
+    const first = await store.checkpoint("one");
+    assert.ok(!first.ok && first.error.includes("disk full"), JSON.stringify(first));
+    must(await store.checkpoint("two"));
+    assert.equal(inits, 2);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
