@@ -118,25 +118,27 @@ export function fsPreviewReader(fs: Pick<FsOps, "readFile">): PreviewReader {
   };
 }
 
-type Located = { ok: true; abs: string; shown: string } | { ok: false; change: FileChange };
+type Target =
+  | { ok: true; shown: string; bytes: Uint8Array | null }
+  | { ok: false; change: FileChange };
 
-function locate(path: string, options: PreviewOptions): Located {
+/** The file a pending call names, as shown, and its bytes (null when missing); or why not. */
+async function readTarget(
+  path: string,
+  read: PreviewReader,
+  options: PreviewOptions,
+): Promise<Target> {
+  let abs: string;
+  let shown: string;
   try {
-    const abs = resolvePath(options.cwd, path, options.home ? { home: options.home } : {});
-    return { ok: true, abs, shown: displayPath(options.cwd, abs) };
+    abs = resolvePath(options.cwd, path, options.home ? { home: options.home } : {});
+    shown = displayPath(options.cwd, abs);
   } catch (e) {
     if (!(e instanceof PathError)) throw e;
     return { ok: false, change: { kind: "unavailable", path, reason: e.message } };
   }
-}
-
-async function readForPreview(
-  read: PreviewReader,
-  abs: string,
-  shown: string,
-): Promise<{ ok: true; bytes: Uint8Array | null } | { ok: false; change: FileChange }> {
   try {
-    return { ok: true, bytes: await read(abs) };
+    return { ok: true, shown, bytes: await read(abs) };
   } catch (e) {
     if (!(e instanceof FsError)) throw e;
     if (e.code === "too_large") {
@@ -158,11 +160,9 @@ export async function previewEdit(
   read: PreviewReader,
   options: PreviewOptions,
 ): Promise<FileChange> {
-  const at = locate(args.path, options);
-  if (!at.ok) return at.change;
-  const { abs, shown } = at;
-  const got = await readForPreview(read, abs, shown);
+  const got = await readTarget(args.path, read, options);
   if (!got.ok) return got.change;
+  const { shown } = got;
   if (got.bytes === null) {
     return {
       kind: "unavailable",
@@ -183,10 +183,7 @@ export async function previewWrite(
   read: PreviewReader,
   options: PreviewOptions,
 ): Promise<FileChange> {
-  const at = locate(args.path, options);
-  if (!at.ok) return at.change;
-  const { abs, shown } = at;
-  const got = await readForPreview(read, abs, shown);
+  const got = await readTarget(args.path, read, options);
   if (!got.ok) return got.change;
-  return writeChange(shown, got.bytes, new TextEncoder().encode(args.content));
+  return writeChange(got.shown, got.bytes, new TextEncoder().encode(args.content));
 }

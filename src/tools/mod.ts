@@ -44,9 +44,7 @@ export {
 export {
   DIFF_MAX_BYTES,
   type EditCallArgs,
-  editPatch,
   type FileChange,
-  fsPreviewReader,
   previewEdit,
   type PreviewOptions,
   type PreviewReader,

@@ -9,7 +9,7 @@ import {
   realLocation,
 } from "./paths.ts";
 import { FsError, type FsOps } from "./ops.ts";
-import { DIFF_MAX_BYTES, writeChange } from "./change.ts";
+import { fsPreviewReader, writeChange } from "./change.ts";
 import type { Tool, ToolOutput } from "../agent/tool.ts";
 
 /** Arguments of write. */
@@ -50,10 +50,10 @@ export function asNewFileWrite(output: ToolOutput, path: string): ToolOutput {
  */
 async function contentBefore(fs: FsOps, abs: string): Promise<Uint8Array | null | undefined> {
   try {
-    return await fs.readFile(abs, { maxBytes: DIFF_MAX_BYTES });
+    return await fsPreviewReader(fs)(abs);
   } catch (e) {
     if (!(e instanceof FsError)) throw e;
-    return e.code === "not_found" ? null : undefined;
+    return undefined;
   }
 }
 

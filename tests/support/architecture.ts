@@ -47,6 +47,17 @@ const ACP_IMPORTS = [
   "src/version.ts",
 ];
 
+/**
+ * Folders that import neither src/cli/ nor the terminal (src/term/); those wired by the CLI are
+ * imported only by src/cli/ and by src/sys/, which implements their ops interface (hook_process.ts
+ * for src/hooks/, git.ts for src/rewind/).
+ */
+const BELOW_CLI = [
+  { dir: "src/report/", wiredByCli: false },
+  { dir: "src/hooks/", wiredByCli: true },
+  { dir: "src/rewind/", wiredByCli: true },
+];
+
 /** Every broken rule, one sentence each (empty when the layout holds). */
 export function architectureProblems(
   modules: readonly GraphModule[],
@@ -98,14 +109,6 @@ export function architectureProblems(
       ) {
         problems.push(`"${m.path}" imports "${target}": only src/cli/ draws on the terminal`);
       }
-      if (
-        m.path.startsWith("src/report/") &&
-        (target.startsWith("src/cli/") || target.startsWith("src/term/"))
-      ) {
-        problems.push(
-          `"${m.path}" imports "${target}": src/report/ imports neither src/cli/ nor src/term/`,
-        );
-      }
       if (m.path.startsWith("src/acp/") && !ACP_IMPORTS.some((d) => target.startsWith(d))) {
         problems.push(
           `"${m.path}" imports "${target}": src/acp/ imports only ${ACP_IMPORTS.join(", ")}`,
@@ -117,35 +120,21 @@ export function architectureProblems(
             "dynamically)",
         );
       }
-      if (
-        m.path.startsWith("src/hooks/") &&
-        (target.startsWith("src/cli/") || target.startsWith("src/term/"))
-      ) {
-        problems.push(
-          `"${m.path}" imports "${target}": src/hooks/ imports neither src/cli/ nor src/term/`,
-        );
-      }
-      if (
-        target.startsWith("src/hooks/") && !m.path.startsWith("src/hooks/") &&
-        !m.path.startsWith("src/cli/") && !m.path.startsWith("src/sys/")
-      ) {
-        // src/sys/ implements its ops interface (hook_process.ts), as for the other folders.
-        problems.push(`"${m.path}" imports "${target}": only src/cli/ wires src/hooks/`);
-      }
-      if (
-        m.path.startsWith("src/rewind/") &&
-        (target.startsWith("src/cli/") || target.startsWith("src/term/"))
-      ) {
-        problems.push(
-          `"${m.path}" imports "${target}": src/rewind/ imports neither src/cli/ nor src/term/`,
-        );
-      }
-      if (
-        target.startsWith("src/rewind/") && !m.path.startsWith("src/rewind/") &&
-        !m.path.startsWith("src/cli/") && !m.path.startsWith("src/sys/")
-      ) {
-        // src/sys/ implements its ops interface (git.ts), as for src/hooks/.
-        problems.push(`"${m.path}" imports "${target}": only src/cli/ wires src/rewind/`);
+      for (const { dir, wiredByCli } of BELOW_CLI) {
+        if (
+          m.path.startsWith(dir) &&
+          (target.startsWith("src/cli/") || target.startsWith("src/term/"))
+        ) {
+          problems.push(
+            `"${m.path}" imports "${target}": ${dir} imports neither src/cli/ nor src/term/`,
+          );
+        }
+        if (
+          wiredByCli && target.startsWith(dir) && !m.path.startsWith(dir) &&
+          !m.path.startsWith("src/cli/") && !m.path.startsWith("src/sys/")
+        ) {
+          problems.push(`"${m.path}" imports "${target}": only src/cli/ wires ${dir}`);
+        }
       }
     }
   }

@@ -97,6 +97,15 @@ Deno.test("write returns its diff in display, not in the model's output", async 
   assert.ok(!created.output.includes("@@"));
 });
 
+Deno.test("write over a file too large to read for a diff still writes, with no diff", async () => {
+  const fs = new MemoryFs({ "/ws/big.txt": "x\n".repeat(DIFF_MAX_BYTES) });
+  const tool = createWriteTool({ cwd: "/ws", fs });
+  const out = await call(tool, { path: "big.txt", content: "small\n" });
+  assert.equal(out.output, "Wrote 6 bytes to big.txt (overwrote the existing file).");
+  assert.equal(out.display, undefined);
+  assert.equal(new TextDecoder().decode(await fs.readFile("/ws/big.txt")), "small\n");
+});
+
 Deno.test("a file name with line breaks is escaped in the patch header, so the diff still parses", () => {
   for (const name of ["a\nb.txt", "a\rb.txt", "a\u2028b.txt", "x\r\x1b[2Kmoat wants to write y"]) {
     const shown = `/out/${name}`;

@@ -110,12 +110,3 @@ async function optionalGet(
     return undefined;
   }
 }
-
-/** The context window `sdk`'s server states for `model`, or undefined; never throws. */
-export async function fetchContextWindow(
-  sdk: OpenAI,
-  model: string,
-  options: ServerInfoOptions,
-): Promise<number | undefined> {
-  return (await fetchServerInfo(sdk, model, options)).window;
-}

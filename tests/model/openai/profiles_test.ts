@@ -298,6 +298,12 @@ Deno.test("Ollama on another port: its /api/version names it when /v1/models doe
   assert.equal(other.chatRequests[0]?.body?.max_completion_tokens, 50);
 });
 
+Deno.test("a profile already chosen (--provider, the URL) leaves Ollama's /api/version unasked", async () => {
+  await using server = await startFakeOpenAI({ models: ["test-model"], ollamaVersion: "0.12.3" });
+  await client(server, { provider: "vllm" }).contextWindow?.({});
+  assert.deepEqual(server.requests.map((r) => r.path), ["/v1/models"]);
+});
+
 Deno.test("a strict template's refusal of the roles' order is learned: the request goes again alternating", async () => {
   await using server = await startFakeOpenAI();
   // A vLLM or unknown server rendering a Mistral template: 500/400 "…roles must alternate…".
