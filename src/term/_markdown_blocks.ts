@@ -15,7 +15,7 @@ export interface BlockContext {
 }
 
 /** Inline tokens as one styled string (hard breaks as "\n"). */
-export function renderInline(tokens: readonly Token[] | undefined, s: MarkdownStyles): string {
+function renderInline(tokens: readonly Token[] | undefined, s: MarkdownStyles): string {
   return (tokens ?? []).map((t) => inlineToken(t, s)).join("");
 }
 

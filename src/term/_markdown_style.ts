@@ -70,7 +70,7 @@ export function wrapStyled(text: string, width: number): string[] {
 }
 
 /** Lines where each closes the styles it leaves open and the next line opens them again. */
-export function reopenStyles(lines: readonly string[]): string[] {
+function reopenStyles(lines: readonly string[]): string[] {
   let active: string[] = [];
   return lines.map((line) => {
     const start = active.join("");

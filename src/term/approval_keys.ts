@@ -9,6 +9,7 @@ import {
   createLinePrompter,
   type Prompter,
 } from "../policy/approve.ts";
+import { displayWidth, wrapText } from "./wrap.ts";
 
 /** What the key prompter needs: one key press at a time, the output, the terminal's width. */
 export interface KeyPrompterIo {
@@ -23,23 +24,9 @@ export interface KeyPrompterIo {
   preview?(request: ApprovalRequest): Promise<string[]>;
 }
 
-/** `text` broken at spaces into lines of at most `columns` (a longer word stays whole). */
+/** `text` wrapped at spaces to `columns` (at least 20; 0 or less: unknown, 80 is used). */
 export function wrapWords(text: string, columns: number): string {
-  const width = columns > 0 ? Math.max(20, columns) : 80;
-  return text.split("\n").map((paragraph) => {
-    const lines: string[] = [];
-    let line = "";
-    for (const word of paragraph.split(" ")) {
-      if (line !== "" && line.length + 1 + word.length > width) {
-        lines.push(line);
-        line = word;
-      } else {
-        line = line === "" ? word : `${line} ${word}`;
-      }
-    }
-    lines.push(line);
-    return lines.join("\n");
-  }).join("\n");
+  return wrapText(text, { width: columns > 0 ? Math.max(20, columns) : 80 }).join("\n");
 }
 
 const ECHO: Record<Approval, string> = {
@@ -70,7 +57,7 @@ function keyAnswer(key: string, directory: boolean): Approval | undefined {
 function rowsAt(shown: string, columns: number): number {
   const width = columns > 0 ? columns : 80;
   return shown.split("\n").reduce(
-    (rows, line) => rows + Math.max(1, Math.ceil(line.length / width)),
+    (rows, line) => rows + Math.max(1, Math.ceil(displayWidth(line) / width)),
     0,
   );
 }

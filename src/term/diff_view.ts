@@ -25,7 +25,7 @@ export interface DiffViewOptions {
 }
 
 /** Lines shown by default before the cap. */
-export const DIFF_VIEW_MAX_LINES = 40;
+const DIFF_VIEW_MAX_LINES = 40;
 
 type Row =
   | { kind: "hunk"; text: string }

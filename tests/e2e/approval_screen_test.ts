@@ -6,11 +6,9 @@
 import assert from "node:assert/strict";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { hasPython, spawnMoatPty } from "../support/pty.ts";
+import { hasPython, spawnMoatAtPrompt } from "../support/pty.ts";
 
 const noPython = !(await hasPython());
-const PROMPT = /^›$/m;
-const env = (baseURL: string) => ({ OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "k", NO_COLOR: "1" });
 
 Deno.test({
   name: "terminal: a write outside the grants shows its diff, then the question; n denies it",
@@ -28,8 +26,7 @@ Deno.test({
       }]),
       reply.text("Left it alone."),
     );
-    await using term = await spawnMoatPty([], { cwd: ws.dir, env: env(server.baseURL) });
-    await term.waitForText(PROMPT);
+    await using term = await spawnMoatAtPrompt([], { cwd: ws.dir, baseURL: server.baseURL });
     await term.write("change the file\r");
     const asked = await term.waitForText(/Allow\?/);
     const text = asked.join("\n");
@@ -73,13 +70,12 @@ Deno.test({
       reply.toolCalls([{ id: "c1", name: "write", arguments: { path: target, content: "hi\n" } }]),
       reply.text("Wrote it."),
     );
-    await using term = await spawnMoatPty([], {
+    await using term = await spawnMoatAtPrompt([], {
       cwd: ws.dir,
-      env: env(server.baseURL),
+      baseURL: server.baseURL,
       cols: 50,
       rows: 30,
     });
-    await term.waitForText(PROMPT);
     await term.write("write a file\r");
     const narrow = questionRows(await term.waitForText(/\(Enter\)$/m));
     // Broken only at spaces: joined again, it is the whole question; every row fits.
@@ -127,11 +123,10 @@ Deno.test({
       }]),
       reply.text("never asked"),
     );
-    await using term = await spawnMoatPty(["--allow-run=bash,touch,cat"], {
+    await using term = await spawnMoatAtPrompt(["--allow-run=bash,touch,cat"], {
       cwd: ws.dir,
-      env: env(server.baseURL),
+      baseURL: server.baseURL,
     });
-    await term.waitForText(PROMPT);
     await term.write("remember the number 7\r");
     await term.waitForScreen(
       "the answer and the prompt",

@@ -7,11 +7,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { hasPython, spawnMoatPty, spawnPty } from "../support/pty.ts";
+import { hasPython, spawnMoatAtPrompt, spawnPty } from "../support/pty.ts";
 import { cliEnv, startArgv } from "./_cli.ts";
 
 const noPython = !(await hasPython());
-const PROMPT = /^›$/m;
 
 const ANSWER = "# Plan\n\nSome **bold** words.\n\n- first item\n- second item\n\n```ts\n" +
   "const answer = 42;\n```\n";
@@ -23,13 +22,13 @@ Deno.test({
     await using server = await startFakeOpenAI();
     await using ws = await createTempWorkspace();
     server.script(reply.text(ANSWER), reply.text(ANSWER));
-    await using term = await spawnMoatPty([], {
+    await using term = await spawnMoatAtPrompt([], {
       cwd: ws.dir,
-      env: { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k", NO_COLOR: null },
+      baseURL: server.baseURL,
+      color: true,
       cols: 80,
       rows: 30,
     });
-    await term.waitForText(PROMPT);
     await term.write("make a plan\r");
     const screen = await term.waitForScreen(
       "the rendered answer and the prompt",

@@ -6,11 +6,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { hasPython, spawnMoatPty, spawnPty } from "../support/pty.ts";
+import { hasPython, spawnMoatAtPrompt, spawnMoatPty, spawnPty } from "../support/pty.ts";
 import { denoDir, startArgv } from "./_cli.ts";
 
 const noPython = !(await hasPython());
-const PROMPT = /^›$/m;
 // Select Graphic Rendition: the sequences that colour or style text.
 const SGR = new RegExp(`${String.fromCharCode(0x1b)}\\[[0-9;]*m`);
 
@@ -24,13 +23,13 @@ Deno.test({
       reply.toolCalls([{ id: "call_1", name: "read", arguments: { path: "notes.txt" } }]),
       reply.text("The notes say: remember the milk."),
     );
-    await using term = await spawnMoatPty([], {
+    await using term = await spawnMoatAtPrompt([], {
       cwd: ws.dir,
-      env: { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k", NO_COLOR: null },
+      baseURL: server.baseURL,
+      color: true,
       cols: 80,
       rows: 20,
     });
-    await term.waitForText(PROMPT);
     await term.write("what do my notes say?\r");
     const screen = await term.waitForScreen(
       "the answer and the prompt",
@@ -57,11 +56,10 @@ Deno.test({
       reply.toolCalls([{ id: "call_1", name: "read", arguments: { path: "notes.txt" } }]),
       reply.text("The notes say: remember the milk."),
     );
-    await using term = await spawnMoatPty([], {
+    await using term = await spawnMoatAtPrompt([], {
       cwd: ws.dir,
-      env: { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k", NO_COLOR: "1" },
+      baseURL: server.baseURL,
     });
-    await term.waitForText(PROMPT);
     await term.write("what do my notes say?\r");
     const screen = await term.waitForText("The notes say: remember the milk.");
     assert.ok(screen.some((l) => /^✓ read notes\.txt \(\d+ ms\)$/.test(l)), screen.join("\n"));

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { hasPython, spawnMoatPty } from "../support/pty.ts";
+import { hasPython, spawnMoatAtPrompt } from "../support/pty.ts";
 
 const noPython = !(await hasPython());
 
@@ -23,17 +23,16 @@ Deno.test({
         usage: { prompt_tokens: 3210, completion_tokens: 420, cached_tokens: 1000 },
       }),
     );
-    await using term = await spawnMoatPty(["--model", "gpt-4.1", "--context-window", "128000"], {
-      cwd: ws.dir,
-      env: {
-        OPENAI_BASE_URL: server.baseURL,
-        OPENAI_API_KEY: "k",
-        XDG_CONFIG_HOME: config.dir,
+    await using term = await spawnMoatAtPrompt(
+      ["--model", "gpt-4.1", "--context-window", "128000"],
+      {
+        cwd: ws.dir,
+        baseURL: server.baseURL,
+        env: { XDG_CONFIG_HOME: config.dir },
+        cols: 120,
+        rows: 20,
       },
-      cols: 120,
-      rows: 20,
-    });
-    await term.waitForText(/^›$/m);
+    );
     await term.write("hi\r");
     // (3,210 − 1,000) × 2 + 1,000 × 0.5 + 420 × 8, per million.
     const status = "gpt-4.1 · context 3% of 128k · tokens: 3,210 in (1,000 cached) · 420 out · " +

@@ -7,10 +7,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { hasPython, spawnMoatPty } from "../support/pty.ts";
+import { hasPython, spawnMoatAtPrompt } from "../support/pty.ts";
 
 const noPython = !(await hasPython());
-const PROMPT = /^›$/m;
 
 Deno.test({
   name: "terminal: an edit shows its diff with line numbers under the call line",
@@ -26,13 +25,12 @@ Deno.test({
       }]),
       reply.text("Swapped the eggs for butter."),
     );
-    await using term = await spawnMoatPty(["--allow-write=."], {
+    await using term = await spawnMoatAtPrompt(["--allow-write=."], {
       cwd: ws.dir,
-      env: { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k", NO_COLOR: "1" },
+      baseURL: server.baseURL,
       cols: 80,
       rows: 24,
     });
-    await term.waitForText(PROMPT);
     await term.write("swap the eggs\r");
     const screen = await term.waitForText("Swapped the eggs for butter.");
     const call = screen.findIndex((l) => /^✓ edit notes\.txt \(\d+ ms\)$/.test(l));
@@ -62,13 +60,12 @@ Deno.test({
       }]),
       reply.text("The command finished."),
     );
-    await using term = await spawnMoatPty([], {
+    await using term = await spawnMoatAtPrompt([], {
       cwd: ws.dir,
-      env: { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k", NO_COLOR: "1" },
+      baseURL: server.baseURL,
       cols: 80,
       rows: 24,
     });
-    await term.waitForText(PROMPT);
     await term.write("run it\r");
     // While the command waits on the fifo: its first line, under the running call.
     const running = await term.waitForScreen(

@@ -302,3 +302,30 @@ export async function spawnMoatPty(
   });
   return Object.assign(pty, { home });
 }
+
+/** Options of spawnMoatAtPrompt: spawnMoatPty's, and the fake server moat talks to. */
+export interface FakeServerPtyOptions extends MoatPtyOptions {
+  /** The fake OpenAI server's base URL (tests/support/fake_openai.ts); the key is "k". */
+  baseURL: string;
+  /** Colour allowed (NO_COLOR unset); default false, NO_COLOR=1. */
+  color?: boolean;
+}
+
+/** spawnMoatPty talking to the fake server at `options.baseURL`, once its first prompt (`›`) shows. */
+export async function spawnMoatAtPrompt(
+  args: readonly string[],
+  options: FakeServerPtyOptions,
+): Promise<Pty & { home: string }> {
+  const { baseURL, color, env, ...rest } = options;
+  const pty = await spawnMoatPty(args, {
+    ...rest,
+    env: { OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "k", NO_COLOR: color ? null : "1", ...env },
+  });
+  try {
+    await pty.waitForText(/^›$/m);
+  } catch (error) {
+    await pty[Symbol.asyncDispose]();
+    throw error;
+  }
+  return pty;
+}

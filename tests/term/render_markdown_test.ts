@@ -1,7 +1,8 @@
 // deno-lint-ignore-file no-control-regex
 import assert from "node:assert/strict";
 import type { AgentEvent } from "../../src/agent/mod.ts";
-import { createTextRenderer, type TextRendererOptions } from "../../src/term/render/mod.ts";
+import type { TextRendererOptions } from "../../src/term/render/mod.ts";
+import { capturedRenderer, summary as answered } from "./_renderer.ts";
 import * as markdown from "../../src/term/markdown.ts";
 import type { RunSummary } from "../../src/report/mod.ts";
 import { emptyUsage } from "../../src/model/types.ts";
@@ -20,38 +21,20 @@ const END: AgentEvent = {
 // The spinner is on the terminal: its last draw was not cleared.
 const spinnerShown = (stderr: string): boolean => /\r\x1b\[K[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] [^\n\r]*$/.test(stderr);
 
-const summary = (text: string): RunSummary => ({
-  stopReason: "completed",
-  turns: 1,
-  usage: emptyUsage(),
-  requests: 1,
-  retries: 0,
-  toolCalls: 0,
-  failed: 0,
-  denied: 0,
-  exitCode: 0,
-  text,
-});
+const summary = (text: string): RunSummary => answered({ text });
 
 /** An interactive renderer on a terminal (stdout a TTY) whose answers are rendered as markdown. */
 function renderer(
   over: Partial<TextRendererOptions> = {},
   md: { color?: boolean; module?: Promise<typeof markdown> } = {},
 ) {
-  const out = { stdout: "", stderr: "" };
-  const r = createTextRenderer({
-    writeStdout: (t: string) => void (out.stdout += t),
-    writeStderr: (t: string) => void (out.stderr += t),
+  return capturedRenderer({
     stdoutIsTty: true,
-    stderrIsTty: false,
-    color: false,
-    cwd: "/w",
     interactive: true,
     columns: () => 60,
     markdown: { module: md.module ?? Promise.resolve(markdown), color: md.color ?? true },
     ...over,
   });
-  return { r, out };
 }
 
 /** The answer in small pieces (cut inside words, markers and fences). */

@@ -4,23 +4,14 @@ import { emptyUsage } from "../../src/model/types.ts";
 import type { RunSummary } from "../../src/report/mod.ts";
 import { formatElapsed, spinnerText } from "../../src/term/render/_screen.ts";
 import { shortTokens, statusLine } from "../../src/term/render/_status.ts";
-import { createTextRenderer, type TextRendererOptions } from "../../src/term/render/mod.ts";
+import type { TextRendererOptions } from "../../src/term/render/mod.ts";
+import { capturedRenderer, summary as answered } from "./_renderer.ts";
 import { createManualClock } from "../support/manual_clock.ts";
 
 /** A renderer on a stderr TTY with a manual clock (stdout piped unless `over` says otherwise). */
 function renderer(over: Partial<TextRendererOptions> = {}) {
-  const out = { stdout: "", stderr: "" };
   const clock = createManualClock();
-  const r = createTextRenderer({
-    writeStdout: (t: string) => void (out.stdout += t),
-    writeStderr: (t: string) => void (out.stderr += t),
-    stdoutIsTty: false,
-    stderrIsTty: true,
-    color: false,
-    cwd: "/w",
-    clock,
-    ...over,
-  });
+  const { r, out } = capturedRenderer({ stderrIsTty: true, clock, ...over });
   /** The text of the spinner's last drawn frame (without its glyph). */
   const frame = () =>
     (out.stderr.split("\r\x1b[K").filter((f) => f !== "").at(-1) ?? "").replace(
@@ -30,19 +21,8 @@ function renderer(over: Partial<TextRendererOptions> = {}) {
   return { r, out, clock, frame };
 }
 
-const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
-  stopReason: "completed",
-  turns: 1,
-  usage: emptyUsage(),
-  requests: 1,
-  retries: 0,
-  toolCalls: 0,
-  failed: 0,
-  denied: 0,
-  exitCode: 0,
-  text: "Done.",
-  ...over,
-});
+const summary = (over: Partial<RunSummary> = {}): RunSummary =>
+  answered({ text: "Done.", ...over });
 
 const reply = (inputTokens: number, outputTokens: number, cachedTokens = 0): AgentEvent => ({
   type: "message_end",

@@ -1,45 +1,8 @@
 import assert from "node:assert/strict";
 import type { AgentEvent } from "../../src/agent/mod.ts";
-import {
-  createTextRenderer,
-  describeCall,
-  formatDuration,
-  type TextRendererOptions,
-  useColor,
-} from "../../src/term/render/mod.ts";
-import type { RunSummary } from "../../src/report/mod.ts";
-import { emptyUsage } from "../../src/model/types.ts";
+import { describeCall, formatDuration, useColor } from "../../src/term/render/mod.ts";
+import { capturedRenderer as renderer, summary } from "./_renderer.ts";
 import { createManualClock } from "../cli/_fakes.ts";
-
-const usage = emptyUsage();
-const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
-  stopReason: "completed",
-  turns: 1,
-  usage,
-  requests: 1,
-  retries: 0,
-  toolCalls: 0,
-  failed: 0,
-  denied: 0,
-  exitCode: 0,
-  text: "Final answer.",
-  ...over,
-});
-
-/** A text renderer (off a TTY, no colour, workspace /w unless `over` says otherwise) and its output. */
-function renderer(over: Partial<TextRendererOptions> = {}) {
-  const out = { stdout: "", stderr: "" };
-  const r = createTextRenderer({
-    writeStdout: (t: string) => void (out.stdout += t),
-    writeStderr: (t: string) => void (out.stderr += t),
-    stdoutIsTty: false,
-    stderrIsTty: false,
-    color: false,
-    cwd: "/w",
-    ...over,
-  });
-  return { r, out };
-}
 
 const toolEnd = (over: Partial<Extract<AgentEvent, { type: "tool_end" }>>): AgentEvent => ({
   type: "tool_end",

@@ -171,17 +171,15 @@ export async function compactStep(
     usage = usage === undefined ? reply.usage : addUsage(usage, reply.usage);
     const text = reply.blocks.map((b) => b.type === "text" ? b.text : "").join("").trim();
     if (text === "") return fallback(calls, usage);
-    const written = summaryMessage(text, {
-      messages: head.length,
-      tokens: estimateMessagesTokens(head),
-    });
+    const headTokens = estimateMessagesTokens(head);
+    const written = summaryMessage(text, { messages: head.length, tokens: headTokens });
     const messages: Message[] = [...users, written, ...pruned.messages.slice(cut)];
     // A compaction never makes the history larger: a summary longer than what it replaces is
     // dropped (the stubs alone, when they helped, still are a compaction).
     if (estimateMessagesTokens(messages) >= pruned.tokens) {
       const result = fallback(calls, usage);
       if (result.type !== "unchanged") return result;
-      const replacedTokens = estimateMessagesTokens(head) - estimateMessagesTokens(users);
+      const replacedTokens = headTokens - estimateMessagesTokens(users);
       return {
         ...result,
         larger: { summaryTokens: estimateMessageTokens(written), replacedTokens },

@@ -8,9 +8,9 @@ import { cutToWidth } from "../diff_view.ts";
 import { escapeUnsafe } from "../terminal_text.ts";
 
 /** Output lines the live region shows of a running command. */
-export const LIVE_TAIL_LINES = 5;
+const LIVE_TAIL_LINES = 5;
 /** Lines of a preview kept from each end of the output. */
-export const PREVIEW_END_LINES = 2;
+const PREVIEW_END_LINES = 2;
 
 /** How the lines are drawn. */
 export interface OutputLook {
