@@ -64,6 +64,14 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
   return parts.join("\n\n");
 }
 
+/** The nearest of `dir` and its ancestors that holds `.git` (a git work tree's root), if any. */
+export async function findGitRoot(fs: CliFs, dir: string): Promise<string | undefined> {
+  for (let d = dir;; d = dirname(d)) {
+    if (await fs.exists(join(d, ".git"))) return d;
+    if (dirname(d) === d) return undefined;
+  }
+}
+
 /**
  * The AGENTS.md files that apply to a workspace, most general first: the user's
  * `<configDir>/AGENTS.md`, then every AGENTS.md from the git root (the nearest ancestor holding
@@ -77,19 +85,9 @@ export async function loadContextFiles(
   if (options.userConfigDir !== undefined) {
     candidates.push(join(options.userConfigDir, CONTEXT_FILE_NAME));
   }
-  const chain: string[] = [];
-  let dir = options.workspace;
-  let gitRoot: string | undefined;
-  for (;;) {
-    chain.push(dir);
-    if (await fs.exists(join(dir, ".git"))) {
-      gitRoot = dir;
-      break;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
+  const gitRoot = await findGitRoot(fs, options.workspace);
+  const chain = [options.workspace];
+  while (gitRoot !== undefined && chain.at(-1) !== gitRoot) chain.push(dirname(chain.at(-1)!));
   const dirs = gitRoot === undefined ? [options.workspace] : chain.reverse();
   for (const d of dirs) candidates.push(join(d, CONTEXT_FILE_NAME));
 

@@ -1,5 +1,4 @@
 /** The reporter each mode writes through, and what it says when a run starts. */
-import { dirname, join } from "node:path";
 import { formatGrants } from "../../policy/grant_hints.ts";
 import type { CliFs } from "../io.ts";
 import { VERSION } from "../../version.ts";
@@ -9,6 +8,7 @@ import { createJsonlReporter, createJsonReporter } from "../jsonl.ts";
 import { createTextRenderer, useColor } from "../../term/render/mod.ts";
 import type { Reporter, RunStartInfo } from "../../report/mod.ts";
 import type { RunSetup } from "../setup.ts";
+import { findGitRoot } from "../system_prompt.ts";
 /** The reporter of a run: text (always in interactive mode), JSON or JSONL. */
 export function createReporter(
   setup: RunSetup,
@@ -65,10 +65,7 @@ export function createReporter(
 
 /** Whether `dir` is in a git work tree (it or a parent holds `.git`): looked up once, at start. */
 export async function inGitWorkTree(fs: CliFs, dir: string): Promise<boolean> {
-  for (let d = dir;; d = dirname(d)) {
-    if (await fs.exists(join(d, ".git"))) return true;
-    if (dirname(d) === d) return false;
-  }
+  return (await findGitRoot(fs, dir)) !== undefined;
 }
 
 /** What the reporter says when a run starts (`run_start`). */
