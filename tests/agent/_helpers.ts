@@ -4,6 +4,7 @@ import type { AgentEvent } from "../../src/agent/events.ts";
 import type { Clock } from "../../src/agent/types.ts";
 import type { UserMessage } from "../../src/model/types.ts";
 import type { AnyTool, Tool, ToolOutput } from "../../src/agent/tool.ts";
+import { codeText } from "./compaction/_fixtures.ts";
 
 /** A clock whose time only moves when the test says so. */
 export class ManualClock implements Clock {
@@ -154,4 +155,27 @@ export function gates(): { wait(id: string): Promise<void>; open(id: string): vo
     return d;
   };
   return { wait: (id) => get(id).promise, open: (id) => get(id).resolve() };
+}
+
+const DumpParams = Type.Object({ part: Type.Integer({ description: "Part number" }) });
+
+/**
+ * A tiny tool for the compaction tests: part N of a big file is `chars` characters of code;
+ * `prunedHint` (optional) says how to get a pruned part back.
+ */
+export function dumpTool(
+  chars: number,
+  options: { prunedHint?: boolean } = {},
+): Tool<typeof DumpParams> {
+  return {
+    name: "dump",
+    description: "Prints one part of a big file.",
+    parameters: DumpParams,
+    kind: "read",
+    concurrencySafe: true,
+    execute: (args) => Promise.resolve({ output: codeText(chars, `p${args.part}`) }),
+    ...(options.prunedHint === true
+      ? { prunedHint: (args: { part: number }) => `Call dump with part ${args.part} again for it.` }
+      : {}),
+  };
 }

@@ -1,9 +1,7 @@
 /** Context compaction in the agent loop, through the real `openai` SDK and the fake server. */
 import assert from "node:assert/strict";
-import { Type } from "@sinclair/typebox";
 import { runAgentLoop } from "../../src/agent/mod.ts";
 import type { AgentOptions } from "../../src/agent/types.ts";
-import type { Tool } from "../../src/agent/tool.ts";
 import { type ContextState, createContextState } from "../../src/agent/compaction/keeper.ts";
 import { isSummaryMessage, SUMMARY_INSTRUCTIONS } from "../../src/agent/compaction/summary.ts";
 import { createOpenAiClient } from "../../src/model/openai/mod.ts";
@@ -23,26 +21,11 @@ import {
 import { assertHistoryAcceptable } from "../support/history_check.ts";
 import { createManualClock } from "../support/manual_clock.ts";
 import { scripted, ScriptedModelClient } from "../support/scripted_model.ts";
-import { eventLog, user } from "./_helpers.ts";
+import { dumpTool, eventLog, user } from "./_helpers.ts";
 import { codeText, readingHistory } from "./compaction/_fixtures.ts";
 
 const PROMPT = "Read all parts of the dump and tell me what the code computes.";
 const SUMMARY = '## User requests\n"Read all parts of the dump"\n## Next step\nRead the next part.';
-
-const DumpParams = Type.Object({ part: Type.Integer({ description: "Part number" }) });
-
-/** A tiny in-test tool: each part is `chars` characters of code. */
-function dumpTool(chars: number): Tool<typeof DumpParams> {
-  return {
-    name: "dump",
-    description: "Prints one part of a big file.",
-    parameters: DumpParams,
-    kind: "read",
-    concurrencySafe: true,
-    execute: (args) => Promise.resolve({ output: codeText(chars, `p${args.part}`) }),
-    prunedHint: (args) => `Call dump with part ${args.part} again for it.`,
-  };
-}
 
 const isSummaryRequest = (r: RecordedRequest) => r.body?.tools === undefined;
 
@@ -74,7 +57,7 @@ function options(server: FakeOpenAIServer, extra: Partial<AgentOptions>): AgentO
       model: "fake-model",
       maxRetries: 0,
     }),
-    tools: [dumpTool(6000)],
+    tools: [dumpTool(6000, { prunedHint: true })],
     system: "You are a test.",
     clock: createManualClock(),
     ...extra,
@@ -207,7 +190,7 @@ Deno.test("runAgentLoop() summarises when pruning is not enough; summary request
   const result = await runAgentLoop(
     { history, prompt: user(PROMPT) },
     options(server, {
-      tools: [dumpTool(500)],
+      tools: [dumpTool(500, { prunedHint: true })],
       context: createContextState({ window: 4000, source: "config" }),
       onEvent: log.onEvent,
     }),
@@ -256,7 +239,7 @@ Deno.test("runAgentLoop() aborted during a summary request stops with aborted an
   const run = runAgentLoop(
     { history, prompt: user(PROMPT) },
     options(server, {
-      tools: [dumpTool(500)],
+      tools: [dumpTool(500, { prunedHint: true })],
       context: createContextState({ window: 4000, source: "flag" }),
       onEvent: log.onEvent,
       signal: controller.signal,
@@ -323,7 +306,7 @@ Deno.test("runAgentLoop() gives up after two compactions the server still finds 
   const history: Message[] = readingHistory(8, 3000);
   const result = await runAgentLoop({ history, prompt: user("go on") }, {
     model,
-    tools: [dumpTool(6000)],
+    tools: [dumpTool(6000, { prunedHint: true })],
     system: "You are a test.",
     clock: createManualClock(),
     context: createContextState(),

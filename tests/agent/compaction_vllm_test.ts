@@ -5,9 +5,7 @@
  * compaction succeeds.
  */
 import assert from "node:assert/strict";
-import { Type } from "@sinclair/typebox";
 import { runAgentLoop } from "../../src/agent/mod.ts";
-import type { Tool } from "../../src/agent/tool.ts";
 import { createContextState } from "../../src/agent/compaction/keeper.ts";
 import { isSummaryMessage } from "../../src/agent/compaction/summary.ts";
 import { createOpenAiClient } from "../../src/model/openai/mod.ts";
@@ -21,20 +19,9 @@ import {
 } from "../support/fake_openai.ts";
 import { assertHistoryAcceptable } from "../support/history_check.ts";
 import { createManualClock } from "../support/manual_clock.ts";
-import { eventLog, user } from "./_helpers.ts";
-import { codeText } from "./compaction/_fixtures.ts";
+import { dumpTool, eventLog, user } from "./_helpers.ts";
 
 const WINDOW = 4000;
-const PartParams = Type.Object({ part: Type.Integer({ description: "Part number" }) });
-
-const dumpTool: Tool<typeof PartParams> = {
-  name: "dump",
-  description: "Prints one part of a big file.",
-  parameters: PartParams,
-  kind: "read",
-  concurrencySafe: true,
-  execute: (args) => Promise.resolve({ output: codeText(500, `p${args.part}`) }),
-};
 
 const isSummary = (r: RecordedRequest) => r.body?.tools === undefined;
 
@@ -77,7 +64,7 @@ Deno.test("runAgentLoop() on vLLM: a summary request whose budget is too large i
       maxRetries: 0,
       provider: "vllm",
     }),
-    tools: [dumpTool],
+    tools: [dumpTool(500)],
     system: "You are a test.",
     clock: createManualClock(),
     context: createContextState({ window: WINDOW, source: "config" }),

@@ -5,7 +5,6 @@
  * tools ran but whose reply broke off, after a compaction, and with ids from another server.
  */
 import assert from "node:assert/strict";
-import { Type } from "@sinclair/typebox";
 import { runAgentLoop } from "../../src/agent/mod.ts";
 import type { Tool } from "../../src/agent/tool.ts";
 import { createContextState } from "../../src/agent/compaction/keeper.ts";
@@ -24,30 +23,19 @@ import {
 } from "../support/fake_openai.ts";
 import { assertHistoryAcceptable } from "../support/history_check.ts";
 import { strictTemplate } from "../support/strict_template.ts";
-import { user } from "./_helpers.ts";
-import { codeText } from "./compaction/_fixtures.ts";
-
-const PartParams = Type.Object({ part: Type.Integer({ description: "Part number" }) });
-
-/** A tiny in-test tool: part N is `chars` characters of code. */
-function dumpTool(chars: number): Tool<typeof PartParams> {
-  return {
-    name: "dump",
-    description: "Prints one part of a big file.",
-    parameters: PartParams,
-    kind: "read",
-    concurrencySafe: true,
-    execute: (args) => Promise.resolve({ output: codeText(chars, `p${args.part}`) }),
-  };
-}
+import { dumpTool, user } from "./_helpers.ts";
 
 function run(
   server: FakeOpenAIServer,
   provider: ProfileName,
   history: Message[],
   prompt: string,
-  extra: { chars?: number; window?: number; signal?: AbortSignal; tool?: Tool<typeof PartParams> } =
-    {},
+  extra: {
+    chars?: number;
+    window?: number;
+    signal?: AbortSignal;
+    tool?: ReturnType<typeof dumpTool>;
+  } = {},
 ) {
   return runAgentLoop({ history, prompt: user(prompt) }, {
     model: createOpenAiClient({
@@ -117,7 +105,7 @@ for (const provider of ["llamacpp", "mistral"] as const) {
     );
     const controller = new AbortController();
     // The user interrupts (Ctrl-C) while the tool runs; the tool ends at once, as bash does.
-    const waiting: Tool<typeof PartParams> = {
+    const waiting: ReturnType<typeof dumpTool> = {
       ...dumpTool(40),
       execute: () => {
         controller.abort();
