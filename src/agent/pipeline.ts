@@ -103,7 +103,6 @@ function checkArguments(
   raw: unknown,
 ): { ok: true; args: unknown } | { ok: false; error: string } {
   const fail = (error: string) => ({ ok: false as const, error });
-  const call = { name };
   if (!isPlainObject(raw)) {
     return fail(
       `Error: the arguments of tool "${name}" must be a JSON object, got ${describeJsonKind(raw)}.`,
@@ -115,7 +114,7 @@ function checkArguments(
       args = tool.prepareArguments(args);
     } catch (e) {
       return fail(
-        `Error: could not prepare the arguments of tool "${call.name}": ${errorMessage(e)}. ` +
+        `Error: could not prepare the arguments of tool "${name}": ${errorMessage(e)}. ` +
           "Fix the arguments and retry.",
       );
     }
@@ -125,7 +124,7 @@ function checkArguments(
     const problems = tool.validateArguments(args).slice(0, MAX_VALIDATION_ERRORS);
     if (problems.length > 0) {
       return fail(
-        `Error: invalid arguments for tool "${call.name}": ${problems.join("; ")}. ` +
+        `Error: invalid arguments for tool "${name}": ${problems.join("; ")}. ` +
           "Fix the arguments and retry.",
       );
     }
@@ -138,14 +137,14 @@ function checkArguments(
           if (problems.length >= MAX_VALIDATION_ERRORS) break;
         }
         return fail(
-          `Error: invalid arguments for tool "${call.name}": ${problems.join("; ")}. ` +
+          `Error: invalid arguments for tool "${name}": ${problems.join("; ")}. ` +
             "Fix the arguments and retry.",
         );
       }
     } catch (e) {
       // A schema TypeBox cannot check is a tool bug; refuse rather than run unchecked.
       return fail(
-        `Error: could not validate the arguments of tool "${call.name}": ${errorMessage(e)}`,
+        `Error: could not validate the arguments of tool "${name}": ${errorMessage(e)}`,
       );
     }
   }

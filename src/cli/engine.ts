@@ -2,6 +2,7 @@
  * What every run of one invocation shares: the sandbox, the system prompt with the
  * context files, the model client's options, and runOnce (one agent run, reported and saved).
  */
+import { basename } from "node:path";
 import {
   type AgentEvent,
   type AgentRunResult,
@@ -289,7 +290,7 @@ export async function runOnce(
     agentOptions.afterToolCall = withPostToolUse(engine.hooks, agentOptions.afterToolCall);
   }
   if (options.writer !== null) {
-    engine.session.id = options.writer.path.replace(/^.*\//, "").replace(/\.jsonl$/, "");
+    engine.session.id = basename(options.writer.path, ".jsonl");
     engine.session.path = options.writer.path;
   }
   agentOptions.limits = runLimits(setup, options.modelName ?? setup.settings.model);

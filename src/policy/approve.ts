@@ -38,6 +38,28 @@ export type PermissionHook = (
   request: ApprovalRequest & { toolCallId: string; args: unknown },
 ) => Promise<HookAnswer>;
 
+/**
+ * Asks the PermissionRequest hooks about each item in turn (`allowed` runs as each is allowed
+ * for the run): the first denial's item and reason, or the items no hook answered.
+ */
+export async function askPermissionHooks<T>(
+  hook: PermissionHook,
+  items: readonly T[],
+  options: {
+    request: (item: T) => Parameters<PermissionHook>[0];
+    allowed: (item: T) => void | Promise<void>;
+  },
+): Promise<{ left: T[] } | { denied: T; reason: string }> {
+  const left: T[] = [];
+  for (const item of items) {
+    const answer = await hook(options.request(item));
+    if (answer?.decision === "deny") return { denied: item, reason: answer.reason };
+    if (answer?.decision === "always") await options.allowed(item);
+    else left.push(item);
+  }
+  return { left };
+}
+
 /** Asks the user; must resolve (a closed input means "deny"). */
 export interface Prompter {
   ask(request: ApprovalRequest): Promise<Approval>;

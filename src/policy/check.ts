@@ -7,6 +7,7 @@ import type { PolicyDecision, ToolCallInfo } from "../agent/hooks.ts";
 import type { ToolLocation } from "../agent/tool.ts";
 import {
   approvalQuestion,
+  askPermissionHooks,
   describeLocation,
   type PermissionHook,
   type Prompter,
@@ -265,30 +266,24 @@ async function askHooks(
   recordEach: RecordEach,
 ): Promise<ToolLocation[][] | PolicyBlock> {
   if (options.permissionHook === undefined) return groups;
-  const left: ToolLocation[][] = [];
-  for (const group of groups) {
-    const first = group[0] as ToolLocation;
-    const answer = await options.permissionHook({
+  const asked = await askPermissionHooks(options.permissionHook, groups, {
+    request: (group) => ({
       toolName: call.name,
-      location: first,
-      question: approvalQuestion(call.name, first),
+      location: group[0] as ToolLocation,
+      question: approvalQuestion(call.name, group[0] as ToolLocation),
       toolCallId: call.toolCallId,
       args: call.args,
-    });
-    if (answer?.decision === "deny") {
-      recordEach(group, { outcome: "denied", by: "hook", reason: answer.reason });
-      return blocked(answer.reason);
-    }
-    if (answer?.decision !== "always") {
-      left.push(group);
-      continue;
-    }
-    for (const location of group) {
-      await options.onApproved?.({ toolCallId: call.toolCallId, location, scope: "always" });
-      recordEach([location], { outcome: "approved_always", by: "hook" });
-    }
-  }
-  return left;
+    }),
+    async allowed(group) {
+      for (const location of group) {
+        await options.onApproved?.({ toolCallId: call.toolCallId, location, scope: "always" });
+        recordEach([location], { outcome: "approved_always", by: "hook" });
+      }
+    },
+  });
+  if ("left" in asked) return asked.left;
+  recordEach(asked.denied, { outcome: "denied", by: "hook", reason: asked.reason });
+  return blocked(asked.reason);
 }
 
 /** How much an access can do, strongest first: it names the group and leads the reason. */

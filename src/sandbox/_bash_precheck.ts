@@ -8,6 +8,7 @@
 import { basename, dirname, isAbsolute, join } from "node:path";
 import {
   approvalQuestion,
+  askPermissionHooks,
   type Grants,
   isWithin,
   type PathOps,
@@ -209,29 +210,24 @@ async function askHooks(
   record: (program: string, how: Pick<PermissionDecision, "outcome" | "by">, more?: object) => void,
 ): Promise<{ left: string[] } | { block: string }> {
   if (options.permissionHook === undefined || call.signal.aborted) return { left: [...missing] };
-  const left: string[] = [];
-  for (const program of missing) {
-    const location: ToolLocation = { access: "run", program };
-    const answer = await options.permissionHook({
+  const run = (program: string): ToolLocation => ({ access: "run", program });
+  const asked = await askPermissionHooks(options.permissionHook, missing, {
+    request: (program) => ({
       toolName: "bash",
-      location,
-      question: approvalQuestion("bash", location),
+      location: run(program),
+      question: approvalQuestion("bash", run(program)),
       toolCallId: call.toolCallId,
       args: call.args,
-    });
-    if (answer?.decision === "deny") {
-      const reason = `${answer.reason} (bash was not run)`;
-      record(program, { outcome: "denied", by: "hook" }, { reason });
-      return { block: reason };
-    }
-    if (answer?.decision !== "always") {
-      left.push(program);
-      continue;
-    }
-    options.allowAlways(location);
-    record(program, { outcome: "approved_always", by: "hook" });
-  }
-  return { left };
+    }),
+    allowed(program) {
+      options.allowAlways(run(program));
+      record(program, { outcome: "approved_always", by: "hook" });
+    },
+  });
+  if ("left" in asked) return asked;
+  const reason = `${asked.reason} (bash was not run)`;
+  record(asked.denied, { outcome: "denied", by: "hook" }, { reason });
+  return { block: reason };
 }
 
 function quoted(names: readonly string[]): string {

@@ -28,6 +28,26 @@ async function userHooks(home: string, hooks: Hooks): Promise<void> {
   await Deno.writeTextFile(`${home}/config/moat/config.json`, JSON.stringify({ hooks }));
 }
 
+/** A PermissionRequest hook that allows. */
+const ALLOW = `cat >/dev/null; printf '%s' '{"hookSpecificOutput":{"hookEventName":` +
+  `"PermissionRequest","decision":{"behavior":"allow"}}}'`;
+
+/** Moves the hooks to the project: the user's config goes, the project's hook allows. */
+async function onlyProjectAllows(userConfig: string, projectDir: string): Promise<void> {
+  await Deno.remove(userConfig);
+  await Deno.mkdir(projectDir);
+  await Deno.writeTextFile(
+    `${projectDir}/config.json`,
+    JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [command(ALLOW)] }] } }),
+  );
+}
+
+/** A config whose hooks of `events` each touch `marker`. */
+function touching(marker: string, events: string[]): string {
+  const hook = [{ hooks: [command(`touch ${marker}`)] }];
+  return JSON.stringify({ hooks: Object.fromEntries(events.map((e) => [e, hook])) });
+}
+
 const BLOCK_RM =
   'if grep -q "rm -rf"; then echo "rm -rf is not allowed; delete files one by one" >&2; ' +
   "exit 2; fi";
@@ -184,13 +204,7 @@ Deno.test("a project's hooks never run in an untrusted project, and run once it 
   await using home = await createTempWorkspace();
   const marker = "pwned"; // in the workspace: hooks run confined
   await using ws = await createTempWorkspace({
-    ".moat/config.json": JSON.stringify({
-      hooks: {
-        SessionStart: [{ hooks: [command(`touch ${marker}`)] }],
-        UserPromptSubmit: [{ hooks: [command(`touch ${marker}`)] }],
-        PreToolUse: [{ hooks: [command(`touch ${marker}`)] }],
-      },
-    }),
+    ".moat/config.json": touching(marker, ["SessionStart", "UserPromptSubmit", "PreToolUse"]),
     "a.txt": "alpha",
   });
   const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
@@ -219,12 +233,7 @@ Deno.test({
     await using home = await createTempWorkspace();
     const marker = "ran"; // in the workspace: hooks run confined
     await using ws = await createTempWorkspace({
-      ".moat/config.json": JSON.stringify({
-        hooks: {
-          SessionStart: [{ hooks: [command(`touch ${marker}`)] }],
-          UserPromptSubmit: [{ hooks: [command(`touch ${marker}`)] }],
-        },
-      }),
+      ".moat/config.json": touching(marker, ["SessionStart", "UserPromptSubmit"]),
     });
     const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
     const argv = [Deno.execPath(), ...(await startArgv([]))];
@@ -306,8 +315,6 @@ Deno.test("in print mode a user's PermissionRequest hook answers instead of the 
   await using ws = await createTempWorkspace();
   await using home = await createTempWorkspace();
   await using outside = await createTempWorkspace({ "data.txt": "outside data" });
-  const allow = `cat >/dev/null; printf '%s' '{"hookSpecificOutput":{"hookEventName":` +
-    `"PermissionRequest","decision":{"behavior":"allow"}}}'`;
   const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
   const read = (id: string) => {
     server.script(
@@ -316,7 +323,7 @@ Deno.test("in print mode a user's PermissionRequest hook answers instead of the 
     );
   };
 
-  await userHooks(home.dir, { PermissionRequest: [{ matcher: "read", hooks: [command(allow)] }] });
+  await userHooks(home.dir, { PermissionRequest: [{ matcher: "read", hooks: [command(ALLOW)] }] });
   read("allowed");
   const allowed = await runMoat(["-o", "jsonl", "read it"], { cwd: ws.dir, env });
   assert.equal(allowed.code, 0, allowed.stderr);
@@ -336,12 +343,7 @@ Deno.test("in print mode a user's PermissionRequest hook answers instead of the 
   assert.match(toolResultOf(server, "denied"), /reads outside the repo are off in CI/);
   assert.equal(jsonLines(denied.stdout).find((e) => e.type === "permission")?.by, "hook");
 
-  await Deno.remove(home.path("config/moat/config.json"));
-  await Deno.mkdir(ws.path(".moat"));
-  await Deno.writeTextFile(
-    ws.path(".moat/config.json"),
-    JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [command(allow)] }] } }),
-  );
+  await onlyProjectAllows(home.path("config/moat/config.json"), ws.path(".moat"));
   read("project");
   const project = await runMoat(["--trust-project", "-o", "jsonl", "read it"], {
     cwd: ws.dir,
@@ -360,8 +362,6 @@ Deno.test({
     await using server = await startFakeOpenAI();
     await using ws = await createTempWorkspace({ "listed.txt": "x" });
     await using home = await createTempWorkspace();
-    const allow = `cat >/dev/null; printf '%s' '{"hookSpecificOutput":{"hookEventName":` +
-      `"PermissionRequest","decision":{"behavior":"allow"}}}'`;
     const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL });
     const ls = async (id: string, flags: string[] = []) => {
       server.script(
@@ -380,7 +380,7 @@ Deno.test({
     };
 
     await userHooks(home.dir, {
-      PermissionRequest: [{ matcher: "bash", hooks: [command(allow)] }],
+      PermissionRequest: [{ matcher: "bash", hooks: [command(ALLOW)] }],
     });
     const allowed = await ls("allowed");
     assert.match(allowed.text, /listed\.txt/);
@@ -398,12 +398,7 @@ Deno.test({
     assert.equal(denied.permission?.by, "hook");
     assert.equal(denied.permission?.outcome, "denied");
 
-    await Deno.remove(home.path("config/moat/config.json"));
-    await Deno.mkdir(ws.path(".moat"));
-    await Deno.writeTextFile(
-      ws.path(".moat/config.json"),
-      JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [command(allow)] }] } }),
-    );
+    await onlyProjectAllows(home.path("config/moat/config.json"), ws.path(".moat"));
     const project = await ls("project", ["--trust-project"]);
     assert.doesNotMatch(project.text, /listed\.txt/);
     assert.match(project.text, /--allow-run=git,ls/);
@@ -547,8 +542,7 @@ Deno.test("in print mode a user's PermissionRequest hook answers MCP approvals t
   const answers: Array<[string, string]> = [
     [
       "allowed",
-      `cat >/dev/null; printf '%s' '{"hookSpecificOutput":{"hookEventName":` +
-      `"PermissionRequest","decision":{"behavior":"allow"}}}'`,
+      ALLOW,
     ],
     ["denied", 'echo "no MCP calls in CI" >&2; exit 2'],
   ];

@@ -299,3 +299,57 @@ Deno.test("policy gives the question the call's arguments and a reader bound to 
   assert.equal(await request?.readFile?.("/etc/hosts"), null);
   assert.deepEqual(seen, [{ path: "/etc/hosts", asked: hosts }]);
 });
+
+Deno.test("policy asks the PermissionRequest hooks before the user: deny, always, or the question", async () => {
+  const passwd: ToolLocation = { access: "write", path: "/etc/passwd" };
+  const ask = (answers: Record<string, "deny" | "always" | undefined>) => {
+    const questions: string[] = [];
+    const hooked: unknown[] = [];
+    const approvals: unknown[] = [];
+    const decisions: PermissionDecision[] = [];
+    const policy = createPermissionPolicy({
+      engine: engine({ "/etc/hosts": "prompt", "/etc/passwd": "prompt" }),
+      prompter: { ask: (r) => (questions.push(r.question), Promise.resolve("once")) },
+      permissionHook: (r) => {
+        hooked.push([r.toolCallId, r.location, r.question]);
+        const answer = answers["path" in r.location! ? r.location.path : ""];
+        return Promise.resolve(
+          answer === "deny"
+            ? { decision: "deny", reason: "not in CI" }
+            : answer === "always"
+            ? { decision: "always" }
+            : undefined,
+        );
+      },
+      onApproved: (a) => void approvals.push(a),
+      onDecision: (d) => void decisions.push(d),
+    });
+    return { policy, questions, hooked, approvals, decisions };
+  };
+  const both = call(tool(() => [hosts, passwd]));
+
+  const denied = ask({ "/etc/hosts": "deny" });
+  assert.deepEqual(await denied.policy(both), {
+    block: true,
+    reason: "not in CI",
+    source: "permissions",
+  });
+  assert.deepEqual(denied.hooked, [["c1", hosts, approvalQuestion("edit", hosts)]]);
+  assert.deepEqual(denied.questions, [], "a hook's denial asks nobody");
+  assert.deepEqual(denied.decisions.map((d) => [d.target, d.outcome, d.by]), [
+    ["/etc/hosts", "denied", "hook"],
+  ]);
+
+  const mixed = ask({ "/etc/hosts": "always" });
+  assert.equal(await mixed.policy(both), undefined);
+  assert.equal(mixed.hooked.length, 2);
+  assert.deepEqual(mixed.approvals, [
+    { toolCallId: "c1", location: hosts, scope: "always" },
+    { toolCallId: "c1", location: passwd, scope: "once" },
+  ]);
+  assert.deepEqual(mixed.questions, [approvalQuestion("edit", passwd)], "only the rest is asked");
+  assert.deepEqual(mixed.decisions.map((d) => [d.target, d.outcome, d.by]), [
+    ["/etc/hosts", "approved_always", "hook"],
+    ["/etc/passwd", "approved_once", "user"],
+  ]);
+});
