@@ -6,7 +6,6 @@
  */
 import assert from "node:assert/strict";
 import { runAgentLoop } from "../../src/agent/mod.ts";
-import type { Tool } from "../../src/agent/tool.ts";
 import { createContextState } from "../../src/agent/compaction/keeper.ts";
 import { isSummaryMessage } from "../../src/agent/compaction/summary.ts";
 import { createOpenAiClient } from "../../src/model/openai/mod.ts";
