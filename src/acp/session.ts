@@ -7,7 +7,14 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { basename } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/events.ts";
-import type { ImageBlock, Message, ModelClient, UserMessage } from "../model/types.ts";
+import type { AnyTool } from "../agent/tool.ts";
+import type {
+  AssistantMessage,
+  ImageBlock,
+  Message,
+  ModelClient,
+  UserMessage,
+} from "../model/types.ts";
 import type { SessionWriter } from "../session/store.ts";
 import { findSessionById } from "../session/catalog.ts";
 import { createRunStats, type Reporter } from "../report/mod.ts";
@@ -21,6 +28,12 @@ import { prepareRun, type SetupContext } from "../cli/setup.ts";
 import type { RunSetup } from "../cli/setup.ts";
 import { workspaceSessionDir } from "../cli/sessions.ts";
 import { withEditorServers } from "./mcp.ts";
+import {
+  type CheckedCalls,
+  type EditorFiles,
+  recordChecked,
+  withEditorFiles,
+} from "./editor_files.ts";
 import { isModeId, type ModeId, modePolicy, modeState } from "./modes.ts";
 import { createEditorPrompter, type PendingCall } from "./permission.ts";
 import { acpStopReason, toolTitle, updatesOf } from "./updates.ts";
@@ -35,6 +48,8 @@ export interface AcpHost {
   update(params: acp.SessionNotification): void;
   /** Resolves once every update sent so far is written. */
   drained(): Promise<void>;
+  /** The editor's files for a session (what the client's capabilities offer). */
+  editorFiles(sessionId: string): EditorFiles;
   requestPermission(
     params: acp.RequestPermissionRequest,
     signal?: AbortSignal,
@@ -143,14 +158,24 @@ export async function openAcpSession(
   let mode: ModeId = "grants";
   const base = engine.onToolCall;
   // The approval code asks within the policy's call: the question names the call it is about.
+  const checked: CheckedCalls = new Map();
   engine.onToolCall = modePolicy(
-    (call) =>
-      asking.run(
-        { toolCallId: call.toolCallId, title: toolTitle(call.name, call.args) },
-        () => base(call),
-      ),
+    recordChecked(
+      (call) =>
+        asking.run(
+          { toolCallId: call.toolCallId, title: toolTitle(call.name, call.args) },
+          () => base(call),
+        ),
+      checked,
+    ),
     () => mode,
   );
+  throughEditor(engine, {
+    files: host.editorFiles(id),
+    cwd: setup.workspace,
+    checked,
+    exists: (path) => setup.fs.exists(path),
+  });
   for (
     const w of [
       ...setup.settings.warnings,
@@ -209,6 +234,26 @@ export async function openAcpSession(
       await engine.close();
     },
   };
+}
+
+/** The engine's read, edit and write through the editor's files, when it offers them. */
+function throughEditor(engine: Engine, options: Parameters<typeof withEditorFiles>[1]): void {
+  const { files } = options;
+  if (files.readTextFile === undefined && files.writeTextFile === undefined) return;
+  const sandboxed = Object.getOwnPropertyDescriptor(engine, "tools");
+  const current = (): AnyTool[] => sandboxed?.get?.call(engine) ?? sandboxed?.value ?? [];
+  const wrapped = new WeakMap<AnyTool, AnyTool>();
+  Object.defineProperty(engine, "tools", {
+    get: () =>
+      current().map((tool) => {
+        let through = wrapped.get(tool);
+        if (through === undefined) {
+          through = withEditorFiles([tool], options)[0] as AnyTool;
+          wrapped.set(tool, through);
+        }
+        return through;
+      }),
+  });
 }
 
 /** Sends each agent event's updates (and the context's use after each reply); notes calls. */
@@ -299,6 +344,7 @@ async function runTurn(
     await host.drained();
     return signal.aborted ? "cancelled" : "end_turn";
   }
+  let lastReply: AssistantMessage | undefined;
   const outcome = await runOnce(setup, turn.engine, {
     model: turn.model,
     history: turn.history,
@@ -308,14 +354,17 @@ async function runTurn(
     stats: createRunStats(),
     writer,
     maxTurns: setup.settings.maxTurns,
-    observe: turn.observe,
+    observe(event) {
+      if (event.type === "message_end") lastReply = event.message;
+      turn.observe(event);
+    },
   });
   await writer?.flush();
   await host.drained();
   if (outcome.error !== undefined && !signal.aborted) {
     throw acp.RequestError.internalError(undefined, outcome.error.message);
   }
-  return acpStopReason(outcome, signal.aborted);
+  return acpStopReason(outcome, signal.aborted, lastReply === undefined ? {} : { lastReply });
 }
 
 /** The user message of a prompt: text, embedded resources as context, links by their URI. */

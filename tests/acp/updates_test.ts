@@ -5,7 +5,7 @@ import { historyUpdates } from "../../src/acp/history.ts";
 import { approvalOf, permissionOptions } from "../../src/acp/permission.ts";
 import { withEditorServers } from "../../src/acp/mcp.ts";
 import { parseCommand } from "../../src/cli/sessions.ts";
-import type { Usage } from "../../src/model/types.ts";
+import type { AssistantMessage, Usage } from "../../src/model/types.ts";
 
 const usage: Usage = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, totalTokens: 0 };
 
@@ -60,6 +60,22 @@ Deno.test("a run's outcome is the ACP stop reason", () => {
   );
   assert.equal(acpStopReason(result({ stopReason: "aborted" }), false), "cancelled");
   assert.equal(acpStopReason({}, true), "cancelled");
+});
+
+Deno.test("a reply the model's filter ended is a refusal; an unknown finish is not", () => {
+  const done = { result: { stopReason: "completed" as const, turns: 1, usage } };
+  const reply = (rawStopReason?: string): AssistantMessage => ({
+    role: "assistant",
+    blocks: [{ type: "text", text: "I can't help with that." }],
+    stopReason: rawStopReason === undefined ? "stop" : "error",
+    ...(rawStopReason === undefined ? {} : { rawStopReason }),
+    usage,
+  });
+  assert.equal(acpStopReason(done, false, { lastReply: reply("content_filter") }), "refusal");
+  assert.equal(acpStopReason(done, false, { lastReply: reply("refusal") }), "refusal");
+  assert.equal(acpStopReason(done, false, { lastReply: reply("weird") }), "end_turn");
+  assert.equal(acpStopReason(done, false, { lastReply: reply() }), "end_turn");
+  assert.equal(acpStopReason(done, true, { lastReply: reply("content_filter") }), "cancelled");
 });
 
 Deno.test("a saved conversation replays as user, agent and tool-call updates", () => {

@@ -31,7 +31,20 @@ async function connectMoat(args: string[], cwd: string, env: Record<string, stri
   const updates: acp.SessionNotification[] = [];
   const questions: acp.RequestPermissionRequest[] = [];
   const answers: Answer[] = [];
+  /** The editor's buffers (served when the test offers the fs capabilities) and its writes. */
+  const buffers = new Map<string, string>();
+  const written: Array<[string, string]> = [];
   const app = acp.client({ name: "test" })
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+      const content = buffers.get(params.path);
+      if (content === undefined) throw acp.RequestError.resourceNotFound(params.path);
+      return { content };
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+      written.push([params.path, params.content]);
+      buffers.set(params.path, params.content);
+      return {};
+    })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
     })
@@ -56,6 +69,8 @@ async function connectMoat(args: string[], cwd: string, env: Record<string, stri
     updates,
     questions,
     answers,
+    buffers,
+    written,
     raw: () => raw.join(""),
     stderr: () => errText.join(""),
     writeRaw: (text: string) => stdin.write(new TextEncoder().encode(text)),
@@ -400,6 +415,36 @@ Deno.test("moat acp's read-only mode refuses a granted write without asking; gra
   });
   assert.equal(await Deno.readTextFile(ws.path("a.txt")), "three\n");
   assert.deepEqual(moat.questions, [], "granted: nothing was asked in either mode");
+
+  // An editor offering its files: reads get its buffer, writes go to it, after the same check.
+  await moat.agent.request(acp.methods.agent.initialize, {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
+  });
+  const editing = await moat.agent.request(acp.methods.agent.session.new, {
+    cwd: ws.dir,
+    mcpServers: [],
+  });
+  moat.buffers.set(ws.path("a.txt"), "unsaved\n");
+  server.script(
+    reply.toolCalls([{ id: "b1", name: "read", arguments: { path: "a.txt" } }]),
+    reply.toolCalls([{
+      id: "b2",
+      name: "edit",
+      arguments: { path: "a.txt", edits: [{ oldText: "unsaved", newText: "edited" }] },
+    }]),
+    reply.toolCalls([{ id: "b3", name: "write", arguments: { path: "b.txt", content: "b" } }]),
+    reply.text("done"),
+  );
+  await moat.agent.request(acp.methods.agent.session.prompt, {
+    sessionId: editing.sessionId,
+    prompt: [{ type: "text", text: "use the buffer" }],
+  });
+  assert.match(toolResultOf(server, "b1"), /unsaved/);
+  assert.deepEqual(moat.written, [[ws.path("a.txt"), "edited\n"]], "b.txt is not granted");
+  assert.equal(await Deno.readTextFile(ws.path("a.txt")), "three\n", "moat left the disk alone");
+  assert.equal(moat.questions.length, 1, "the ungranted write was asked about, and refused");
+  await assert.rejects(Deno.stat(ws.path("b.txt")));
 
   const status = await moat.close();
   assert.equal(status.code, 0, moat.stderr());
