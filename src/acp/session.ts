@@ -28,6 +28,7 @@ import { prepareRun, type SetupContext } from "../cli/setup.ts";
 import type { RunSetup } from "../cli/setup.ts";
 import { workspaceSessionDir } from "../cli/sessions.ts";
 import { withEditorServers } from "./mcp.ts";
+import { editorTrust } from "./trust.ts";
 import {
   type CheckedCalls,
   type EditorFiles,
@@ -81,10 +82,14 @@ async function prepareSession(
   const cwd = request.cwd;
   // What this setup writes is the error the editor shows: earlier text is not part of it.
   host.terminal.lastText();
+  // Loading, the session is known to the editor: the trust question is asked in it.
   const prepared = await prepareRun({ command: "run", flags: host.flags }, {
     ...host.context,
     cwd,
     terminal: host.terminal,
+    ...(load === undefined
+      ? {}
+      : { askTrust: editorTrust(load, (params) => host.requestPermission(params)) }),
   });
   if ("exit" in prepared) {
     throw acp.RequestError.invalidParams(

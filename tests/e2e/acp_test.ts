@@ -16,7 +16,7 @@ import {
   waitUntil,
 } from "./_cli.ts";
 
-type Answer = "once" | "always" | "directory" | "deny";
+type Answer = "once" | "always" | "directory" | "deny" | "remember" | "ignore";
 
 /** A client connected to a spawned `moat acp`, recording updates and permission questions. */
 async function connectMoat(args: string[], cwd: string, env: Record<string, string>) {
@@ -320,6 +320,31 @@ Deno.test("moat acp refuses an untrusted project's settings, offers /compact, re
     !JSON.stringify(server.chatRequests.map((r) => r.body?.messages)).includes('"/compact"'),
     "/compact is a command, never sent as a prompt",
   );
+
+  // The project gains sensitive settings: loading its session asks in the editor, both ways.
+  await Deno.mkdir(ws.path(".moat"), { recursive: true });
+  await Deno.writeTextFile(
+    ws.path(".moat/config.json"),
+    JSON.stringify({ headers: { "X-Project": "1" } }),
+  );
+  const headerAfterLoad = async (answer: Answer) => {
+    moat.answers.push(answer);
+    await moat.agent.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: ws.dir,
+      mcpServers: [],
+    });
+    assert.equal(moat.questions.at(-1)?.toolCall.toolCallId, "moat-project-trust");
+    assert.match(JSON.stringify(moat.questions.at(-1)?.toolCall.content), /X-Project/);
+    server.script(reply.text("ok"));
+    await moat.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
+    return server.chatRequests.at(-1)?.headers["x-project"];
+  };
+  assert.equal(await headerAfterLoad("ignore"), undefined, "rejected: not applied");
+  assert.equal(await headerAfterLoad("once"), "1", "allowed: applied");
 
   const status = await moat.close();
   assert.equal(status.code, 0, moat.stderr());
