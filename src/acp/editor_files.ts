@@ -8,6 +8,7 @@
  * a file system that reaches the editor for exactly the checked paths and nothing else.
  */
 import type { ToolCallGate } from "../agent/hooks.ts";
+import type { Engine } from "../cli/engine.ts";
 import type { AnyTool, ToolLocation, ToolOutput } from "../agent/tool.ts";
 import {
   createEditTool,
@@ -222,4 +223,27 @@ export function withEditorFiles(tools: AnyTool[], options: EditorToolOptions): A
       : createWriteTool({ cwd: options.cwd, fs });
     return await local.execute({ ...args, path: real }, signal, ctx);
   }
+}
+
+/** The engine's read, edit and write through the editor's files, when it offers them. */
+export function throughEditor(
+  engine: Pick<Engine, "tools">,
+  options: EditorToolOptions,
+): void {
+  const { files } = options;
+  if (files.readTextFile === undefined && files.writeTextFile === undefined) return;
+  const sandboxed = Object.getOwnPropertyDescriptor(engine, "tools");
+  const current = (): AnyTool[] => sandboxed?.get?.call(engine) ?? sandboxed?.value ?? [];
+  const wrapped = new WeakMap<AnyTool, AnyTool>();
+  Object.defineProperty(engine, "tools", {
+    get: () =>
+      current().map((tool) => {
+        let through = wrapped.get(tool);
+        if (through === undefined) {
+          through = withEditorFiles([tool], options)[0] as AnyTool;
+          wrapped.set(tool, through);
+        }
+        return through;
+      }),
+  });
 }

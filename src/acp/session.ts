@@ -7,7 +7,6 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { basename } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/events.ts";
-import type { AnyTool } from "../agent/tool.ts";
 import type {
   AssistantMessage,
   ImageBlock,
@@ -33,7 +32,7 @@ import {
   type CheckedCalls,
   type EditorFiles,
   recordChecked,
-  withEditorFiles,
+  throughEditor,
 } from "./editor_files.ts";
 import { isModeId, type ModeId, modePolicy, modeState } from "./modes.ts";
 import { createEditorPrompter, type PendingCall } from "./permission.ts";
@@ -161,26 +160,7 @@ export async function openAcpSession(
   if (!opened.ok) throw acp.RequestError.internalError(undefined, opened.error);
   const engine: Engine = opened.engine;
   let mode: ModeId = "grants";
-  const base = engine.onToolCall;
-  // The approval code asks within the policy's call: the question names the call it is about.
-  const checked: CheckedCalls = new Map();
-  engine.onToolCall = modePolicy(
-    recordChecked(
-      (call) =>
-        asking.run(
-          { toolCallId: call.toolCallId, title: toolTitle(call.name, call.args) },
-          () => base(call),
-        ),
-      checked,
-    ),
-    () => mode,
-  );
-  throughEditor(engine, {
-    files: host.editorFiles(id),
-    cwd: setup.workspace,
-    checked,
-    exists: (path) => setup.fs.exists(path),
-  });
+  wireCalls(engine, { host, id, setup, asking, mode: () => mode });
   for (
     const w of [
       ...setup.settings.warnings,
@@ -241,23 +221,37 @@ export async function openAcpSession(
   };
 }
 
-/** The engine's read, edit and write through the editor's files, when it offers them. */
-function throughEditor(engine: Engine, options: Parameters<typeof withEditorFiles>[1]): void {
-  const { files } = options;
-  if (files.readTextFile === undefined && files.writeTextFile === undefined) return;
-  const sandboxed = Object.getOwnPropertyDescriptor(engine, "tools");
-  const current = (): AnyTool[] => sandboxed?.get?.call(engine) ?? sandboxed?.value ?? [];
-  const wrapped = new WeakMap<AnyTool, AnyTool>();
-  Object.defineProperty(engine, "tools", {
-    get: () =>
-      current().map((tool) => {
-        let through = wrapped.get(tool);
-        if (through === undefined) {
-          through = withEditorFiles([tool], options)[0] as AnyTool;
-          wrapped.set(tool, through);
-        }
-        return through;
-      }),
+/**
+ * The session's policy (the mode's refusal, then the engine's with each question naming its
+ * call) and its read, edit and write through the editor's files after that policy.
+ */
+function wireCalls(engine: Engine, options: {
+  host: AcpHost;
+  id: string;
+  setup: RunSetup;
+  asking: AsyncLocalStorage<PendingCall>;
+  mode: () => ModeId;
+}): void {
+  const { asking, setup } = options;
+  const base = engine.onToolCall;
+  const checked: CheckedCalls = new Map();
+  // The approval code asks within the policy's call: the question names the call it is about.
+  engine.onToolCall = modePolicy(
+    recordChecked(
+      (call) =>
+        asking.run(
+          { toolCallId: call.toolCallId, title: toolTitle(call.name, call.args) },
+          () => base(call),
+        ),
+      checked,
+    ),
+    options.mode,
+  );
+  throughEditor(engine, {
+    files: options.host.editorFiles(options.id),
+    cwd: setup.workspace,
+    checked,
+    exists: (path) => setup.fs.exists(path),
   });
 }
 
