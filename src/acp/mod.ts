@@ -13,6 +13,7 @@ import { EXIT } from "../cli/exit.ts";
 import { historyUpdates } from "./history.ts";
 import { sessionInfos } from "./list.ts";
 import { protocolTerminal } from "./_terminal.ts";
+import type { EditorFiles } from "./editor_files.ts";
 
 /** The standard streams the protocol runs on. */
 export interface AcpStdio {
@@ -36,6 +37,8 @@ export async function runAcp(options: AcpOptions): Promise<number> {
   const sessions = new Map<string, AcpSession>();
   const ref: { connection?: acp.AgentConnection } = {};
   let queue: Promise<void> = Promise.resolve();
+  // What the editor said it offers, at initialize.
+  let offered: acp.ClientCapabilities = {};
   const host: AcpHost = {
     flags: options.flags,
     context: options.context,
@@ -48,6 +51,21 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       );
     },
     drained: () => queue,
+    editorFiles(sessionId) {
+      const client = ref.connection?.client;
+      if (client === undefined) return {};
+      const files: EditorFiles = {};
+      if (offered.fs?.readTextFile === true) {
+        files.readTextFile = async (path) =>
+          (await client.request(acp.methods.client.fs.readTextFile, { sessionId, path })).content;
+      }
+      if (offered.fs?.writeTextFile === true) {
+        files.writeTextFile = async (path, content) => {
+          await client.request(acp.methods.client.fs.writeTextFile, { sessionId, path, content });
+        };
+      }
+      return files;
+    },
     requestPermission(params, signal) {
       const client = ref.connection?.client;
       if (client === undefined) return Promise.resolve({ outcome: { outcome: "cancelled" } });
@@ -77,17 +95,20 @@ export async function runAcp(options: AcpOptions): Promise<number> {
   };
   const app = acp.agent({ name: "moat" })
     // moat speaks version 1 only: the requested version when it is 1, else the one it has.
-    .onRequest(acp.methods.agent.initialize, () => ({
-      protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: true,
-        sessionCapabilities: { list: {} },
-        promptCapabilities: { image: true, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: true, sse: false },
-      },
-      agentInfo: { name: "moat", title: "moat", version: VERSION },
-      authMethods: [],
-    }))
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      offered = params.clientCapabilities ?? {};
+      return {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          sessionCapabilities: { list: {} },
+          promptCapabilities: { image: true, audio: false, embeddedContext: true },
+          mcpCapabilities: { http: true, sse: false },
+        },
+        agentInfo: { name: "moat", title: "moat", version: VERSION },
+        authMethods: [],
+      };
+    })
     .onRequest(acp.methods.agent.session.new, async ({ params }) => {
       const session = await openAcpSession(host, params);
       sessions.set(session.id, session);

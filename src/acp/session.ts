@@ -7,7 +7,13 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { basename } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/events.ts";
-import type { ImageBlock, Message, ModelClient, UserMessage } from "../model/types.ts";
+import type {
+  AssistantMessage,
+  ImageBlock,
+  Message,
+  ModelClient,
+  UserMessage,
+} from "../model/types.ts";
 import type { SessionWriter } from "../session/store.ts";
 import { findSessionById } from "../session/catalog.ts";
 import { createRunStats, type Reporter } from "../report/mod.ts";
@@ -21,6 +27,13 @@ import { prepareRun, type SetupContext } from "../cli/setup.ts";
 import type { RunSetup } from "../cli/setup.ts";
 import { workspaceSessionDir } from "../cli/sessions.ts";
 import { withEditorServers } from "./mcp.ts";
+import { editorTrust } from "./trust.ts";
+import {
+  type CheckedCalls,
+  type EditorFiles,
+  recordChecked,
+  throughEditor,
+} from "./editor_files.ts";
 import { isModeId, type ModeId, modePolicy, modeState } from "./modes.ts";
 import { createEditorPrompter, type PendingCall } from "./permission.ts";
 import { acpStopReason, toolTitle, updatesOf } from "./updates.ts";
@@ -35,6 +48,8 @@ export interface AcpHost {
   update(params: acp.SessionNotification): void;
   /** Resolves once every update sent so far is written. */
   drained(): Promise<void>;
+  /** The editor's files for a session (what the client's capabilities offer). */
+  editorFiles(sessionId: string): EditorFiles;
   requestPermission(
     params: acp.RequestPermissionRequest,
     signal?: AbortSignal,
@@ -66,10 +81,14 @@ async function prepareSession(
   const cwd = request.cwd;
   // What this setup writes is the error the editor shows: earlier text is not part of it.
   host.terminal.lastText();
+  // Loading, the session is known to the editor: the trust question is asked in it.
   const prepared = await prepareRun({ command: "run", flags: host.flags }, {
     ...host.context,
     cwd,
     terminal: host.terminal,
+    ...(load === undefined
+      ? {}
+      : { askTrust: editorTrust(load, (params) => host.requestPermission(params)) }),
   });
   if ("exit" in prepared) {
     throw acp.RequestError.invalidParams(
@@ -141,16 +160,7 @@ export async function openAcpSession(
   if (!opened.ok) throw acp.RequestError.internalError(undefined, opened.error);
   const engine: Engine = opened.engine;
   let mode: ModeId = "grants";
-  const base = engine.onToolCall;
-  // The approval code asks within the policy's call: the question names the call it is about.
-  engine.onToolCall = modePolicy(
-    (call) =>
-      asking.run(
-        { toolCallId: call.toolCallId, title: toolTitle(call.name, call.args) },
-        () => base(call),
-      ),
-    () => mode,
-  );
+  wireCalls(engine, { host, id, setup, asking, mode: () => mode });
   for (
     const w of [
       ...setup.settings.warnings,
@@ -209,6 +219,40 @@ export async function openAcpSession(
       await engine.close();
     },
   };
+}
+
+/**
+ * The session's policy (the mode's refusal, then the engine's with each question naming its
+ * call) and its read, edit and write through the editor's files after that policy.
+ */
+function wireCalls(engine: Engine, options: {
+  host: AcpHost;
+  id: string;
+  setup: RunSetup;
+  asking: AsyncLocalStorage<PendingCall>;
+  mode: () => ModeId;
+}): void {
+  const { asking, setup } = options;
+  const base = engine.onToolCall;
+  const checked: CheckedCalls = new Map();
+  // The approval code asks within the policy's call: the question names the call it is about.
+  engine.onToolCall = modePolicy(
+    recordChecked(
+      (call) =>
+        asking.run(
+          { toolCallId: call.toolCallId, title: toolTitle(call.name, call.args) },
+          () => base(call),
+        ),
+      checked,
+    ),
+    options.mode,
+  );
+  throughEditor(engine, {
+    files: options.host.editorFiles(options.id),
+    cwd: setup.workspace,
+    checked,
+    exists: (path) => setup.fs.exists(path),
+  });
 }
 
 /** Sends each agent event's updates (and the context's use after each reply); notes calls. */
@@ -299,6 +343,7 @@ async function runTurn(
     await host.drained();
     return signal.aborted ? "cancelled" : "end_turn";
   }
+  let lastReply: AssistantMessage | undefined;
   const outcome = await runOnce(setup, turn.engine, {
     model: turn.model,
     history: turn.history,
@@ -308,14 +353,17 @@ async function runTurn(
     stats: createRunStats(),
     writer,
     maxTurns: setup.settings.maxTurns,
-    observe: turn.observe,
+    observe(event) {
+      if (event.type === "message_end") lastReply = event.message;
+      turn.observe(event);
+    },
   });
   await writer?.flush();
   await host.drained();
   if (outcome.error !== undefined && !signal.aborted) {
     throw acp.RequestError.internalError(undefined, outcome.error.message);
   }
-  return acpStopReason(outcome, signal.aborted);
+  return acpStopReason(outcome, signal.aborted, lastReply === undefined ? {} : { lastReply });
 }
 
 /** The user message of a prompt: text, embedded resources as context, links by their URI. */

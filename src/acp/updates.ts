@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/events.ts";
-import type { ToolResult } from "../model/types.ts";
+import type { AssistantMessage, ToolResult } from "../model/types.ts";
 import { resultText } from "../report/mod.ts";
 import { type RunOutcome, stopReasonOf } from "../cli/engine.ts";
 
@@ -151,8 +151,23 @@ export function updatesOf(event: AgentEvent, cwd: string): acp.SessionUpdate[] {
   }
 }
 
-/** The ACP stop reason of a settled run (errors are answered as JSON-RPC errors instead). */
-export function acpStopReason(outcome: RunOutcome, aborted: boolean): acp.StopReason {
+/** The finish reasons of a model declining to answer (OpenAI's content_filter, others' words). */
+const REFUSAL_FINISH = /content_filter|refusal|safety|moderation|blocked/i;
+
+/** Whether a reply ended because the model (or its server's filter) refused to go on. */
+export function isRefusal(reply: AssistantMessage): boolean {
+  return reply.stopReason === "error" && REFUSAL_FINISH.test(reply.rawStopReason ?? "");
+}
+
+/**
+ * The ACP stop reason of a settled run (errors are answered as JSON-RPC errors instead);
+ * `lastReply` is the run's last model reply, which tells a refusal from a finished turn.
+ */
+export function acpStopReason(
+  outcome: RunOutcome,
+  aborted: boolean,
+  options: { lastReply?: AssistantMessage } = {},
+): acp.StopReason {
   if (aborted) return "cancelled";
   const result = outcome.result;
   // The CLI's own reading of the outcome (its error left out: the caller has answered it).
@@ -164,6 +179,7 @@ export function acpStopReason(outcome: RunOutcome, aborted: boolean): acp.StopRe
     case "limitReached":
       return result?.limit === "max_tokens_total" ? "max_tokens" : "max_turn_requests";
     default:
+      if (options.lastReply !== undefined && isRefusal(options.lastReply)) return "refusal";
       return result?.truncated ? "max_tokens" : "end_turn";
   }
 }

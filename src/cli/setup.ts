@@ -118,6 +118,8 @@ export interface SetupContext {
   paths: GrantPathOps;
   /** Loads the model client and the sandbox (only once a run is certain). */
   loadDeps: () => Promise<CliDeps>;
+  /** Asks the trust question another way than on the terminal (an editor); replaces it. */
+  askTrust?: (request: TrustRequest) => Promise<TrustAnswer>;
 }
 
 /** A run ready to start in its mode, or the exit code of an invocation that ends here. */
@@ -157,7 +159,11 @@ export async function prepareRun(
     env,
     workspace,
     fs,
-    ...(canAsk ? { askTrust: (request) => askTrust(request, terminal, lineSource()) } : {}),
+    ...(context.askTrust !== undefined && flags.replay === undefined
+      ? { askTrust: context.askTrust }
+      : canAsk
+      ? { askTrust: (request) => askTrust(request, terminal, lineSource()) }
+      : {}),
   });
   if (!resolved.ok) {
     writeMessage(terminal, `moat: ${resolved.error}\n`);

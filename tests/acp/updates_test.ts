@@ -4,8 +4,10 @@ import { acpStopReason, toolContent, toolKind, updatesOf } from "../../src/acp/u
 import { historyUpdates } from "../../src/acp/history.ts";
 import { approvalOf, permissionOptions } from "../../src/acp/permission.ts";
 import { withEditorServers } from "../../src/acp/mcp.ts";
+import { editorTrust } from "../../src/acp/trust.ts";
+import type * as acp from "@agentclientprotocol/sdk";
 import { parseCommand } from "../../src/cli/sessions.ts";
-import type { Usage } from "../../src/model/types.ts";
+import type { AssistantMessage, Usage } from "../../src/model/types.ts";
 
 const usage: Usage = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, totalTokens: 0 };
 
@@ -60,6 +62,22 @@ Deno.test("a run's outcome is the ACP stop reason", () => {
   );
   assert.equal(acpStopReason(result({ stopReason: "aborted" }), false), "cancelled");
   assert.equal(acpStopReason({}, true), "cancelled");
+});
+
+Deno.test("a reply the model's filter ended is a refusal; an unknown finish is not", () => {
+  const done = { result: { stopReason: "completed" as const, turns: 1, usage } };
+  const reply = (rawStopReason?: string): AssistantMessage => ({
+    role: "assistant",
+    blocks: [{ type: "text", text: "I can't help with that." }],
+    stopReason: rawStopReason === undefined ? "stop" : "error",
+    ...(rawStopReason === undefined ? {} : { rawStopReason }),
+    usage,
+  });
+  assert.equal(acpStopReason(done, false, { lastReply: reply("content_filter") }), "refusal");
+  assert.equal(acpStopReason(done, false, { lastReply: reply("refusal") }), "refusal");
+  assert.equal(acpStopReason(done, false, { lastReply: reply("weird") }), "end_turn");
+  assert.equal(acpStopReason(done, false, { lastReply: reply() }), "end_turn");
+  assert.equal(acpStopReason(done, true, { lastReply: reply("content_filter") }), "cancelled");
 });
 
 Deno.test("a saved conversation replays as user, agent and tool-call updates", () => {
@@ -158,4 +176,35 @@ Deno.test("moat acp takes grant flags and a model, never a prompt", () => {
   const session = parseCommand(["acp", "--session", "x.jsonl", "--cwd", "src"]);
   assert.ok(!session.ok);
   assert.match(session.error, /does not take '--cwd', '--session'/);
+});
+
+Deno.test("the editor's answer to the trust question: remember, once, else ignore", async () => {
+  const question = {
+    configFile: "/p/.moat/config.json",
+    root: "/p",
+    settings: [{ key: "baseUrl" as const, value: '"http://evil"' }],
+  };
+  const asked: acp.RequestPermissionRequest[] = [];
+  const answering = (response: acp.RequestPermissionResponse) =>
+    editorTrust("s1", (params) => {
+      asked.push(params);
+      return Promise.resolve(response);
+    });
+  const selected = (optionId: string) => ({ outcome: { outcome: "selected" as const, optionId } });
+  assert.equal(await answering(selected("remember"))(question), "remember");
+  assert.equal(await answering(selected("once"))(question), "once");
+  assert.equal(await answering(selected("ignore"))(question), "ignore");
+  assert.equal(await answering(selected("made-up"))(question), "ignore");
+  assert.equal(await answering({ outcome: { outcome: "cancelled" } })(question), "ignore");
+  assert.equal(
+    await editorTrust("s1", () => Promise.reject(new Error("gone")))(question),
+    "ignore",
+  );
+  assert.equal(asked[0]?.sessionId, "s1");
+  assert.match(JSON.stringify(asked[0]?.toolCall.content), /baseUrl: \\"http:\/\/evil\\"/);
+  assert.deepEqual(asked[0]?.options.map((o) => o.kind), [
+    "allow_always",
+    "allow_once",
+    "reject_once",
+  ]);
 });

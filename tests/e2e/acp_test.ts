@@ -16,7 +16,7 @@ import {
   waitUntil,
 } from "./_cli.ts";
 
-type Answer = "once" | "always" | "directory" | "deny";
+type Answer = "once" | "always" | "directory" | "deny" | "remember" | "ignore";
 
 /** A client connected to a spawned `moat acp`, recording updates and permission questions. */
 async function connectMoat(args: string[], cwd: string, env: Record<string, string>) {
@@ -31,7 +31,20 @@ async function connectMoat(args: string[], cwd: string, env: Record<string, stri
   const updates: acp.SessionNotification[] = [];
   const questions: acp.RequestPermissionRequest[] = [];
   const answers: Answer[] = [];
+  /** The editor's buffers (served when the test offers the fs capabilities) and its writes. */
+  const buffers = new Map<string, string>();
+  const written: Array<[string, string]> = [];
   const app = acp.client({ name: "test" })
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+      const content = buffers.get(params.path);
+      if (content === undefined) throw acp.RequestError.resourceNotFound(params.path);
+      return { content };
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+      written.push([params.path, params.content]);
+      buffers.set(params.path, params.content);
+      return {};
+    })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
     })
@@ -56,6 +69,8 @@ async function connectMoat(args: string[], cwd: string, env: Record<string, stri
     updates,
     questions,
     answers,
+    buffers,
+    written,
     raw: () => raw.join(""),
     stderr: () => errText.join(""),
     writeRaw: (text: string) => stdin.write(new TextEncoder().encode(text)),
@@ -306,6 +321,31 @@ Deno.test("moat acp refuses an untrusted project's settings, offers /compact, re
     "/compact is a command, never sent as a prompt",
   );
 
+  // The project gains sensitive settings: loading its session asks in the editor, both ways.
+  await Deno.mkdir(ws.path(".moat"), { recursive: true });
+  await Deno.writeTextFile(
+    ws.path(".moat/config.json"),
+    JSON.stringify({ headers: { "X-Project": "1" } }),
+  );
+  const headerAfterLoad = async (answer: Answer) => {
+    moat.answers.push(answer);
+    await moat.agent.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: ws.dir,
+      mcpServers: [],
+    });
+    assert.equal(moat.questions.at(-1)?.toolCall.toolCallId, "moat-project-trust");
+    assert.match(JSON.stringify(moat.questions.at(-1)?.toolCall.content), /X-Project/);
+    server.script(reply.text("ok"));
+    await moat.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
+    return server.chatRequests.at(-1)?.headers["x-project"];
+  };
+  assert.equal(await headerAfterLoad("ignore"), undefined, "rejected: not applied");
+  assert.equal(await headerAfterLoad("once"), "1", "allowed: applied");
+
   const status = await moat.close();
   assert.equal(status.code, 0, moat.stderr());
 });
@@ -400,6 +440,36 @@ Deno.test("moat acp's read-only mode refuses a granted write without asking; gra
   });
   assert.equal(await Deno.readTextFile(ws.path("a.txt")), "three\n");
   assert.deepEqual(moat.questions, [], "granted: nothing was asked in either mode");
+
+  // An editor offering its files: reads get its buffer, writes go to it, after the same check.
+  await moat.agent.request(acp.methods.agent.initialize, {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
+  });
+  const editing = await moat.agent.request(acp.methods.agent.session.new, {
+    cwd: ws.dir,
+    mcpServers: [],
+  });
+  moat.buffers.set(ws.path("a.txt"), "unsaved\n");
+  server.script(
+    reply.toolCalls([{ id: "b1", name: "read", arguments: { path: "a.txt" } }]),
+    reply.toolCalls([{
+      id: "b2",
+      name: "edit",
+      arguments: { path: "a.txt", edits: [{ oldText: "unsaved", newText: "edited" }] },
+    }]),
+    reply.toolCalls([{ id: "b3", name: "write", arguments: { path: "b.txt", content: "b" } }]),
+    reply.text("done"),
+  );
+  await moat.agent.request(acp.methods.agent.session.prompt, {
+    sessionId: editing.sessionId,
+    prompt: [{ type: "text", text: "use the buffer" }],
+  });
+  assert.match(toolResultOf(server, "b1"), /unsaved/);
+  assert.deepEqual(moat.written, [[ws.path("a.txt"), "edited\n"]], "b.txt is not granted");
+  assert.equal(await Deno.readTextFile(ws.path("a.txt")), "three\n", "moat left the disk alone");
+  assert.equal(moat.questions.length, 1, "the ungranted write was asked about, and refused");
+  await assert.rejects(Deno.stat(ws.path("b.txt")));
 
   const status = await moat.close();
   assert.equal(status.code, 0, moat.stderr());

@@ -44,6 +44,7 @@ const ACP_IMPORTS = [
   "src/report/",
   "src/session/",
   "src/mcp/",
+  "src/tools/",
   "src/version.ts",
 ];
 
