@@ -35,6 +35,7 @@ export const SENSITIVE_KEYS = [
   "sandbox",
   "mcpServers",
   "hooks",
+  "permissions",
 ] as const;
 
 /** One sensitive key. */
@@ -251,11 +252,13 @@ export function withTrustedProject(text: string | null, root: string): string {
 }
 
 function describeKinds(settings: SensitiveSetting[]): string {
-  const routes = settings.some((s) => s.key !== "sandbox");
+  const routes = settings.some((s) => s.key !== "sandbox" && s.key !== "permissions");
   const sandbox = settings.some((s) => s.key === "sandbox");
+  const grants = settings.some((s) => s.key === "permissions");
   const parts = [
     ...(routes ? ["where moat sends requests and your API key"] : []),
     ...(sandbox ? ["how moat sandboxes its tools"] : []),
+    ...(grants ? ["what moat's tools may touch (a permission set)"] : []),
   ];
   return parts.join(" and ");
 }
