@@ -199,8 +199,10 @@ export function untrustedProjectMessage(
   }, and this project is not trusted:\n${listSettings(settings)}` +
     `Nothing was sent and no tool ran. To apply these settings, trust the project: pass ` +
     `--trust-project for one run, or add ${terminalQuote(project.root)} ${where}. To run ` +
-    `without them, give your own values (--base-url, --api-key-env, --sandbox) or remove them ` +
-    `from the project config.`;
+    (settings.some((s) => s.key === "permissions")
+      ? "without it, leave out -P, give permission flags or use a set of your user config."
+      : `without them, give your own values (--base-url, --api-key-env, --sandbox) or remove ` +
+        `them from the project config.`);
 }
 
 /** The one question asked on a terminal before anything else happens. */

@@ -27,5 +27,9 @@ Deno.test("moat grants -P=ci prints the set's flags; the same set untrusted in p
   const untrusted = await runMoat(["-p", "-P=ci", "hello"], { cwd: ws.dir, env });
   assert.equal(untrusted.code, 2, untrusted.stderr);
   assert.match(untrusted.stderr, /a permission set\), and this project is not trusted/);
+  assert.match(
+    untrusted.stderr,
+    /leave out -P, give permission flags or use a set of your user config/,
+  );
   assert.equal(server.requests.length, 0);
 });
