@@ -91,6 +91,8 @@ export interface CliFlags {
   /** `--trust-project`: apply the project config's sensitive settings for this run. */
   trustProject: boolean;
   permissions: PermissionFlagValues;
+  /** `-P[=NAME]` / `--permission-set[=NAME]`: the permission set ("" = `default`). */
+  permissionSet?: string;
 }
 
 /** The outcome of parsing argv. */
@@ -148,6 +150,7 @@ export const CLI_OPTIONS = {
   "allow-all": { type: "boolean", short: "A" },
   "allow-read": { type: "string", multiple: true },
   "deny-read": { type: "string", multiple: true },
+  "ignore-read": { type: "string", multiple: true },
   "allow-write": { type: "string", multiple: true },
   "deny-write": { type: "string", multiple: true },
   "allow-run": { type: "string", multiple: true },
@@ -155,6 +158,7 @@ export const CLI_OPTIONS = {
   "allow-net": { type: "string", multiple: true },
   "deny-net": { type: "string", multiple: true },
   "allow-env": { type: "string", multiple: true },
+  "ignore-env": { type: "string", multiple: true },
 } as const;
 
 function usageError(message: string): ParsedArgs {
@@ -185,8 +189,15 @@ export function parseCliArgs(
   let ended = false;
   let bareResume = false;
   let bareMcp = false;
+  let permissionSet: string | undefined;
   for (const [i, arg] of args.entries()) {
     if (!ended && arg === "--") ended = true;
+    // Deno's `-P[=NAME]`: the name must follow "=" (`-P NAME` leaves NAME as the prompt).
+    const set = ended ? null : /^(?:-P|--permission-set)(?:=(.*))?$/s.exec(arg);
+    if (set) {
+      permissionSet = set[1] ?? "";
+      continue;
+    }
     const flag = arg.startsWith("--") ? arg.slice(2) : "";
     if (!ended && (PERMISSION_LIST_FLAGS as readonly string[]).includes(flag)) {
       bare.add(flag as PermissionListFlag);
@@ -257,6 +268,7 @@ export function parseCliArgs(
     permissions,
   };
   if (parsed.positionals.length > 0) flags.prompt = parsed.positionals.join(" ");
+  if (permissionSet !== undefined) flags.permissionSet = permissionSet;
 
   const nonEmpty = (name: string, value: string | undefined): string | ParsedArgs | undefined => {
     if (value === undefined) return undefined;

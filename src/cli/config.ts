@@ -86,6 +86,8 @@ export interface Settings extends Pick<ConfigFile, "provider"> {
   warnings: string[];
   /** The `hooks` of the user config and of the project's, when trusted. */
   hooks: HookLayers;
+  /** The user config's `permissions` (sets for -P) and its file. */
+  permissionSets?: { file: string; value: unknown };
 }
 
 /** The outcome of resolving settings. */
@@ -203,6 +205,13 @@ export async function resolveSettings(
         "--max-cost relies on) come from the user config only",
     );
   }
+  if (project.permissions !== undefined) {
+    delete project.permissions;
+    warnings.push(
+      `"permissions" in the project config "${projectPath}" has no effect: a workspace's ` +
+        "permission sets come from its deno.json, the user's from the user config",
+    );
+  }
   if (project.trustedProjects !== undefined) {
     delete project.trustedProjects;
     warnings.push(
@@ -235,14 +244,19 @@ export async function resolveSettings(
   ]);
   if (!mcp.ok) return mcp;
   warnings.push(...mcp.warnings);
-  const layers: ConfigFile[] = [userLayer, project, fromEnv.config, fromFlags];
-  return mergeLayers(layers, {
+  const { permissions: userSets, ...userRest } = userLayer;
+  const layers: ConfigFile[] = [userRest, project, fromEnv.config, fromFlags];
+  const merged = mergeLayers(layers, {
     configFiles,
     project: trust.info,
     warnings,
     mcpServers: mcp.servers,
     hooks: { user: userLayer.hooks, project: project.hooks },
   });
+  if (merged.ok && userSets !== undefined && userPath !== undefined) {
+    merged.settings.permissionSets = { file: userPath, value: userSets };
+  }
+  return merged;
 }
 
 /** The settings the flags give (undefined fields were not given). */

@@ -156,6 +156,11 @@ export const ConfigFileSchema = Type.Object({
   mcpServers: Type.Optional(McpServersSchema),
   mcpToolSearch: Type.Optional(McpToolSearchSchema),
   hooks: Type.Optional(HooksSchema),
+  permissions: Type.Optional(
+    Type.Record(Type.String({ minLength: 1 }), Type.Unknown(), {
+      description: "User config only: Deno permission sets by name, used with -P[=NAME].",
+    }),
+  ),
   pricing: Type.Optional(
     Type.Record(Type.String({ minLength: 1 }), PricesSchema, {
       description: "User config only: token prices per model name (they win over prices).",

@@ -10,6 +10,7 @@ Usage:
   moat sessions [--cwd DIR]      list this workspace's sessions, newest first
   moat mcp list [flags]          start the configured MCP servers; show state, access, tools
   moat doctor [flags]            the endpoint, its server profile and every request switch
+  moat grants [-P[=NAME]] [flags] what a run would be allowed, in Deno's flags (no model)
   moat acp [flags]               an Agent Client Protocol agent on stdio, for editors (Zed, Neovim …)
   (a subcommand comes first; to send such a word as the prompt: moat -p -- sessions)
 
@@ -48,7 +49,10 @@ did you mean); a denied path may not exist yet; a deny list wins over every gran
       --allow-write[=PATHS]      --deny-write=PATHS
       --allow-run[=PROGRAMS]     --deny-run=PROGRAMS
       --allow-net[=HOSTS]        --deny-net=HOSTS (HOST or HOST:PORT)
-      --allow-env[=VARS]
+      --allow-env[=VARS]         --ignore-read=PATHS  --ignore-env=VARS
+  -P, --permission-set[=NAME]    Deno's permission set NAME (bare: "default") from deno.json(c)
+                                 (trusted projects only) or the user config's "permissions";
+                                 a flag replaces the set's value of its kind, -A drops the set
   -A, --allow-all                grant everything (the API key still never reaches a tool)
       --sandbox auto|require|off OS sandbox (bubblewrap): require exits 2 when unavailable
       --no-prompt                never ask for approval; ungranted calls are denied

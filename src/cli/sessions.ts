@@ -22,6 +22,7 @@ export type ParsedCommand =
   | { ok: true; command: "sessions"; flags: CliFlags }
   | { ok: true; command: "mcp"; flags: CliFlags }
   | { ok: true; command: "doctor"; flags: CliFlags }
+  | { ok: true; command: "grants"; flags: CliFlags }
   | { ok: true; command: "acp"; flags: CliFlags };
 
 /** The option names of CliFlags fields, for messages (`noSession` → `--no-session`). */
@@ -37,6 +38,7 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
   const args = argv[0] === "--" ? argv.slice(1) : [...argv];
   if (args[0] === "mcp") return parseMcpCommand(args.slice(1));
   if (args[0] === "doctor") return parseDoctorCommand(args.slice(1));
+  if (args[0] === "grants") return parseGrantsCommand(args.slice(1));
   if (args[0] === "acp") return parseAcpCommand(args.slice(1));
   if (args[0] !== "sessions") return parseCliArgs(args);
   const parsed = parseCliArgs(args.slice(1), { subcommand: true });
@@ -97,6 +99,16 @@ function parseDoctorCommand(args: readonly string[]): ParsedCommand {
     return { ok: false, error: `'moat doctor' takes no prompt, but got "${parsed.flags.prompt}"` };
   }
   return { ok: true, command: "doctor", flags: parsed.flags };
+}
+
+/** `moat grants [-P[=NAME]] [flags]`: what a run would be allowed, in Deno's flags (a dry run). */
+function parseGrantsCommand(args: readonly string[]): ParsedCommand {
+  const parsed = parseCliArgs(args, { subcommand: true });
+  if (!parsed.ok || parsed.command !== "run") return parsed;
+  if (parsed.flags.prompt !== undefined) {
+    return { ok: false, error: `'moat grants' takes no prompt, but got "${parsed.flags.prompt}"` };
+  }
+  return { ok: true, command: "grants", flags: parsed.flags };
 }
 
 /** `moat acp [flags]`: an Agent Client Protocol agent on stdio (src/acp/); prompts come from the editor. */

@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import type { Clock } from "../agent/mod.ts";
 import type { ModelClient } from "../model/types.ts";
 import type { OpenAiClientOptions } from "../model/openai/mod.ts";
-import { type Grants, parseGrantFlags } from "../policy/grants.ts";
+import type { Grants } from "../policy/grants.ts";
 import type { GrantPathOps } from "../policy/ops.ts";
 import { parseRecording, type Recording } from "../replay/recording.ts";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
@@ -21,6 +21,7 @@ import { openLineSource } from "./line_input.ts";
 import type { LineSource } from "./repl.ts";
 import { sessionsListing } from "./sessions.ts";
 import type { HookCommandRunner } from "../hooks/runner.ts";
+import { denoFlagLines, runGrants } from "./permission_set.ts";
 import { parseTrustAnswer, type TrustAnswer, trustQuestion, type TrustRequest } from "./trust.ts";
 import { PROFILE_NAMES, type ProfileName, profileNamed } from "../model/profiles/mod.ts";
 
@@ -132,7 +133,7 @@ export type Prepared =
  * replay file, the endpoint, the grants and the mode. Usage problems end it with exit 2.
  */
 export async function prepareRun(
-  command: { command: "run" | "sessions" | "mcp" | "doctor"; flags: CliFlags },
+  command: { command: "run" | "sessions" | "mcp" | "doctor" | "grants"; flags: CliFlags },
   context: SetupContext,
 ): Promise<Prepared> {
   const { flags } = command;
@@ -155,16 +156,13 @@ export async function prepareRun(
   // The trust question needs a person at a terminal; a replay never asks.
   const canAsk = flags.replay === undefined && !flags.noPrompt && terminal.isTty("stdin") &&
     terminal.isTty("stderr");
-  const resolved = await resolveSettings(flags, {
-    env,
-    workspace,
-    fs,
-    ...(context.askTrust !== undefined && flags.replay === undefined
+  const asking: { askTrust?: (request: TrustRequest) => Promise<TrustAnswer> } =
+    context.askTrust !== undefined && flags.replay === undefined
       ? { askTrust: context.askTrust }
       : canAsk
-      ? { askTrust: (request) => askTrust(request, terminal, lineSource()) }
-      : {}),
-  });
+      ? { askTrust: (request: TrustRequest) => askTrust(request, terminal, lineSource()) }
+      : {};
+  const resolved = await resolveSettings(flags, { env, workspace, fs, ...asking });
   if (!resolved.ok) {
     writeMessage(terminal, `moat: ${resolved.error}\n`);
     return { exit: EXIT.usage };
@@ -197,6 +195,30 @@ export async function prepareRun(
     return usage(`Unknown provider "${providerName}": moat knows ${PROFILE_NAMES.join(", ")}`);
   }
 
+  const grantsResult = await runGrants(flags, {
+    settings,
+    workspace,
+    fs,
+    env,
+    paths: context.paths,
+    ...asking,
+  });
+  if (!grantsResult.ok) return usage(grantsResult.error);
+  if (command.command === "grants") {
+    lines?.close();
+    for (const note of grantsResult.notes) writeMessage(terminal, `moat: ${note}\n`);
+    writeMessage(terminal, denoFlagLines(grantsResult.grants).join("\n") + "\n", "stdout");
+    return { exit: EXIT.ok };
+  }
+  if (grantsResult.show !== undefined) {
+    // The repository's word: say what it granted before anything is sent.
+    writeMessage(
+      terminal,
+      `moat: permission set "${grantsResult.show.set}" of "${grantsResult.show.file}" grants:\n` +
+        denoFlagLines(grantsResult.grants).map((l) => `  ${l}\n`).join(""),
+    );
+  }
+
   const key = env[settings.apiKeyEnv] ?? "";
   // A replay needs no model: its replies come from the recording.
   if (
@@ -206,13 +228,6 @@ export async function prepareRun(
     writeMessage(terminal, noEndpointMessage(settings.apiKeyEnv));
     return { exit: EXIT.usage };
   }
-
-  const grantsResult = parseGrantFlags(flags.permissions, {
-    cwd: workspace,
-    ...(env.HOME === undefined || env.HOME === "" ? {} : { home: env.HOME }),
-    paths: context.paths,
-  });
-  if (!grantsResult.ok) return usage(grantsResult.error.message);
 
   // A replay always runs to completion like print mode, even on a terminal.
   const interactive = command.command === "run" && !flags.print && recording === undefined &&

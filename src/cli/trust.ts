@@ -35,6 +35,7 @@ export const SENSITIVE_KEYS = [
   "sandbox",
   "mcpServers",
   "hooks",
+  "permissions",
 ] as const;
 
 /** One sensitive key. */
@@ -198,8 +199,10 @@ export function untrustedProjectMessage(
   }, and this project is not trusted:\n${listSettings(settings)}` +
     `Nothing was sent and no tool ran. To apply these settings, trust the project: pass ` +
     `--trust-project for one run, or add ${terminalQuote(project.root)} ${where}. To run ` +
-    `without them, give your own values (--base-url, --api-key-env, --sandbox) or remove them ` +
-    `from the project config.`;
+    (settings.some((s) => s.key === "permissions")
+      ? "without it, leave out -P, give permission flags or use a set of your user config."
+      : `without them, give your own values (--base-url, --api-key-env, --sandbox) or remove ` +
+        `them from the project config.`);
 }
 
 /** The one question asked on a terminal before anything else happens. */
@@ -251,11 +254,13 @@ export function withTrustedProject(text: string | null, root: string): string {
 }
 
 function describeKinds(settings: SensitiveSetting[]): string {
-  const routes = settings.some((s) => s.key !== "sandbox");
+  const routes = settings.some((s) => s.key !== "sandbox" && s.key !== "permissions");
   const sandbox = settings.some((s) => s.key === "sandbox");
+  const grants = settings.some((s) => s.key === "permissions");
   const parts = [
     ...(routes ? ["where moat sends requests and your API key"] : []),
     ...(sandbox ? ["how moat sandboxes its tools"] : []),
+    ...(grants ? ["what moat's tools may touch (a permission set)"] : []),
   ];
   return parts.join(" and ");
 }

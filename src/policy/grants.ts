@@ -49,7 +49,8 @@ export interface Grants {
   explicit: ExplicitKinds;
 }
 
-type AllowKind = keyof ExplicitKinds;
+/** One permission kind moat's tools use. */
+export type AllowKind = keyof ExplicitKinds;
 /** Turns one item of a flag's value (`entry`, as typed) into what the grants hold. */
 type Convert = (item: string, entry: string) => string;
 
@@ -57,6 +58,7 @@ type Convert = (item: string, entry: string) => string;
 export const GRANT_FLAGS = [
   "allow-read",
   "deny-read",
+  "ignore-read",
   "allow-write",
   "deny-write",
   "allow-run",
@@ -64,6 +66,7 @@ export const GRANT_FLAGS = [
   "allow-net",
   "deny-net",
   "allow-env",
+  "ignore-env",
   "allow-all",
 ] as const;
 
@@ -118,7 +121,7 @@ export function defaultGrants(cwd: string, options: { paths: PathOps }): Grants 
  */
 export function parseGrantFlags(
   values: GrantFlagValues,
-  options: { cwd: string; home?: string; paths: GrantPathOps },
+  options: { cwd: string; home?: string; paths: GrantPathOps; nothing?: readonly AllowKind[] },
 ): GrantsResult {
   const { paths } = options;
   const cwd = realOrSelf(paths, options.cwd);
@@ -150,6 +153,10 @@ export function parseGrantFlags(
       const scope = scopeOf(values[flag], flag, convert);
       if (scope !== undefined && !grants.allowAll) {
         grants[kind] = scope;
+        grants.explicit[kind] = true;
+      } else if (options.nothing?.includes(kind) && !grants.allowAll) {
+        // A permission set's `false` or `[]`: this kind is granted nothing (no flag can say it).
+        grants[kind] = [];
         grants.explicit[kind] = true;
       }
     }

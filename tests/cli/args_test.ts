@@ -259,3 +259,16 @@ Deno.test("parseCliArgs() rejects --resume with another session choice, and --qu
   assert.equal(flagsOf(["-q"]).quiet, true);
   assert.equal(flagsOf(["hi"]).quiet, false);
 });
+
+Deno.test("parseCliArgs() reads -P, -P=NAME and --permission-set=NAME; -P NAME leaves NAME as the prompt", () => {
+  const set = (argv: string[]) => {
+    const parsed = parseCliArgs(argv);
+    assert.ok(parsed.ok && parsed.command === "run");
+    return [parsed.flags.permissionSet, parsed.flags.prompt];
+  };
+  assert.deepEqual(set(["-P", "hi"]), ["", "hi"]);
+  assert.deepEqual(set(["-P=ci", "hi"]), ["ci", "hi"]);
+  assert.deepEqual(set(["--permission-set=ci"]), ["ci", undefined]);
+  assert.deepEqual(set(["--permission-set"]), ["", undefined]);
+  assert.deepEqual(set(["hi", "--", "-P=ci"]), [undefined, "hi -P=ci"]);
+});
