@@ -148,6 +148,7 @@ export const CLI_OPTIONS = {
   "allow-all": { type: "boolean", short: "A" },
   "allow-read": { type: "string", multiple: true },
   "deny-read": { type: "string", multiple: true },
+  "ignore-read": { type: "string", multiple: true },
   "allow-write": { type: "string", multiple: true },
   "deny-write": { type: "string", multiple: true },
   "allow-run": { type: "string", multiple: true },
@@ -155,6 +156,7 @@ export const CLI_OPTIONS = {
   "allow-net": { type: "string", multiple: true },
   "deny-net": { type: "string", multiple: true },
   "allow-env": { type: "string", multiple: true },
+  "ignore-env": { type: "string", multiple: true },
 } as const;
 
 function usageError(message: string): ParsedArgs {

@@ -48,7 +48,8 @@ did you mean); a denied path may not exist yet; a deny list wins over every gran
       --allow-write[=PATHS]      --deny-write=PATHS
       --allow-run[=PROGRAMS]     --deny-run=PROGRAMS
       --allow-net[=HOSTS]        --deny-net=HOSTS (HOST or HOST:PORT)
-      --allow-env[=VARS]
+      --allow-env[=VARS]         --ignore-env=VARS (absent from the tools' environment)
+      --ignore-read=PATHS        hidden, not denied: missing to every tool and to bash
   -A, --allow-all                grant everything (the API key still never reaches a tool)
       --sandbox auto|require|off OS sandbox (bubblewrap): require exits 2 when unavailable
       --no-prompt                never ask for approval; ungranted calls are denied

@@ -50,7 +50,7 @@ export interface HostSetup {
    * paths; absent: the Worker runs in this process.
    */
   bwrap?: { path: string; launch: HostLaunch; mountPoints: MountPoints };
-  /** The denied paths fixed at the start (their kinds and identities). */
+  /** The denied and ignored paths fixed at the start (their kinds and identities). */
   denied: DeniedPath[];
   /** Every other name of a `--deny-run` program, masked in the view too. */
   deniedPrograms: string[];
@@ -70,7 +70,9 @@ export function createHostStarter(setup: HostSetup): HostStarter {
     ? undefined
     : readUserGitExcludes(sys.paths, env, toolOptions.cwd);
   const deniedIds = (access: DeniedPath["access"]) =>
-    setup.denied.filter((d) => d.access === access && d.kind === "file" && d.id !== undefined)
+    setup.denied.filter((d) =>
+      d.access === access && !d.ignored && d.kind === "file" && d.id !== undefined
+    )
       .map((d) => d.id as string);
   return ({ grants, protection }: HostAccess): HostConnection => {
     const config: HostConfig = {
@@ -84,6 +86,9 @@ export function createHostStarter(setup: HostSetup): HostStarter {
         guard: {
           denyRead: grants.denyRead,
           denyWrite: grants.denyWrite,
+          ignoreRead: grants.ignoreRead,
+          ignoredIds: setup.denied.filter((d) => d.ignored && d.kind === "file" && d.id)
+            .map((d) => d.id as string),
           protection,
           deniedIds: { read: deniedIds("read"), write: deniedIds("write") },
           recheckOpens: !bwrap,

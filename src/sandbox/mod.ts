@@ -370,6 +370,15 @@ async function openOsSandbox(options: SandboxOptions, warnings: string[]) {
           "--deny-net (or bash's --allow-run)",
       );
     }
+    const { ignoreRead } = options.grants;
+    if (ignoreRead.length > 0 && (run === true || run.includes("bash"))) {
+      // Without bubblewrap bash reads the file system as the user does: `ls` would list them.
+      throw new UsageError(
+        `--ignore-read=${ignoreRead.join(",")} cannot hold without the OS sandbox ` +
+          "(bubblewrap): bash would list and read the ignored paths; run where bubblewrap " +
+          "works, or drop bash's --allow-run (the file tools hide them either way)",
+      );
+    }
     return undefined;
   }
   // Placeholders for the view's mount points at missing paths, removed after the run.

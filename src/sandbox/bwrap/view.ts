@@ -234,7 +234,8 @@ function currentDenied(spec: Omit<HostViewSpec, "env" | "command">, paths: PathO
   const { grants } = spec;
   const all = spec.denied ?? scanDenied(grants, paths);
   return all.filter((d) =>
-    (d.access === "read" ? grants.denyRead : grants.denyWrite).includes(d.path)
+    (d.ignored ? grants.ignoreRead : d.access === "read" ? grants.denyRead : grants.denyWrite)
+      .includes(d.path)
   );
 }
 

@@ -46,6 +46,10 @@ export interface WireToolOptions {
 export interface WireFsGuard {
   denyRead: string[];
   denyWrite: string[];
+  /** `--ignore-read` paths: missing to every tool (worker/_guarded_fs.ts). */
+  ignoreRead?: string[];
+  /** Identities of the ignored files at the start ("dev:ino"): hidden under another name too. */
+  ignoredIds?: string[];
   /** Paths no write may touch unless carved out (src/policy/protected.ts). */
   protection?: Protection;
   /** Identities of the denied files at the start ("dev:ino"), by access. */
