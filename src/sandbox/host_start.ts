@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import {
+  bashHiddenDirs,
   bashViewArgs,
   buildHostArgs,
   type DeniedPath,
@@ -131,11 +132,12 @@ export function createHostStarter(setup: HostSetup): HostStarter {
     if (tmp !== undefined) config.privateTmp = tmp;
     // Under a scoped --allow-run, bash must not run moat's own runtime either.
     const hidePaths = grants.explicit.run && grants.run !== true ? [launch.executable] : [];
-    config.toolOptions.bashCommandPrefix = nestedBashPrefix(
-      bwrap.path,
-      hidePaths,
-      bashViewArgs(view),
-    );
+    const prefix = nestedBashPrefix(bwrap.path, hidePaths, bashViewArgs(view));
+    config.toolOptions.bashCommandPrefix = prefix;
+    const hiddenDirs = bashHiddenDirs(view);
+    // Before the masks of `hidePaths` (3 arguments each) and the final "--".
+    const at = prefix.length - 1 - 3 * hidePaths.length;
+    if (hiddenDirs.length > 0) config.toolOptions.bashHidden = { dirs: hiddenDirs, at };
     const hostEnv: Record<string, string> = {
       ...env,
       DENO_NO_UPDATE_CHECK: "1",

@@ -53,7 +53,7 @@ for (const mode of MODES) {
 }
 
 if (BWRAP) {
-  Deno.test("[bwrap] --ignore-read=.env: bash cannot read the ignored file", async () => {
+  Deno.test("[bwrap] --ignore-read=.env: bash neither lists nor reads the ignored file", async () => {
     const layout = await createLayout({ ".env": `API=${SECRET}\n`, "src/x.ts": "" });
     await using _ = layout.root;
     const grants: Grants = {
@@ -64,9 +64,20 @@ if (BWRAP) {
     const sb = await openSandbox(layout, "bwrap", grants);
     try {
       const cat = textOf(
-        await callTool(sb, "bash", { command: "cat .env; grep -r API . || true" }),
+        await callTool(sb, "bash", { command: "ls -a; cat .env; grep -r API . || true" }),
       );
       assert.ok(!cat.includes(SECRET), cat);
+      assert.ok(!/^\.env$/m.test(cat), `bash listed the ignored file: ${cat}`);
+      assert.match(cat, /a\.txt/);
+      // What the tools create after the start shows to the next bash call, and bash still
+      // writes inside the directory's entries.
+      await callTool(sb, "write", { path: "new.txt", content: "fresh\n" });
+      const next = textOf(
+        await callTool(sb, "bash", { command: "cat new.txt && echo more > src/y.ts && ls -a" }),
+      );
+      assert.match(next, /fresh/);
+      assert.ok(!/^\.env$/m.test(next), next);
+      assert.equal(await Deno.readTextFile(`${layout.ws}/src/y.ts`), "more\n");
     } finally {
       await sb.close();
     }
