@@ -33,6 +33,7 @@ export function moatCommand(args: readonly string[]): string {
 const LIST_FLAG_KINDS: Record<string, Kind> = {
   "allow-read": "path",
   "deny-read": "path",
+  "ignore-read": "path",
   "allow-write": "path",
   "deny-write": "path",
   "allow-run": "program",
@@ -40,6 +41,7 @@ const LIST_FLAG_KINDS: Record<string, Kind> = {
   "allow-net": "host",
   "deny-net": "host",
   "allow-env": "env",
+  "ignore-env": "env",
   "allow-mcp": "mcp",
 };
 

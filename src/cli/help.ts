@@ -49,7 +49,8 @@ did you mean); a denied path may not exist yet; a deny list wins over every gran
       --allow-write[=PATHS]      --deny-write=PATHS
       --allow-run[=PROGRAMS]     --deny-run=PROGRAMS
       --allow-net[=HOSTS]        --deny-net=HOSTS (HOST or HOST:PORT)
-      --allow-env[=VARS]         --ignore-read=PATHS  --ignore-env=VARS
+      --allow-env[=VARS]         --ignore-env=VARS (absent from the tools' environment)
+      --ignore-read=PATHS        hidden, not denied: missing to every tool and to bash
   -P, --permission-set[=NAME]    Deno's permission set NAME (bare: "default") from deno.json(c)
                                  (trusted projects only) or the user config's "permissions";
                                  a flag replaces the set's value of its kind, -A drops the set

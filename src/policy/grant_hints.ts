@@ -95,5 +95,7 @@ function formatDeny(grants: Grants): string {
   if (grants.denyWrite.length) parts.push(`deny-write: ${grants.denyWrite.join(", ")}`);
   if (grants.denyRun.length) parts.push(`deny-run: ${grants.denyRun.join(", ")}`);
   if (grants.denyNet.length) parts.push(`deny-net: ${grants.denyNet.join(", ")}`);
+  if (grants.ignoreRead.length) parts.push(`ignore-read: ${grants.ignoreRead.join(", ")}`);
+  if (grants.ignoreEnv.length) parts.push(`ignore-env: ${grants.ignoreEnv.join(", ")}`);
   return parts.length ? " · " + parts.join(" · ") : "";
 }

@@ -39,6 +39,16 @@ export interface Grants {
   /** `--deny-net` hosts (`host` or `host:port`, as Deno takes them): denied even under -A. */
   denyNet: string[];
   /**
+   * `--ignore-read` paths (real paths, as `denyRead` holds them): hidden rather than denied, the
+   * tools and bash find nothing there (as if missing), even under -A or inside a read grant.
+   */
+  ignoreRead: string[];
+  /**
+   * `--ignore-env` variables (names, or prefixes ending in `*` as Deno takes them): absent from
+   * the tools' environment even under -A or `--allow-env`.
+   */
+  ignoreEnv: string[];
+  /**
    * Every path named in an `--allow-write=…` value (real paths), even when the write scope is
    * everything (`-A`, bare `--allow-write`): a named path lifts the protection of a protected
    * path it is, or is inside (src/policy/protected.ts). Approvals never add to it.
@@ -107,6 +117,8 @@ export function defaultGrants(cwd: string, options: { paths: PathOps }): Grants 
     denyWrite: [],
     denyRun: [],
     denyNet: [],
+    ignoreRead: [],
+    ignoreEnv: [],
     namedWrite: [],
     allowAll: false,
     explicit: { read: false, write: false, run: false, net: false, env: false },
@@ -163,6 +175,7 @@ export function parseGrantFlags(
     grants.namedWrite = namedList(values["allow-write"], grantedIn("allow-write"));
     const deniedIn = (flag: GrantFlag) => (p: string) => deniedPath(paths, cwd, p, { home, flag });
     grants.denyRead = denyList(values["deny-read"], "deny-read", deniedIn("deny-read"));
+    grants.ignoreRead = denyList(values["ignore-read"], "ignore-read", deniedIn("ignore-read"));
     grants.denyWrite = denyList(values["deny-write"], "deny-write", deniedIn("deny-write"));
     grants.denyRun = denyList(values["deny-run"], "deny-run", (p) => programName(paths, cwd, p));
     grants.denyNet = denyList(values["deny-net"], "deny-net", (host) => {
@@ -170,6 +183,7 @@ export function parseGrantFlags(
       if (problem === undefined) return host;
       throw new UsageError(`Denied host "${host}" (--deny-net) is refused: ${problem}`);
     });
+    grants.ignoreEnv = denyList(values["ignore-env"], "ignore-env", (name) => name);
   } catch (e) {
     if (e instanceof UsageError) return { ok: false, error: e };
     throw e;
@@ -267,8 +281,9 @@ function denyList(
   const items: string[] = [];
   for (const entry of flagEntries(raw)) {
     if (typeof entry !== "string" || entry === "") {
+      const verb = flag.startsWith("ignore-") ? "hide" : "deny";
       throw new UsageError(
-        `Missing value for "--${flag}": list what to deny, e.g. --${flag}=ITEM[,ITEM…]`,
+        `Missing value for "--${flag}": list what to ${verb}, e.g. --${flag}=ITEM[,ITEM…]`,
       );
     }
     for (const item of splitList(entry, flag)) {
@@ -336,7 +351,8 @@ function deniedPath(
   raw: string,
   options: { home: Home; flag: GrantFlag },
 ): string {
-  const abs = resolve(cwd, expandedPath(raw, { ...options, what: "Denied" }));
+  const what = options.flag === "ignore-read" ? "Ignored" : "Denied";
+  const abs = resolve(cwd, expandedPath(raw, { ...options, what }));
   const real = paths.realPath(abs);
   if (real.ok) return real.path;
   // A missing denied path is denied by name (as Deno does): the real path of its nearest existing
@@ -346,7 +362,7 @@ function deniedPath(
     if (location !== undefined) return location;
   }
   throw new UsageError(
-    `Denied path "${raw}" (--${options.flag}) cannot be resolved ("${abs}"): ${real.message}; ` +
+    `${what} path "${raw}" (--${options.flag}) cannot be resolved ("${abs}"): ${real.message}; ` +
       "check the path and its permissions",
   );
 }

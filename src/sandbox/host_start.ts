@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import {
+  bashHiddenDirs,
   bashViewArgs,
   buildHostArgs,
   type DeniedPath,
@@ -50,7 +51,7 @@ export interface HostSetup {
    * paths; absent: the Worker runs in this process.
    */
   bwrap?: { path: string; launch: HostLaunch; mountPoints: MountPoints };
-  /** The denied paths fixed at the start (their kinds and identities). */
+  /** The denied and ignored paths fixed at the start (their kinds and identities). */
   denied: DeniedPath[];
   /** Every other name of a `--deny-run` program, masked in the view too. */
   deniedPrograms: string[];
@@ -70,7 +71,9 @@ export function createHostStarter(setup: HostSetup): HostStarter {
     ? undefined
     : readUserGitExcludes(sys.paths, env, toolOptions.cwd);
   const deniedIds = (access: DeniedPath["access"]) =>
-    setup.denied.filter((d) => d.access === access && d.kind === "file" && d.id !== undefined)
+    setup.denied.filter((d) =>
+      d.access === access && !d.ignored && d.kind === "file" && d.id !== undefined
+    )
       .map((d) => d.id as string);
   return ({ grants, protection }: HostAccess): HostConnection => {
     const config: HostConfig = {
@@ -84,6 +87,9 @@ export function createHostStarter(setup: HostSetup): HostStarter {
         guard: {
           denyRead: grants.denyRead,
           denyWrite: grants.denyWrite,
+          ignoreRead: grants.ignoreRead,
+          ignoredIds: setup.denied.filter((d) => d.ignored && d.kind === "file" && d.id)
+            .map((d) => d.id as string),
           protection,
           deniedIds: { read: deniedIds("read"), write: deniedIds("write") },
           recheckOpens: !bwrap,
@@ -126,11 +132,12 @@ export function createHostStarter(setup: HostSetup): HostStarter {
     if (tmp !== undefined) config.privateTmp = tmp;
     // Under a scoped --allow-run, bash must not run moat's own runtime either.
     const hidePaths = grants.explicit.run && grants.run !== true ? [launch.executable] : [];
-    config.toolOptions.bashCommandPrefix = nestedBashPrefix(
-      bwrap.path,
-      hidePaths,
-      bashViewArgs(view),
-    );
+    const prefix = nestedBashPrefix(bwrap.path, hidePaths, bashViewArgs(view));
+    config.toolOptions.bashCommandPrefix = prefix;
+    const hiddenDirs = bashHiddenDirs(view);
+    // Before the masks of `hidePaths` (3 arguments each) and the final "--".
+    const at = prefix.length - 1 - 3 * hidePaths.length;
+    if (hiddenDirs.length > 0) config.toolOptions.bashHidden = { dirs: hiddenDirs, at };
     const hostEnv: Record<string, string> = {
       ...env,
       DENO_NO_UPDATE_CHECK: "1",

@@ -58,6 +58,7 @@ import {
 } from "./permissions.ts";
 import { workerModuleUrl } from "./worker/worker_modules.ts";
 import type { SandboxMode } from "./mode.ts";
+import { unsandboxedProblem } from "./_unsandboxed.ts";
 
 export { TOOL_HOST_COMMAND } from "./host/protocol.ts";
 export { HOST_RUNTIME_FLAGS, type HostLaunch, hostLaunch } from "./launch.ts";
@@ -360,16 +361,9 @@ async function openOsSandbox(options: SandboxOptions, warnings: string[]) {
   }
   // Found in parallel with the probe; awaited either way so no lookup outlives this call.
   const launch = await launchPromise;
-  const { denyNet, run } = options.grants;
   if (!(probe?.usable && launch !== undefined)) {
-    if (denyNet.length > 0 && (run === true || run.includes("bash"))) {
-      // Without bubblewrap bash's programs have the machine's network: nothing would hold it.
-      throw new UsageError(
-        `--deny-net=${denyNet.join(",")} cannot hold without the OS sandbox (bubblewrap): the ` +
-          "programs bash runs would reach every host; run where bubblewrap works, or drop " +
-          "--deny-net (or bash's --allow-run)",
-      );
-    }
+    const problem = unsandboxedProblem(options.grants);
+    if (problem !== undefined) throw new UsageError(problem);
     return undefined;
   }
   // Placeholders for the view's mount points at missing paths, removed after the run.

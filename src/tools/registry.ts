@@ -36,8 +36,8 @@ export interface BuiltinToolOptions {
   fs: FsOps;
   /** Process operations of bash (the entry points pass Deno's: src/sys/process.ts). */
   process: ProcessOps;
-  /** Argv prefix bash runs under (e.g. a nested bwrap). */
-  bashCommandPrefix?: string[];
+  /** Argv prefix bash runs under (e.g. a nested bwrap), or what makes it at each call. */
+  bashCommandPrefix?: string[] | (() => Promise<string[]>);
   /** A directory private to the run and discarded (the OS sandbox's /tmp): bash says so. */
   bashPrivateTmp?: string;
   processRegistry?: ProcessRegistry;

@@ -266,3 +266,43 @@ Deno.test("parseGrantFlags() --deny-net keeps its hosts denied under -A and a ba
   assert.ok(!url.ok);
   assert.match(url.error.message, /Denied host "https:\/\/example\.com\/x" \(--deny-net\)/);
 });
+
+Deno.test("parseGrantFlags() --ignore-read holds real paths, missing ones by name; --ignore-env names", async () => {
+  await using ws = await createTempWorkspace({ "secret/k": "x", ".env": "A=1\n" });
+  await Deno.symlink(ws.path("secret"), ws.path("alias"));
+  const r = parseGrantFlags({
+    "allow-all": true,
+    "ignore-read": [".env,alias,later/x"],
+    "ignore-env": ["SECRET,AWS_*"],
+  }, { cwd: ws.dir });
+  assert.ok(r.ok);
+  assert.deepEqual(r.grants.ignoreRead, [ws.path(".env"), ws.path("secret"), ws.path("later/x")]);
+  assert.deepEqual(r.grants.ignoreEnv, ["SECRET", "AWS_*"]);
+  assert.deepEqual(r.notes, []);
+  assert.match(formatGrants(r.grants), /ignore-read: .*\.env.* · ignore-env: SECRET, AWS_\*/);
+  assert.deepEqual(defaultGrants(ws.dir).ignoreRead, []);
+  for (const flag of ["ignore-read", "ignore-env"] as const) {
+    const bare = parseGrantFlags({ [flag]: true }, { cwd: ws.dir });
+    assert.ok(!bare.ok);
+    assert.match(
+      bare.error.message,
+      new RegExp(`^Missing value for "--${flag}": list what to hide`),
+    );
+  }
+});
+
+Deno.test("toolEnvironment() leaves out --ignore-env variables even under --allow-env and -A", () => {
+  const source = { PATH: "/bin", SECRET: "s", AWS_KEY: "k", AWS: "a", CI: "1" };
+  const ignoreEnv = ["SECRET", "AWS_*"];
+  assert.deepEqual(toolEnvironment({ env: true, ignoreEnv }, source, []), {
+    PATH: "/bin",
+    AWS: "a",
+    CI: "1",
+  });
+  assert.deepEqual(
+    toolEnvironment({ env: ["SECRET", "AWS_KEY", "CI"], ignoreEnv }, source, []),
+    { PATH: "/bin", CI: "1" },
+  );
+  // Even a variable of the safe list.
+  assert.deepEqual(toolEnvironment({ env: [], ignoreEnv: ["PATH"] }, source, []), {});
+});

@@ -22,6 +22,11 @@ export interface DeniedPath {
   kind: "file" | "dir" | "missing";
   /** The file's identity (device and inode), when the platform gives one. */
   id?: string;
+  /**
+   * An `--ignore-read` path: masked in the view as a read-denied one (the tools, through their
+   * guarded file operations, see it as missing).
+   */
+  ignored?: true;
 }
 
 /** One mask of the view: a denied path, or the placeholder that stands for a missing one. */
@@ -31,22 +36,25 @@ export interface DenyMask {
   kind: "file" | "dir";
 }
 
-/** The run's denied paths with their kinds and identities (missing ones by name). */
+/** The run's denied and ignored paths with their kinds and identities (missing ones by name). */
 export function scanDenied(grants: Grants, paths: PathOps): DeniedPath[] {
   const out: DeniedPath[] = [];
-  const add = (path: string, access: DeniedPath["access"]) => {
+  const add = (path: string, access: DeniedPath["access"], ignored = false) => {
     const info = paths.lstat(path);
+    const mark = ignored ? { ignored: true as const } : {};
     if (info === undefined) {
-      out.push({ path, access, kind: "missing" });
+      out.push({ path, access, kind: "missing", ...mark });
       return;
     }
     if (info.kind === "symlink") return;
-    const entry: DeniedPath = { path, access, kind: info.kind === "dir" ? "dir" : "file" };
+    const entry: DeniedPath = { path, access, kind: info.kind === "dir" ? "dir" : "file", ...mark };
     if (info.id !== undefined) entry.id = info.id;
     out.push(entry);
   };
   for (const p of grants.denyRead) add(p, "read");
   for (const p of grants.denyWrite) add(p, "write");
+  // A path both deny and ignore is denied (as Deno decides for the same path).
+  for (const p of grants.ignoreRead) if (!grants.denyRead.includes(p)) add(p, "read", true);
   return out;
 }
 
@@ -74,7 +82,9 @@ export function deniedViewProblem(
       ? "it is another file now"
       : undefined;
     if (change !== undefined) {
-      return `Cannot start the tool host: the denied path "${entry.path}" (--deny-${entry.access}) ` +
+      const flag = entry.ignored ? "ignore-read" : `deny-${entry.access}`;
+      const what = entry.ignored ? "ignored" : "denied";
+      return `Cannot start the tool host: the ${what} path "${entry.path}" (--${flag}) ` +
         `changed since the start (${change}), and mounting it could expose another location; ` +
         "restore it, or restart moat";
     }

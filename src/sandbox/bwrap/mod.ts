@@ -6,6 +6,7 @@
  */
 export { type BwrapProbe, findProgram, probeBwrap, type ProbeOptions } from "./probe.ts";
 export {
+  bashHiddenDirs,
   bashViewArgs,
   buildHostArgs,
   hostViewProblem,
@@ -15,6 +16,7 @@ export {
   viewMountTargets,
 } from "./view.ts";
 export type { MountTarget } from "./_mount_steps.ts";
+export { type HiddenDir, hiddenDirArgs, type ListedEntry } from "./hide_view.ts";
 export { type DeniedPath, scanDenied } from "./deny_view.ts";
 export { binDirs } from "./program_masks.ts";
 export { findProgramCopies } from "./program_copies.ts";

@@ -18,6 +18,8 @@ import {
 } from "./deny_view.ts";
 import { type MountTarget, orderedStepArgs } from "./_mount_steps.ts";
 import { programMaskArgs } from "./program_masks.ts";
+import type { HiddenDir } from "./hide_view.ts";
+import { basename, dirname } from "node:path";
 
 /** Runtime directories every tool host sees read-only (when they exist). */
 const SYSTEM_DIRS: readonly string[] = [
@@ -97,6 +99,29 @@ export function buildHostArgs(spec: HostViewSpec): string[] {
  */
 export function bashViewArgs(spec: Omit<HostViewSpec, "env" | "command">): string[] {
   return viewArgs(spec, "bash");
+}
+
+/**
+ * The directories of bash's view that hold an `--ignore-read` path (./hide_view.ts rebuilds
+ * them without it at each call); a path whose directory bash does not see needs nothing.
+ */
+export function bashHiddenDirs(spec: Omit<HostViewSpec, "env" | "command">): HiddenDir[] {
+  const { effective, visible } = viewMounts(spec);
+  const dirs = new Map<string, HiddenDir>();
+  for (const entry of currentDenied(spec, spec.paths)) {
+    if (!entry.ignored) continue;
+    const dir = dirname(entry.path);
+    if (dir === entry.path || !visible(dir)) continue;
+    const hidden = dirs.get(dir) ?? {
+      dir,
+      names: [],
+      mounts: effective.filter((m) => isWithin(dir, m.path) || isWithin(m.path, dir))
+        .map((m) => ({ path: m.path, mode: m.mode })),
+    };
+    hidden.names.push(basename(entry.path));
+    dirs.set(dir, hidden);
+  }
+  return [...dirs.values()];
 }
 
 /**
@@ -234,7 +259,8 @@ function currentDenied(spec: Omit<HostViewSpec, "env" | "command">, paths: PathO
   const { grants } = spec;
   const all = spec.denied ?? scanDenied(grants, paths);
   return all.filter((d) =>
-    (d.access === "read" ? grants.denyRead : grants.denyWrite).includes(d.path)
+    (d.ignored ? grants.ignoreRead : d.access === "read" ? grants.denyRead : grants.denyWrite)
+      .includes(d.path)
   );
 }
 

@@ -3,6 +3,7 @@
  * postMessage (Worker mode). The same messages travel main → host → Worker and back.
  */
 import type { Protection } from "../../policy/mod.ts";
+import type { HiddenDir } from "../bwrap/hide_view.ts";
 import type { ToolOutput, ToolUpdate } from "../../tools/mod.ts";
 
 /** The hidden sub-command main.ts dispatches to the tool host (./main.ts). */
@@ -36,6 +37,11 @@ export interface WireToolOptions {
   bashTimeoutSec?: number;
   bashMaxTimeoutSec?: number;
   bashCommandPrefix?: string[];
+  /**
+   * Directories of bash's view rebuilt at each call without their `--ignore-read` entries: their
+   * arguments (bwrap/hide_view.ts) go into `bashCommandPrefix` at index `at`.
+   */
+  bashHidden?: { dirs: HiddenDir[]; at: number };
   /** The placeholders this host's view mounts over (bwrap): the tools hide the unused ones. */
   placeholders?: string[];
   /** What the Worker's file operations enforce beyond Deno's permissions (worker/_guarded_fs.ts). */
@@ -46,6 +52,10 @@ export interface WireToolOptions {
 export interface WireFsGuard {
   denyRead: string[];
   denyWrite: string[];
+  /** `--ignore-read` paths: missing to every tool (worker/_guarded_fs.ts). */
+  ignoreRead?: string[];
+  /** Identities of the ignored files at the start ("dev:ino"): hidden under another name too. */
+  ignoredIds?: string[];
   /** Paths no write may touch unless carved out (src/policy/protected.ts). */
   protection?: Protection;
   /** Identities of the denied files at the start ("dev:ino"), by access. */

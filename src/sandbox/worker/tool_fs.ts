@@ -27,6 +27,8 @@ export function toolFsOps(
   return guardFsOps(deno, {
     denyRead: guard.denyRead,
     denyWrite: guard.denyWrite,
+    ...(guard.ignoreRead === undefined ? {} : { ignoreRead: guard.ignoreRead }),
+    ...(guard.ignoredIds === undefined ? {} : { ignoredIds: guard.ignoredIds }),
     ...(guard.protection === undefined ? {} : { protection: guard.protection }),
     ...(guard.deniedIds === undefined ? {} : { deniedIds: guard.deniedIds }),
   });

@@ -11,12 +11,22 @@ import { createBuiltinTools } from "../../tools/mod.ts";
 import { serveToolWorker, type WorkerPort } from "./_worker_core.ts";
 import { grepThreads, type ParentPort } from "./grep_threads.ts";
 import { toolFsOps } from "./tool_fs.ts";
+import { hidingPrefix } from "./_hiding_prefix.ts";
 
 serveToolWorker(self as unknown as WorkerPort, {
-  createTools({ guard, ...options }) {
+  createTools({ guard, bashHidden, ...options }) {
+    const fs = toolFsOps(guard, createDenoFsOps);
     return createBuiltinTools({
       ...options,
-      fs: toolFsOps(guard, createDenoFsOps),
+      ...(bashHidden === undefined || options.bashCommandPrefix === undefined ? {} : {
+        bashCommandPrefix: hidingPrefix(
+          options.bashCommandPrefix,
+          bashHidden,
+          fs,
+          (path) => Deno.readLink(path),
+        ),
+      }),
+      fs,
       process: createDenoProcessOps(),
       // grep's helper Workers: started by this Worker's parent with its permissions and guard.
       grepThreads: grepThreads(self as unknown as ParentPort),

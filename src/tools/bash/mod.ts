@@ -49,8 +49,11 @@ export interface BashToolOptions {
   maxTimeoutSec?: number;
   /** Process operations (the entry points pass Deno's: src/sys/process.ts). */
   process: ProcessOps;
-  /** Argv prefix bash runs under, e.g. a nested `bwrap --unshare-pid --die-with-parent …`. */
-  commandPrefix?: string[];
+  /**
+   * Argv prefix bash runs under, e.g. a nested `bwrap --unshare-pid --die-with-parent …`; a
+   * function makes it at each call (a rejection fails the call with its message).
+   */
+  commandPrefix?: string[] | (() => Promise<string[]>);
   /** Registry of live process groups, so the host can kill them all on exit. */
   processRegistry?: ProcessRegistry;
   /** Time of the live updates' throttle (default: the real clock); tests pass a manual one. */
@@ -145,7 +148,18 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
             processOps.createSpillFile(join(options.spillDir, `bash-${callId}.stderr.log`)),
         }),
       };
-      const argv = [...prefix, "bash", "-c", args.command];
+      let head: string[];
+      try {
+        head = typeof prefix === "function" ? await prefix() : prefix;
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        return {
+          output: `Cannot run the command: ${message}`,
+          isError: true,
+          details: emptyDetails,
+        };
+      }
+      const argv = [...head, "bash", "-c", args.command];
       const spawned = processOps.spawn(argv[0] as string, argv.slice(1), { cwd: options.cwd, env });
       if (!spawned.ok) {
         return {
