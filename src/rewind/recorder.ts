@@ -3,6 +3,7 @@
  * recorded (once per turn), and after the turn's last change again, so the index knows what the
  * agent left (`expected`) and which files the turn changed.
  */
+import { dirname } from "node:path";
 import type { CheckpointStore } from "./store.ts";
 import { type RewindFs, type TurnEntry, readTurns, writeTurns } from "./turn_index.ts";
 
@@ -33,6 +34,7 @@ export function createTurnRecorder(options: TurnRecorderOptions): TurnRecorder {
   let turn: { prompt: string; messages: number; time: number } | undefined;
   let taken: Promise<TurnEntry | undefined> | undefined;
   const record = async (current: NonNullable<typeof turn>): Promise<TurnEntry | undefined> => {
+    await options.fs.mkdirp(dirname(options.index));
     const checkpoint = await options.store.checkpoint(`Before turn: ${current.prompt}`);
     if (!checkpoint.ok) {
       options.warn(`${checkpoint.error}; this turn cannot be rewound`);

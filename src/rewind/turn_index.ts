@@ -10,6 +10,8 @@ export interface RewindFs {
   readTextFile(path: string): Promise<string | null>;
   /** Replaces the file's text at once (a temporary file renamed over it), creating parents. */
   writeTextFile(path: string, text: string): Promise<void>;
+  /** Creates a directory (private to the user) and its parents. */
+  mkdirp(path: string): Promise<void>;
   /** Removes a directory and everything in it; nothing when it does not exist. */
   removeTree(path: string): Promise<void>;
   /** The names of a directory's entries, or null when it does not exist. */

@@ -19,6 +19,9 @@ export function createDenoRewindFs(): RewindFs {
       await Deno.writeTextFile(temp, text, { mode: 0o600 });
       await Deno.rename(temp, path);
     },
+    async mkdirp(path) {
+      await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+    },
     async removeTree(path) {
       try {
         await Deno.remove(path, { recursive: true });
