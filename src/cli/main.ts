@@ -130,6 +130,12 @@ async function runCommand(
     // Awaited by prepareRun when the run gets that far; a run that stops earlier ignores it.
     deps.catch(() => {});
   }
+  if (parsed.command === "rewind") {
+    const { rewindCommand } = await import("./rewind_command.ts");
+    const rewind = (await loadDeps()).rewind;
+    if (rewind === undefined) return usageError(terminal, "Rewind is not available here");
+    return await rewindCommand(parsed.args, { ...environment, terminal, paths, deps: rewind });
+  }
   if (parsed.command === "acp") {
     const { runAcp } = await import("../acp/mod.ts");
     return await runAcp({

@@ -5,7 +5,7 @@
  */
 import { dirname } from "node:path";
 import type { CheckpointStore } from "./store.ts";
-import { type RewindFs, type TurnEntry, readTurns, writeTurns } from "./turn_index.ts";
+import { readTurns, type RewindFs, type TurnEntry, writeTurns } from "./turn_index.ts";
 
 /** The checkpoints of one session's turns. */
 export interface TurnRecorder {

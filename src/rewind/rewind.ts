@@ -109,7 +109,9 @@ export async function rewindTo(
     ...(options.allow ? { allow: options.allow } : {}),
   });
   if (!report.ok) return report;
-  const label = entry.value.kind === "rewind" ? `undo of: ${entry.value.prompt}` : entry.value.prompt;
+  const label = entry.value.kind === "rewind"
+    ? `undo of: ${entry.value.prompt}`
+    : entry.value.prompt;
   const rewind: TurnEntry = {
     kind: "rewind",
     prompt: `Rewound to before turn ${turn} (${label})`,

@@ -54,12 +54,25 @@ async function withSession(
     const policy: ToolCallGate = (call) => void calls.push(`policy ${call.name}`);
     const gate = checkpoints.gate(policy);
     const turn = (prompt: string, ...tools: AnyTool[]) =>
-      checkpoints.turn({ path: session, messages: 0 }, { role: "user", content: prompt }, async () => {
-        for (const t of tools) {
-          await gate({ toolCallId: t.name, name: t.name, args: {}, tool: t, signal: new AbortController().signal });
-          await t.execute({}, new AbortController().signal, { toolCallId: t.name, onUpdate: () => {} });
-        }
-      });
+      checkpoints.turn(
+        { path: session, messages: 0 },
+        { role: "user", content: prompt },
+        async () => {
+          for (const t of tools) {
+            await gate({
+              toolCallId: t.name,
+              name: t.name,
+              args: {},
+              tool: t,
+              signal: new AbortController().signal,
+            });
+            await t.execute({}, new AbortController().signal, {
+              toolCallId: t.name,
+              onUpdate: () => {},
+            });
+          }
+        },
+      );
     const turns = async () => {
       const read = await readTurns(deps.fs, sessionStore(deps, session, work).paths.index);
       assert.ok(read.ok);
@@ -118,7 +131,10 @@ Deno.test("a file the user edited after the turn is reported and kept; forcing o
     );
     // The user edits a.txt between the turns; the next turn edits b.txt only.
     await Deno.writeTextFile(join(work, "a.txt"), "user\n");
-    await turn("edit b", tool("edit", "write", () => Deno.writeTextFile(join(work, "b.txt"), "agent 2\n")));
+    await turn(
+      "edit b",
+      tool("edit", "write", () => Deno.writeTextFile(join(work, "b.txt"), "agent 2\n")),
+    );
     const s = store(work, join(work, "..", "state", "s1.jsonl"));
     const plan = await planRewind(s, await turns(), 1);
     assert.ok(plan.ok);
@@ -130,7 +146,12 @@ Deno.test("a file the user edited after the turn is reported and kept; forcing o
     assert.deepEqual(done.value.restored, ["b.txt"]);
     assert.equal(await Deno.readTextFile(join(work, "a.txt")), "user\n", "the user's edit stays");
     assert.equal(await Deno.readTextFile(join(work, "b.txt")), "one\n");
-    const forced = await rewindTo(s, await turns(), 1, { fs: deps.fs, index, now: () => 2, force: true });
+    const forced = await rewindTo(s, await turns(), 1, {
+      fs: deps.fs,
+      index,
+      now: () => 2,
+      force: true,
+    });
     assert.ok(forced.ok);
     assert.equal(await Deno.readTextFile(join(work, "a.txt")), "one\n");
   });
@@ -139,7 +160,10 @@ Deno.test("a file the user edited after the turn is reported and kept; forcing o
 Deno.test("a rewind is listed as a turn and undone by rewinding to it", async () => {
   await withSession(async ({ work, turn, turns }) => {
     await Deno.writeTextFile(join(work, "a.txt"), "one\n");
-    await turn("edit", tool("edit", "write", () => Deno.writeTextFile(join(work, "a.txt"), "two\n")));
+    await turn(
+      "edit",
+      tool("edit", "write", () => Deno.writeTextFile(join(work, "a.txt"), "two\n")),
+    );
     const s = store(work, join(work, "..", "state", "s1.jsonl"));
     const index = join(work, "..", "state", "s1.rewind", "turns.json");
     assert.ok((await rewindTo(s, await turns(), 1, { fs: deps.fs, index, now: () => 1 })).ok);
@@ -159,12 +183,21 @@ Deno.test("a rewind never touches a path outside the write grants, even forced",
     await Deno.mkdir(join(work, "src"));
     await Deno.writeTextFile(join(work, "src/a.txt"), "one\n");
     await Deno.writeTextFile(join(work, "top.txt"), "one\n");
-    await turn("edit", tool("bash", "execute", () => sh(work, "echo 2 > src/a.txt; echo 2 > top.txt")));
+    await turn(
+      "edit",
+      tool("bash", "execute", () => sh(work, "echo 2 > src/a.txt; echo 2 > top.txt")),
+    );
     const grants = { ...defaultGrants(work), write: [join(work, "src")] };
     const allow = writablePath(work, grants, undefined);
     const s = store(work, join(work, "..", "state", "s1.jsonl"));
     const index = join(work, "..", "state", "s1.rewind", "turns.json");
-    const done = await rewindTo(s, await turns(), 1, { fs: deps.fs, index, now: () => 1, allow, force: true });
+    const done = await rewindTo(s, await turns(), 1, {
+      fs: deps.fs,
+      index,
+      now: () => 1,
+      allow,
+      force: true,
+    });
     assert.ok(done.ok);
     assert.deepEqual(done.value.outside, ["top.txt"]);
     assert.equal(await Deno.readTextFile(join(work, "src/a.txt")), "one\n");
@@ -174,12 +207,22 @@ Deno.test("a rewind never touches a path outside the write grants, even forced",
 
 Deno.test("the checkpoint waits for the policy: a blocked call takes none", async () => {
   await withSession(async ({ work, turns }) => {
-    const checkpoints = createRunCheckpoints(deps, { workspace: work, now: () => 0, warn: assert.fail });
+    const checkpoints = createRunCheckpoints(deps, {
+      workspace: work,
+      now: () => 0,
+      warn: assert.fail,
+    });
     const gate = checkpoints.gate(() => ({ block: true, reason: "no", source: "permissions" }));
     const t = tool("write", "write", async () => {});
     const session = { path: join(work, "..", "state", "s1.jsonl"), messages: 0 };
     await checkpoints.turn(session, { role: "user", content: "x" }, async () => {
-      await gate({ toolCallId: "1", name: "write", args: {}, tool: t, signal: new AbortController().signal });
+      await gate({
+        toolCallId: "1",
+        name: "write",
+        args: {},
+        tool: t,
+        signal: new AbortController().signal,
+      });
     });
     assert.deepEqual(await turns(), []);
   });
