@@ -134,7 +134,8 @@ async function runCommand(
     const { rewindCommand } = await import("./rewind_command.ts");
     const rewind = (await loadDeps()).rewind;
     if (rewind === undefined) return usageError(terminal, "Rewind is not available here");
-    return await rewindCommand(parsed.args, { ...environment, terminal, paths, deps: rewind });
+    const ops = (await import("../sys/paths.ts")).createDenoScanOps();
+    return await rewindCommand(parsed.args, { ...environment, terminal, paths: ops, deps: rewind });
   }
   if (parsed.command === "acp") {
     const { runAcp } = await import("../acp/mod.ts");

@@ -7,12 +7,7 @@ import { relative } from "node:path";
 import type { ToolCallGate } from "../agent/mod.ts";
 import type { UserMessage } from "../model/types.ts";
 import { messageText } from "../session/catalog.ts";
-import {
-  findProtection,
-  type Grants,
-  isWithin,
-  type Protection,
-} from "../policy/mod.ts";
+import { findProtection, type Grants, isWithin, type Protection } from "../policy/mod.ts";
 import {
   createCheckpointStore,
   createTurnRecorder,

@@ -192,7 +192,9 @@ Deno.test("buildHostArgs() mounts existing run-later entries read-only; a carved
 });
 
 Deno.test("the rewind checkpoints are never in the view: absent by default, read-only under a write grant of HOME", async () => {
-  await using root = await createTempWorkspace({ "home/.local/state/moat/sessions/x.rewind/git/HEAD": "" });
+  await using root = await createTempWorkspace({
+    "home/.local/state/moat/sessions/x.rewind/git/HEAD": "",
+  });
   const home = root.path("home");
   const ws = root.path("home/ws");
   await Deno.mkdir(ws);
