@@ -54,7 +54,8 @@ export const checkpoint: Measure = {
       compare: ratio(w.median, c.median),
       target: "≤ 1 s per turn",
       met: w.median <= 1000,
-      note: `Checkpoints: \`git add --all\` + \`write-tree\` + \`commit-tree\` into a private git ` +
+      note:
+        `Checkpoints: \`git add --all\` + \`write-tree\` + \`commit-tree\` into a private git ` +
         `directory outside the tree (its own index, no hooks, no user config), taken before a ` +
         `turn's first change and so on the critical path of that call; the per-turn figure is ` +
         `the second checkpoint after one new file, the baseline the session's first (every ` +

@@ -9,8 +9,10 @@ import type { UserMessage } from "../model/types.ts";
 import { messageText } from "../session/catalog.ts";
 import { findProtection, type Grants, isWithin, type Protection } from "../policy/mod.ts";
 import {
+  type CheckpointStore,
   createCheckpointStore,
   createTurnRecorder,
+  type RewindPaths,
   rewindPaths,
   type TurnRecorder,
 } from "../rewind/mod.ts";
@@ -29,7 +31,11 @@ export interface RunCheckpoints {
 }
 
 /** The checkpoint store of a session file's rewind directory. */
-export function sessionStore(deps: RewindDeps, sessionPath: string, workspace: string) {
+export function sessionStore(
+  deps: RewindDeps,
+  sessionPath: string,
+  workspace: string,
+): { paths: RewindPaths; store: CheckpointStore } {
   const paths = rewindPaths(sessionPath);
   const store = createCheckpointStore({ gitDir: paths.gitDir, workTree: workspace, git: deps.git });
   return { paths, store };

@@ -12,6 +12,10 @@ import { planRewind, readTurns, rewindTo, type TurnEntry, undoTurn } from "../..
 import { createDenoGitOps } from "../../src/sys/git.ts";
 import { createDenoRewindFs } from "../../src/sys/rewind_fs.ts";
 import { defaultGrants } from "../support/grants.ts";
+import { replRewind } from "../../src/cli/rewind_repl.ts";
+import type { Message } from "../../src/model/types.ts";
+import type { SessionWriter } from "../../src/session/store.ts";
+import { createDenoScanOps } from "../../src/sys/paths.ts";
 
 const deps = { git: createDenoGitOps(), fs: createDenoRewindFs() };
 
@@ -225,5 +229,46 @@ Deno.test("the checkpoint waits for the policy: a blocked call takes none", asyn
       });
     });
     assert.deepEqual(await turns(), []);
+  });
+});
+
+Deno.test("/rewind lists the turns, then rewinds the files and, with 'chat', the conversation", async () => {
+  await withSession(async ({ work, turn }) => {
+    await Deno.writeTextFile(join(work, "a.txt"), "one\n");
+    await turn(
+      "make it two",
+      tool("edit", "write", () => Deno.writeTextFile(join(work, "a.txt"), "two\n")),
+    );
+    const compactions: unknown[] = [];
+    const writer = {
+      path: join(work, "..", "state", "s1.jsonl"),
+      appendCompaction: (line: unknown) => void compactions.push(line),
+    } as unknown as SessionWriter;
+    const history: Message[] = [
+      { role: "user", content: "make it two" },
+      {
+        role: "assistant",
+        blocks: [{ type: "text", text: "Done." }],
+        stopReason: "stop",
+        usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0, totalTokens: 0 },
+      },
+    ];
+    const context = {
+      deps,
+      workspace: work,
+      env: { HOME: "/nonexistent" },
+      grants: defaultGrants(work),
+      ops: createDenoScanOps(),
+      writer,
+      history,
+    };
+    assert.match(await replRewind("", context), /^ {2}1 {2}make it two {2}\(a\.txt\)\n\/rewind N/);
+    const said = await replRewind("1 chat", context);
+    assert.match(said, /Rewound the files to before turn 1: 1 restored\./);
+    assert.equal(await Deno.readTextFile(join(work, "a.txt")), "one\n");
+    assert.equal(history.length, 0);
+    assert.equal(compactions.length, 1);
+    assert.match(await replRewind("undo", context), /1 restored/);
+    assert.equal(await Deno.readTextFile(join(work, "a.txt")), "two\n");
   });
 });
