@@ -9,7 +9,11 @@ import { readTurns, type RewindFs, type TurnEntry, writeTurns } from "./turn_ind
 
 /** The checkpoints of one session's turns. */
 export interface TurnRecorder {
-  /** Starts a turn: `prompt` is its text, `messages` the conversation's length before it. */
+  /**
+   * Starts a turn: `prompt` is its text, `messages` the conversation's length before it. It
+   * starts hashing the work tree at once (while the model thinks), so the checkpoint before the
+   * first change only hashes what changed since.
+   */
   begin(prompt: string, messages: number): void;
   /** Call before each call that may change files; the turn's first records the checkpoint. */
   beforeChange(): Promise<void>;
@@ -33,6 +37,7 @@ export interface TurnRecorderOptions {
 export function createTurnRecorder(options: TurnRecorderOptions): TurnRecorder {
   let turn: { prompt: string; messages: number; time: number } | undefined;
   let taken: Promise<TurnEntry | undefined> | undefined;
+  let warm: Promise<void> = Promise.resolve();
   const record = async (current: NonNullable<typeof turn>): Promise<TurnEntry | undefined> => {
     await options.fs.mkdirp(dirname(options.index));
     const checkpoint = await options.store.checkpoint(`Before turn: ${current.prompt}`);
@@ -55,6 +60,9 @@ export function createTurnRecorder(options: TurnRecorderOptions): TurnRecorder {
     begin(prompt, messages) {
       turn = { prompt: firstLine(prompt), messages, time: options.now() };
       taken = undefined;
+      // A failure here shows again (and is reported) at the checkpoint itself.
+      warm = options.fs.mkdirp(dirname(options.index)).then(() => options.store.prepare())
+        .then(() => {}, () => {});
     },
     beforeChange() {
       if (turn === undefined) return Promise.resolve();
@@ -62,6 +70,7 @@ export function createTurnRecorder(options: TurnRecorderOptions): TurnRecorder {
       return taken.then(() => {});
     },
     async end() {
+      await warm;
       const entry = await taken;
       turn = undefined;
       taken = undefined;

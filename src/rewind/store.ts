@@ -82,6 +82,11 @@ export interface RestoreOptions {
 export interface CheckpointStore {
   /** Records the work tree's files now, under `label`. */
   checkpoint(label: string): Promise<StoreResult<{ id: string }>>;
+  /**
+   * Hashes the work tree into the private index and objects without recording a checkpoint, so
+   * the next `checkpoint` only hashes what changed since (start it early, off the critical path).
+   */
+  prepare(): Promise<StoreResult<void>>;
   /** Every checkpoint, newest first. */
   list(): Promise<StoreResult<Checkpoint[]>>;
   /** The paths that differ between checkpoint `id` and the work tree now, sorted. */
@@ -121,6 +126,11 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
   };
   return {
     checkpoint: (label) => serial(() => record(repo, label)),
+    prepare: () =>
+      serial(async () => {
+        const tree = await snapshot(repo);
+        return tree.ok ? { ok: true, value: undefined } : tree;
+      }),
     list: () => serial(() => list(repo)),
     diff: (id) => serial(() => diff(repo, id)),
     between: (from, to) => serial(() => between(repo, from, to)),
