@@ -3,7 +3,7 @@
  * change files (any tool but the read-only ones: edit, write, bash, MCP tools) and after the
  * turn, in the session's rewind directory next to its file on the host (src/rewind/).
  */
-import { relative } from "node:path";
+import { dirname, relative } from "node:path";
 import type { ToolCallGate } from "../agent/mod.ts";
 import type { UserMessage } from "../model/types.ts";
 import { messageText } from "../session/catalog.ts";
@@ -12,6 +12,7 @@ import {
   type CheckpointStore,
   createCheckpointStore,
   createTurnRecorder,
+  pruneOrphans,
   type RewindPaths,
   rewindPaths,
   type TurnRecorder,
@@ -66,6 +67,8 @@ export function createRunCheckpoints(
     },
     async turn(session, prompt, run) {
       if (session === null) return await run();
+      // Checkpoints go with their session: a session file removed takes its rewind dir along.
+      if (!recorders.has(session.path)) await pruneOrphans(deps.fs, dirname(session.path));
       const recorder = recorderOf(session.path);
       recorder.begin(messageText(prompt), session.messages);
       current = recorder;
