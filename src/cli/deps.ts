@@ -7,6 +7,8 @@ import { createDenoMcpProcessOps } from "../sys/mcp.ts";
 import { startRunDirReaper } from "../sys/run_dir.ts";
 import { createDenoHookProcessOps } from "../sys/hook_process.ts";
 import { createHookCommandRunner } from "../hooks/confined_runner.ts";
+import { createDenoGitOps } from "../sys/git.ts";
+import { createDenoRewindFs } from "../sys/rewind_fs.ts";
 import type { CliFs } from "./io.ts";
 import type { CliDeps, SandboxRequest, SandboxResult } from "./setup.ts";
 
@@ -15,6 +17,7 @@ export function createDefaultDeps(fs: CliFs): CliDeps {
   return {
     createModel: (options) => createOpenAiClient(options),
     createMcpProcessOps: () => createDenoMcpProcessOps(),
+    rewind: { git: createDenoGitOps(), fs: createDenoRewindFs() },
     // Hook commands run in bash's view (bubblewrap) with the tools' allow-listed environment.
     createHookRunner: (sandbox, env) =>
       createHookCommandRunner({

@@ -8,7 +8,6 @@ import {
   type AgentRunResult,
   type OnToolCall,
   runAgentLoop,
-  type RunLimits,
   type ToolCallGate,
 } from "../agent/mod.ts";
 import { type Message, type ModelClient, ModelError, type UserMessage } from "../model/types.ts";
@@ -23,7 +22,6 @@ import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
 import { workSummary } from "../term/outcome_text.ts";
 import { mcpPolicy, type McpRun, startMcp } from "./mcp.ts";
 import { holdWarnings, unofferedMcpToolReason } from "./mcp_background.ts";
-import { costOf } from "../report/usage.ts";
 import { secretEnvNames } from "./model_options.ts";
 import {
   endSession,
@@ -34,6 +32,8 @@ import {
   runWithTurnHooks,
 } from "./hooks.ts";
 import type { Hooks } from "../hooks/mod.ts";
+import { runLimits } from "./run_limits.ts";
+import { createRunCheckpoints, type RunCheckpoints } from "./rewind.ts";
 import { withPostToolUse, withPreToolUse } from "../hooks/tool_layer.ts";
 import {
   compactionLine,
@@ -59,6 +59,8 @@ export interface Engine {
   hooks?: Hooks;
   /** The session as the hooks see it. */
   session: HookSession;
+  /** The rewind checkpoints of each turn (absent: none are taken). */
+  checkpoints?: RunCheckpoints;
   /** Why a called tool is not offered, when its MCP server says (e.g. it is still starting). */
   unknownToolReason?: (name: string) => string | undefined;
   /**
@@ -152,6 +154,12 @@ export async function openEngine(
       ...(configDir === undefined ? {} : { userConfigDir: configDir }),
     })
     : { files: [], warnings: [] };
+  const checkpoints = setup.deps.rewind && createRunCheckpoints(setup.deps.rewind, {
+    workspace: setup.workspace,
+    now: () => setup.now().getTime(),
+    warn: (message) => reporter.warning(message),
+  });
+  const gate = hooks === undefined ? policy : withPreToolUse(hooks, policy);
   const engine: Engine = {
     // MCP servers may change their tools (list_changed): each run takes the current list.
     get tools() {
@@ -159,8 +167,9 @@ export async function openEngine(
     },
     sandbox,
     // Every call, MCP tools' too, passes the PreToolUse hooks before the policy.
-    onToolCall: hooks === undefined ? policy : withPreToolUse(hooks, policy),
+    onToolCall: checkpoints?.gate(gate) ?? gate,
     ...(hooks === undefined ? {} : { hooks }),
+    ...(checkpoints === undefined ? {} : { checkpoints }),
     session,
     ...(mcp === undefined
       ? {}
@@ -305,13 +314,17 @@ export async function runOnce(
     agentOptions.getQueuedMessages = options.getQueuedMessages;
   }
   try {
-    return await runWithTurnHooks(engine.hooks, options.prompt, {
-      run: (prompt) => runAgentLoop({ history: options.history, prompt }, agentOptions),
-      lastText: () => options.stats.lastText,
-      signal: options.signal,
-      session: engine.session,
-      resumed: options.history.length > 0,
-    });
+    const path = options.writer?.path;
+    const turn = { path: path ?? "", messages: options.history.length };
+    const run = () =>
+      runWithTurnHooks(engine.hooks, options.prompt, {
+        run: (prompt) => runAgentLoop({ history: options.history, prompt }, agentOptions),
+        lastText: () => options.stats.lastText,
+        signal: options.signal,
+        session: engine.session,
+        resumed: options.history.length > 0,
+      });
+    return await (engine.checkpoints?.turn(path ? turn : null, options.prompt, run) ?? run());
   } catch (e) {
     if (!(e instanceof ModelError) && setup.env.MOAT_DEBUG && e instanceof Error && e.stack) {
       setup.terminal.writeStderr(e.stack + "\n");
@@ -320,23 +333,6 @@ export async function runOnce(
   } finally {
     await stopLookup();
   }
-}
-
-/** The run's limits besides --max-turns, from the settings. */
-function runLimits(setup: RunSetup, model: string): RunLimits {
-  const { settings } = setup;
-  const limits: RunLimits = {};
-  if (settings.maxToolCalls !== undefined) limits.maxToolCalls = settings.maxToolCalls;
-  if (settings.maxTokensTotal !== undefined) limits.maxTokensTotal = settings.maxTokensTotal;
-  if (settings.maxWallTime !== undefined) limits.maxWallTimeMs = settings.maxWallTime * 1000;
-  const prices = pricesFor(settings, model);
-  const maxCost = settings.maxCost;
-  if (maxCost !== undefined && prices !== undefined) {
-    limits.check = (usage) => costOf(usage, prices) >= maxCost ? "max_cost" : undefined;
-  }
-  // A replay's replies are already written: a final request would have no reply to play.
-  if (setup.recording !== undefined) limits.finalAnswer = false;
-  return limits;
 }
 
 /** How the model gives a structured answer (--output-schema): tools, instructions, format. */

@@ -8,6 +8,10 @@ Usage:
   moat [flags] [prompt]          print mode when a prompt is given or stdin is piped
   moat [flags]                   interactive mode on a terminal
   moat sessions [--cwd DIR]      list this workspace's sessions, newest first
+  moat rewind [--session ID] (--to N | --undo | --list) [--force] [--cwd DIR]
+                                 files back to before turn N of a session (default: the newest);
+                                 --list shows the turns, or with --to what it would change;
+                                 exit 1: files someone else changed were kept (--force overwrites)
   moat mcp list [flags]          start the configured MCP servers; show state, access, tools
   moat doctor [flags]            the endpoint, its server profile and every request switch
   moat grants [-P[=NAME]] [flags] what a run would be allowed, in Deno's flags (no model)

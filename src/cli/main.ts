@@ -130,6 +130,13 @@ async function runCommand(
     // Awaited by prepareRun when the run gets that far; a run that stops earlier ignores it.
     deps.catch(() => {});
   }
+  if (parsed.command === "rewind") {
+    const { rewindCommand } = await import("./rewind_command.ts");
+    const rewind = (await loadDeps()).rewind;
+    if (rewind === undefined) return usageError(terminal, "Rewind is not available here");
+    const ops = (await import("../sys/paths.ts")).createDenoScanOps();
+    return await rewindCommand(parsed.args, { ...environment, terminal, paths: ops, deps: rewind });
+  }
   if (parsed.command === "acp") {
     const { runAcp } = await import("../acp/mod.ts");
     return await runAcp({

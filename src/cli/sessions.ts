@@ -15,6 +15,7 @@ import { sessionDirectory, stateHome } from "../session/store.ts";
 import { type CliFlags, parseCliArgs, type ParsedArgs } from "./args.ts";
 import type { CliFs } from "./io.ts";
 import { escapeUnsafe } from "../term/terminal_text.ts";
+import { parseRewindArgs, type RewindArgs } from "./rewind_args.ts";
 
 /** What argv asks for: a run (parseCliArgs), help, the version, or `moat sessions`. */
 export type ParsedCommand =
@@ -23,7 +24,8 @@ export type ParsedCommand =
   | { ok: true; command: "mcp"; flags: CliFlags }
   | { ok: true; command: "doctor"; flags: CliFlags }
   | { ok: true; command: "grants"; flags: CliFlags }
-  | { ok: true; command: "acp"; flags: CliFlags };
+  | { ok: true; command: "acp"; flags: CliFlags }
+  | { ok: true; command: "rewind"; args: RewindArgs };
 
 /** The option names of CliFlags fields, for messages (`noSession` → `--no-session`). */
 function optionName(field: string): string {
@@ -40,6 +42,7 @@ export function parseCommand(argv: readonly string[]): ParsedCommand {
   if (args[0] === "doctor") return parseDoctorCommand(args.slice(1));
   if (args[0] === "grants") return parseGrantsCommand(args.slice(1));
   if (args[0] === "acp") return parseAcpCommand(args.slice(1));
+  if (args[0] === "rewind") return parseRewindArgs(args.slice(1));
   if (args[0] !== "sessions") return parseCliArgs(args);
   const parsed = parseCliArgs(args.slice(1), { subcommand: true });
   if (!parsed.ok || parsed.command !== "run") return parsed;

@@ -7,6 +7,7 @@ import type { Clock } from "../agent/mod.ts";
 import type { ModelClient } from "../model/types.ts";
 import type { OpenAiClientOptions } from "../model/openai/mod.ts";
 import type { Grants } from "../policy/grants.ts";
+import type { GitOps, RewindFs } from "../rewind/mod.ts";
 import type { GrantPathOps } from "../policy/ops.ts";
 import { parseRecording, type Recording } from "../replay/recording.ts";
 import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
@@ -55,6 +56,14 @@ export interface CliDeps {
    * absent: configured hooks are skipped.
    */
   createHookRunner?(sandbox: SandboxHandle, env: Record<string, string>): HookCommandRunner;
+  /** What the rewind checkpoints run with (src/rewind/); absent: no checkpoints are taken. */
+  rewind?: RewindDeps;
+}
+
+/** The effects of the rewind checkpoints: `git` and the index's files. */
+export interface RewindDeps {
+  git: GitOps;
+  fs: RewindFs;
 }
 
 /** The default endpoint when neither a flag, the environment nor config names one. */

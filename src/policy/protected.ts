@@ -25,6 +25,7 @@ export type ProtectedWhy =
   | "git_file"
   | "moat_project"
   | "moat_user"
+  | "moat_state"
   | "git_global"
   | RunLaterWhy;
 
@@ -63,6 +64,7 @@ const WHY: Record<Exclude<ProtectedWhy, RunLaterWhy>, string> = {
   git_file: "it chooses which git directory, and so which hooks, git uses",
   moat_project: "it holds moat's own project settings",
   moat_user: "it holds moat's own user settings",
+  moat_state: "it holds moat's sessions and rewind checkpoints",
   git_global: "it is a global git configuration, which can make git run programs",
 };
 
@@ -87,7 +89,7 @@ const MAX_SCANNED_DIRS = 512;
 export interface ProtectionOptions {
   /** The workspace (real path). */
   workspace: string;
-  /** moat's environment: HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM. */
+  /** moat's environment: HOME, XDG_CONFIG_HOME, XDG_STATE_HOME, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM. */
   env: Record<string, string>;
   /** File system look-ups (src/sys/paths.ts createDenoScanOps, or a fake). */
   ops: ScanOps;
@@ -221,6 +223,10 @@ export function computeProtection(
   const xdg = absoluteOrUndefined(env["XDG_CONFIG_HOME"]) ??
     (home === undefined ? undefined : join(home, ".config"));
   if (xdg !== undefined) protect(join(xdg, "moat"), "moat_user", "dir");
+  // The sessions and their rewind checkpoints: the agent must not rewrite its own checkpoints.
+  const state = absoluteOrUndefined(env["XDG_STATE_HOME"]) ??
+    (home === undefined ? undefined : join(home, ".local", "state"));
+  if (state !== undefined) protect(join(state, "moat"), "moat_state", "dir");
   const globalConfig = absoluteOrUndefined(env["GIT_CONFIG_GLOBAL"]);
   const globals = [
     ...(globalConfig !== undefined ? [globalConfig] : [

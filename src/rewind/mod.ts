@@ -10,3 +10,14 @@ export {
   type StoreResult,
 } from "./store.ts";
 export type { GitCommand, GitOps, GitResult } from "./git_ops.ts";
+export {
+  pruneOrphans,
+  readTurns,
+  type RewindFs,
+  type RewindPaths,
+  rewindPaths,
+  type TurnEntry,
+  writeTurns,
+} from "./turn_index.ts";
+export { createTurnRecorder, firstLine, type TurnRecorder } from "./recorder.ts";
+export { planRewind, type RewindOptions, type RewindPlan, rewindTo, undoTurn } from "./rewind.ts";

@@ -59,6 +59,8 @@ export interface RestoreReport {
   restored: string[];
   /** Paths changed by someone else since `expected`, left as they are (empty with `force`). */
   kept: string[];
+  /** Paths `allow` refused (outside the write grants), left as they are even with `force`. */
+  outside: string[];
 }
 
 /** An expected failure of the store, as a sentence. */
@@ -70,16 +72,27 @@ export interface RestoreOptions {
   force?: boolean;
   /** The checkpoint taken after the agent's last change; the newest checkpoint when absent. */
   expected?: string;
+  /** More paths changed by someone else (e.g. between two turns), kept unless `force`. */
+  others?: readonly string[];
+  /** Whether a path may be touched at all (the write grants); every path when absent. */
+  allow?: (path: string) => boolean;
 }
 
 /** Checkpoints of one work tree. */
 export interface CheckpointStore {
   /** Records the work tree's files now, under `label`. */
   checkpoint(label: string): Promise<StoreResult<{ id: string }>>;
+  /**
+   * Hashes the work tree into the private index and objects without recording a checkpoint, so
+   * the next `checkpoint` only hashes what changed since (start it early, off the critical path).
+   */
+  prepare(): Promise<StoreResult<void>>;
   /** Every checkpoint, newest first. */
   list(): Promise<StoreResult<Checkpoint[]>>;
   /** The paths that differ between checkpoint `id` and the work tree now, sorted. */
   diff(id: string): Promise<StoreResult<ChangedPath[]>>;
+  /** The paths that differ between checkpoints `from` and `to`, sorted. */
+  between(from: string, to: string): Promise<StoreResult<ChangedPath[]>>;
   /** Brings the work tree's files back to checkpoint `id` (see the module comment). */
   restore(id: string, options?: RestoreOptions): Promise<StoreResult<RestoreReport>>;
 }
@@ -113,8 +126,14 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
   };
   return {
     checkpoint: (label) => serial(() => record(repo, label)),
+    prepare: () =>
+      serial(async () => {
+        const tree = await snapshot(repo);
+        return tree.ok ? { ok: true, value: undefined } : tree;
+      }),
     list: () => serial(() => list(repo)),
     diff: (id) => serial(() => diff(repo, id)),
+    between: (from, to) => serial(() => between(repo, from, to)),
     restore: (id, opts = {}) => serial(() => restore(repo, id, opts)),
   };
 }
@@ -184,7 +203,27 @@ async function diff(repo: StoreRepo, id: string): Promise<StoreResult<ChangedPat
   if (!commit.ok) return commit;
   const tree = await snapshot(repo);
   if (!tree.ok) return tree;
-  const found = await changes(repo, commit.value, tree.value);
+  return changedPaths(repo, commit.value, tree.value);
+}
+
+async function between(
+  repo: StoreRepo,
+  from: string,
+  to: string,
+): Promise<StoreResult<ChangedPath[]>> {
+  const a = await resolve(repo, from);
+  if (!a.ok) return a;
+  const b = await resolve(repo, to);
+  if (!b.ok) return b;
+  return changedPaths(repo, a.value, b.value);
+}
+
+async function changedPaths(
+  repo: StoreRepo,
+  from: string,
+  to: string,
+): Promise<StoreResult<ChangedPath[]>> {
+  const found = await changes(repo, from, to);
   if (!found.ok) return found;
   const value = found.value.map((c): ChangedPath => ({
     path: c.path,
@@ -214,18 +253,23 @@ async function restore(
   const touched = await changes(repo, expected.value, now);
   if (!wanted.ok) return wanted;
   if (!touched.ok) return touched;
-  const others = new Set(options.force ? [] : touched.value.map((c) => c.path));
-  const kept = wanted.value.filter((c) => others.has(c.path)).map((c) => c.path);
-  const restored = wanted.value.filter((c) => !others.has(c.path)).map((c) => c.path);
+  const others = new Set(
+    options.force ? [] : [...touched.value.map((c) => c.path), ...(options.others ?? [])],
+  );
+  const allow = options.allow ?? (() => true);
+  const outside = wanted.value.filter((c) => !allow(c.path)).map((c) => c.path);
+  const inside = wanted.value.filter((c) => allow(c.path));
+  const kept = inside.filter((c) => others.has(c.path)).map((c) => c.path);
+  const restored = inside.filter((c) => !others.has(c.path)).map((c) => c.path);
   if (restored.length > 0) {
-    const tree = await buildTree(repo, target.value, now, kept);
+    const tree = await buildTree(repo, target.value, now, [...kept, ...outside]);
     if (!tree.ok) return tree;
     const update = await git(repo, ["read-tree", "-m", "-u", now, tree.value]);
     if (!update.ok) return update;
   }
   const after = await record(repo, `Restored ${target.value.slice(0, 12)}`);
   if (!after.ok) return after;
-  return { ok: true, value: { before: now, after: after.value.id, restored, kept } };
+  return { ok: true, value: { before: now, after: after.value.id, restored, kept, outside } };
 }
 
 /** The tree of `target` with each of `keep` as it is in `now` (absent there: absent). */

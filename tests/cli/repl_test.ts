@@ -27,6 +27,10 @@ function host(log: string[]): ReplHost {
       return Promise.resolve(focus === "" ? "Nothing to compact yet." : "");
     },
     grants: () => "read: /w",
+    rewind(arg) {
+      log.push(`rewind:${arg}`);
+      return Promise.resolve(`Rewound the files to before turn ${arg}: 1 restored.`);
+    },
   };
 }
 
@@ -68,7 +72,17 @@ Deno.test("runRepl() runs prompts, handles slash commands and exits 0 at end of 
   const source = createLineSource(terminal.readLines());
   const done = runRepl({ terminal, source, host: host(log), banner: "hi\n", color: false });
   for (
-    const line of ["/help", "/model m2", "/model", "/grants", "/clear", "/nope", "", "question"]
+    const line of [
+      "/help",
+      "/model m2",
+      "/model",
+      "/grants",
+      "/rewind 2 chat",
+      "/clear",
+      "/nope",
+      "",
+      "question",
+    ]
   ) {
     terminal.typeLine(line);
   }
@@ -76,10 +90,12 @@ Deno.test("runRepl() runs prompts, handles slash commands and exits 0 at end of 
   await new Promise((resolve) => setTimeout(resolve, 20));
   terminal.endInput();
   assert.equal(await done, 0);
-  assert.deepEqual(log, ["run:question", "queued:"]);
+  assert.deepEqual(log, ["rewind:2 chat", "run:question", "queued:"]);
   for (
     const expected of [
       "/grants",
+      "/rewind [N]",
+      "Rewound the files to before turn 2 chat: 1 restored.",
       "Model: m2",
       "Grants: read: /w",
       "Started a new session.",

@@ -185,6 +185,7 @@ Deno.test("computeProtection() protects core.hooksPath (relative, absolute, ~) a
     "ws/h/.config/git/config git_global missing_file",
     "ws/h/.config/moat moat_user missing_dir",
     "ws/h/.gitconfig git_global missing_file",
+    "ws/h/.local/state/moat moat_state missing_dir",
     "ws/h/cond.inc git_config file",
     "ws/h/hk hooks_path missing_dir",
   ]);
@@ -209,6 +210,8 @@ Deno.test("computeProtection() drops what lies outside the write grants and chec
   const everything = rows(root, compute(all, ws, { HOME: root.path("home") }).protection.paths);
   assert.ok(everything.includes("home/.gitconfig git_global file"), everything.join("\n"));
   assert.ok(everything.includes("home/.config/moat moat_user missing_dir"));
+  // The sessions and rewind checkpoints: the agent cannot rewrite its own checkpoints.
+  assert.ok(everything.includes("home/.local/state/moat moat_state missing_dir"));
 });
 
 Deno.test("computeProtection() protects a symlinked hooks dir's target and warns about the link", async () => {

@@ -20,6 +20,7 @@ import type { RunSetup } from "../setup.ts";
 import { costOf } from "../../report/usage.ts";
 import { knownContextWindow } from "../../model/context_window.ts";
 import { createReporter, inGitWorkTree, startInfo } from "./_reporter.ts";
+import { replRewind } from "../rewind_repl.ts";
 
 /** Interactive mode: the prompt loop (src/cli/repl.ts) around runOnce, with approvals asked. */
 export async function interactiveMode(setup: RunSetup): Promise<number> {
@@ -167,6 +168,16 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
           return said;
         },
         grants: () => formatGrants(eng.sandbox.grants),
+        rewind: async (arg) =>
+          replRewind(arg, {
+            deps: setup.deps.rewind,
+            workspace: setup.workspace,
+            env: setup.env,
+            grants: eng.sandbox.grants,
+            ops: (await import("../../sys/paths.ts")).createDenoScanOps(),
+            writer: writerRef.writer,
+            history,
+          }),
         note: (text) => reporter.note?.(text),
         promptCommands: () => eng.mcp?.promptCommands?.() ?? [],
       },

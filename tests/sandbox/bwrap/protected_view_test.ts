@@ -190,3 +190,28 @@ Deno.test("buildHostArgs() mounts existing run-later entries read-only; a carved
     assert.ok(!targets.includes(`${ws}/${name}`), name);
   }
 });
+
+Deno.test("the rewind checkpoints are never in the view: absent by default, read-only under a write grant of HOME", async () => {
+  await using root = await createTempWorkspace({
+    "home/.local/state/moat/sessions/x.rewind/git/HEAD": "",
+  });
+  const home = root.path("home");
+  const ws = root.path("home/ws");
+  await Deno.mkdir(ws);
+  const state = root.path("home/.local/state/moat");
+  const view = (grants: Grants) =>
+    mounts(buildHostArgs({
+      bwrapPath: "/usr/bin/bwrap",
+      grants,
+      cwd: ws,
+      env: {},
+      command: ["/opt/moat"],
+      paths: ops,
+      protection: computeProtection(grants, { workspace: ws, env: { HOME: home }, ops }).protection,
+    }));
+  const byDefault = view(defaultGrants(ws));
+  assert.ok(!byDefault.some((m) => m.includes("/.local/state")), byDefault.join("\n"));
+  // Writing all of HOME granted: the state directory stays read-only, after the grant.
+  const wide = view({ ...defaultGrants(ws), read: [home], write: [home] });
+  assert.ok(wide.indexOf(`--ro-bind ${state}`) > wide.indexOf(`--bind ${home}`), wide.join("\n"));
+});
