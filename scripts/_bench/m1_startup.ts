@@ -6,7 +6,7 @@ import type { BenchEnv } from "./env.ts";
 import type { Measure } from "./measure.ts";
 import { timeCommand } from "./run_cmd.ts";
 import { summarize } from "./stats.ts";
-import { ratio, type Row } from "./table.ts";
+import { difference, ratio, type Row } from "./table.ts";
 
 async function firstRequestMs(
   env: BenchEnv,
@@ -119,13 +119,25 @@ export const startup: Measure = {
     ];
     await firstRequestMs(env, runArgs, childEnv, server);
     const firstMs: number[] = [];
+
+    // A configured MCP server that never answers (it reads nothing and writes nothing).
+    const silent = env.path("silent-mcp.json");
+    await Deno.writeTextFile(
+      silent,
+      JSON.stringify({ mcpServers: { silent: { command: "sleep", args: ["1000"] } } }),
+    );
+    const mcpArgs = [...runArgs.slice(0, -1), "--mcp-config", silent, "say ok"];
+    await firstRequestMs(env, mcpArgs, childEnv, server);
+    const mcpMs: number[] = [];
     for (let i = 0; i < runs; i++) {
       firstMs.push(await firstRequestMs(env, runArgs, childEnv, server));
+      mcpMs.push(await firstRequestMs(env, mcpArgs, childEnv, server));
     }
 
     const v = summarize(versionMs);
     const f = summarize(firstMs);
     const b = summarize(baselineMs);
+    const m = summarize(mcpMs);
     const label = "empty script, same flags";
     const rows: Row[] = [
       {
@@ -152,6 +164,18 @@ export const startup: Measure = {
         met: f.median <= 3 * b.median,
         note: 'From spawning `moat --no-session "say ok"` (print mode, default grants and ' +
           "sandbox) to the request arriving at the fake OpenAI server on 127.0.0.1.",
+      },
+      {
+        id: 1,
+        measure: "Start-up: to first request, one MCP server that never answers",
+        moat: { stat: m, unit: "ms" },
+        baseline: { stat: f, unit: "ms" },
+        baselineLabel: "no MCP server",
+        compare: difference(m.median, f.median, "ms"),
+        target: "≤ +50 ms",
+        met: m.median - f.median <= 50,
+        note: "The same run with `--mcp-config` naming one stdio server (`sleep 1000`) that " +
+          "never answers `initialize`: servers start alongside the first request, never before it.",
       },
     ];
     return rows;
