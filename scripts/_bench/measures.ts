@@ -9,6 +9,7 @@ import { parallel } from "./m6_parallel.ts";
 import { timeout } from "./m7_timeout.ts";
 import { compaction } from "./m8_compaction.ts";
 import { firstResult } from "./m9_first_result.ts";
+import { evalProfile } from "./m10_eval_profile.ts";
 
 /** The measures `deno task bench` runs, in the issue's order. */
 export const MEASURES: Measure[] = [
@@ -21,4 +22,5 @@ export const MEASURES: Measure[] = [
   timeout,
   compaction,
   firstResult,
+  evalProfile,
 ];
