@@ -6,14 +6,14 @@ import type { BenchEnv } from "./env.ts";
 import type { Measure } from "./measure.ts";
 import { timeCommand } from "./run_cmd.ts";
 import { summarize } from "./stats.ts";
-import { ratio, type Row } from "./table.ts";
+import { difference, ratio, type Row } from "./table.ts";
 
 async function firstRequestMs(
   env: BenchEnv,
   args: string[],
   childEnv: Record<string, string>,
   server: Awaited<ReturnType<typeof startFakeOpenAI>>,
-): Promise<number> {
+): Promise<{ request: number; exit: number }> {
   server.script(reply.text("ok"));
   const n = server.requests.length + 1;
   const start = performance.now();
@@ -55,7 +55,7 @@ async function firstRequestMs(
   if (!status.success) {
     throw new Error(`moat run exited with code ${status.code}:\n${stderr}${stdout}`);
   }
-  return ms;
+  return { request: ms, exit: performance.now() - start };
 }
 
 /** Measure 1. */
@@ -119,13 +119,29 @@ export const startup: Measure = {
     ];
     await firstRequestMs(env, runArgs, childEnv, server);
     const firstMs: number[] = [];
+    const exitMs: number[] = [];
+
+    // A configured MCP server that never answers (it reads nothing and writes nothing).
+    const silent = env.path("silent-mcp.json");
+    await Deno.writeTextFile(
+      silent,
+      JSON.stringify({ mcpServers: { silent: { command: "sleep", args: ["1000"] } } }),
+    );
+    const mcpArgs = [...runArgs.slice(0, -1), "--mcp-config", silent, "say ok"];
+    await firstRequestMs(env, mcpArgs, childEnv, server);
+    const mcpMs: number[] = [];
     for (let i = 0; i < runs; i++) {
-      firstMs.push(await firstRequestMs(env, runArgs, childEnv, server));
+      const plain = await firstRequestMs(env, runArgs, childEnv, server);
+      firstMs.push(plain.request);
+      exitMs.push(plain.exit);
+      mcpMs.push((await firstRequestMs(env, mcpArgs, childEnv, server)).request);
     }
 
     const v = summarize(versionMs);
     const f = summarize(firstMs);
     const b = summarize(baselineMs);
+    const m = summarize(mcpMs);
+    const x = summarize(exitMs);
     const label = "empty script, same flags";
     const rows: Row[] = [
       {
@@ -152,6 +168,31 @@ export const startup: Measure = {
         met: f.median <= 3 * b.median,
         note: 'From spawning `moat --no-session "say ok"` (print mode, default grants and ' +
           "sandbox) to the request arriving at the fake OpenAI server on 127.0.0.1.",
+      },
+      {
+        id: 1,
+        measure: "Run without a tool call: spawn to exit",
+        moat: { stat: x, unit: "ms" },
+        baseline: { stat: f, unit: "ms" },
+        baselineLabel: "to first request",
+        compare: difference(x.median, f.median, "ms"),
+        target: "≤ +50 ms",
+        met: x.median - f.median <= 50,
+        note:
+          'The same `moat "say ok"` run to its exit: an instant reply and no tool call, so the ' +
+          "tool host started at the start must not hold the exit back.",
+      },
+      {
+        id: 1,
+        measure: "Start-up: to first request, one MCP server that never answers",
+        moat: { stat: m, unit: "ms" },
+        baseline: { stat: f, unit: "ms" },
+        baselineLabel: "no MCP server",
+        compare: difference(m.median, f.median, "ms"),
+        target: "≤ +50 ms",
+        met: m.median - f.median <= 50,
+        note: "The same run with `--mcp-config` naming one stdio server (`sleep 1000`) that " +
+          "never answers `initialize`: servers start alongside the first request, never before it.",
       },
     ];
     return rows;

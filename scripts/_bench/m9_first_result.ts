@@ -11,7 +11,8 @@ import type { Measure } from "./measure.ts";
 import { summarize } from "./stats.ts";
 import type { Row } from "./table.ts";
 
-const MODEL_DELAY_MS = 300;
+/** The first reply's delays: a real model's least, and a reply that arrives at once. */
+const MODEL_DELAYS_MS = [300, 0];
 
 /** Measure 9. */
 export const firstResult: Measure = {
@@ -45,16 +46,16 @@ export const firstResult: Measure = {
       "--no-session",
       "read a.txt",
     ];
-    const once = async (): Promise<{ ms: number; mode: string }> => {
+    const once = async (delayMs: number): Promise<{ ms: number; mode: string }> => {
       let repliedAt = 0;
       let resultAt = 0;
       server.script(
         (_req: RecordedRequest) => {
           // The reply's last byte goes out right after the delay (it is a few hundred bytes).
-          repliedAt = performance.now() + MODEL_DELAY_MS;
+          repliedAt = performance.now() + delayMs;
           return {
             ...reply.toolCalls([{ id: "r1", name: "read", arguments: { path: "a.txt" } }]),
-            options: { delayMs: MODEL_DELAY_MS },
+            options: { delayMs },
           };
         },
         () => {
@@ -83,24 +84,28 @@ export const firstResult: Measure = {
         mode: /without the OS sandbox/.test(stderr) ? "worker" : "bwrap",
       };
     };
-    await once();
-    const samples: number[] = [];
-    let mode = "";
-    for (let i = 0; i < env.options.runs; i++) {
-      const r = await once();
-      samples.push(r.ms);
-      mode = r.mode;
+    await once(0);
+    const rows: Row[] = [];
+    for (const delayMs of MODEL_DELAYS_MS) {
+      const samples: number[] = [];
+      let mode = "";
+      for (let i = 0; i < env.options.runs; i++) {
+        const r = await once(delayMs);
+        samples.push(r.ms);
+        mode = r.mode;
+      }
+      const s = summarize(samples);
+      rows.push({
+        id: 9,
+        measure: `First tool result after a ${delayMs} ms reply (sandbox: ${mode})`,
+        moat: { stat: s, unit: "ms" },
+        target: delayMs === 0 ? "≤ 30 ms" : "≤ 20 ms",
+        met: s.median <= (delayMs === 0 ? 30 : 20),
+        note: `\`moat "read a.txt"\` against the fake server, whose first reply (a read call) is ` +
+          `delayed ${delayMs} ms: time from the end of that reply to the arrival of the request ` +
+          "carrying the read's result (the tool host starts at process start, in parallel).",
+      });
     }
-    const s = summarize(samples);
-    return [{
-      id: 9,
-      measure: `First tool result after a ${MODEL_DELAY_MS} ms reply (sandbox: ${mode})`,
-      moat: { stat: s, unit: "ms" },
-      target: "≤ 20 ms",
-      met: s.median <= 20,
-      note: `\`moat "read a.txt"\` against the fake server, whose first reply (a read call) is ` +
-        `delayed ${MODEL_DELAY_MS} ms: time from the end of that reply to the arrival of the ` +
-        "request carrying the read's result (the tool host starts while the model thinks).",
-    }] satisfies Row[];
+    return rows;
   },
 };

@@ -10,6 +10,7 @@ import { timeout } from "./m7_timeout.ts";
 import { compaction } from "./m8_compaction.ts";
 import { firstResult } from "./m9_first_result.ts";
 import { checkpoint } from "./m10_checkpoint.ts";
+import { evalProfile } from "./m11_eval_profile.ts";
 
 /** The measures `deno task bench` runs, in the issue's order. */
 export const MEASURES: Measure[] = [
@@ -23,4 +24,5 @@ export const MEASURES: Measure[] = [
   compaction,
   firstResult,
   checkpoint,
+  evalProfile,
 ];

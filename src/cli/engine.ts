@@ -20,7 +20,7 @@ import type { Reporter, RunError, RunStats, RunStopReason, RunSummary } from "..
 import type { RunSetup, SandboxHandle, SandboxRequest } from "./setup.ts";
 import { buildSystemPrompt, loadContextFiles } from "./system_prompt.ts";
 import { workSummary } from "../term/outcome_text.ts";
-import { mcpPolicy, type McpRun, startMcp } from "./mcp.ts";
+import { mcpPolicy, type McpRun, startMcp, withMcpBegin } from "./mcp.ts";
 import { holdWarnings, unofferedMcpToolReason } from "./mcp_background.ts";
 import { secretEnvNames } from "./model_options.ts";
 import {
@@ -260,7 +260,8 @@ export async function runOnce(
   );
   const stopLookup = lookUpContextWindow(context, options.model);
   const agentOptions: Parameters<typeof runAgentLoop>[1] = {
-    model: options.model,
+    // The MCP servers start with the first request, which goes without them.
+    model: withMcpBegin(options.model, engine.mcp),
     // Asked before every request: an MCP server that became ready is offered from the next one.
     tools: () => [...engine.tools, ...(options.answer?.tools ?? [])],
     system: options.answer === undefined

@@ -17,6 +17,7 @@ import type {
 import { parseMcpJson } from "../mcp/config.ts";
 import { READ_RESOURCE_TOOL } from "../mcp/names.ts";
 import { knownContextWindow } from "../model/context_window.ts";
+import type { ModelClient } from "../model/types.ts";
 import type { PermissionHook, Prompter } from "../policy/approve.ts";
 import { netDenied, urlHostPort } from "../policy/net_deny.ts";
 import type { PermissionDecision } from "../policy/check.ts";
@@ -28,6 +29,11 @@ import { terminalQuote } from "../term/terminal_text.ts";
 
 /** The MCP side of a run. */
 export interface McpRun {
+  /**
+   * Starts the servers (once; later calls do nothing): on the first model request, which does
+   * not wait for them, or at once where nothing waits (interactive mode, `moat mcp list`).
+   */
+  begin(): void;
   tools(): AnyTool[];
   /** The server whose grant a call needs (by the moat name and arguments), or undefined. */
   serverOf(toolName: string, args?: unknown): string | undefined;
@@ -35,7 +41,7 @@ export interface McpRun {
   promptCommands?(): McpPromptCommand[];
   /** Each server's state; a stdio one's `view` says what it can read, write and reach. */
   status(): Array<McpServerStatus & { view?: string }>;
-  /** Resolves once every server is ready or failed (they start in the background); never rejects. */
+  /** Begins, then resolves once every server is ready or failed; never rejects. */
   whenStarted(): Promise<void>;
   close(): Promise<void>;
 }
@@ -87,19 +93,100 @@ function deniedUrl(url: string, denyNet: readonly string[]): boolean {
 export async function startMcp(
   setup: RunSetup,
   sandbox: SandboxHandle,
-  options: { warn: (message: string) => void; secretEnvNames: readonly string[] },
+  options: McpStartOptions,
 ): Promise<{ ok: true; mcp?: McpRun } | { ok: false; error: string }> {
   if (setup.flags.noMcp) return { ok: true };
   const found = await mcpServersOf(setup);
   if (!found.ok) return found;
   if (found.servers.length === 0) return { ok: true };
+  // Planned now (their warnings and views are the run's start); spawned by `begin()`.
+  const planned = planMcp(setup, sandbox, found.servers, options);
+  return planned === undefined ? { ok: true } : { ok: true, mcp: deferredMcp(planned) };
+}
+
+/** Planned servers: their state before the spawn, and what spawns them. */
+interface PlannedMcp {
+  starting: Array<McpServerStatus & { view?: string }>;
+  launch(): Promise<McpRun>;
+}
+
+/**
+ * The planned servers, spawned by `begin()` (in a later macrotask, so a caller's own work comes
+ * first: the MCP SDK's evaluation and the spawns take the main thread). Before then every server
+ * is "starting", with no tools.
+ */
+function deferredMcp(planned: PlannedMcp): McpRun {
+  let run: McpRun | undefined;
+  let launched: Promise<McpRun | undefined> | undefined;
+  let closed = false;
+  const begin = () =>
+    launched ??= new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => closed ? undefined : planned.launch())
+      .then((r) => run = r);
+  return {
+    begin: () => void begin(),
+    tools: () => run?.tools() ?? [],
+    serverOf: (toolName, args) => run?.serverOf(toolName, args),
+    promptCommands: () => run?.promptCommands?.() ?? [],
+    status: () => run?.status() ?? planned.starting,
+    whenStarted: async () => {
+      await (await begin())?.whenStarted();
+    },
+    async close() {
+      closed = true;
+      await (await launched)?.close();
+    },
+  };
+}
+
+/**
+ * `model`, beginning `mcp` once a request is answered (its first event, or its end): the request
+ * is on the wire by then, so planning the servers, evaluating the MCP SDK and spawning them (all
+ * on the main thread) cannot hold it back.
+ */
+export function withMcpBegin(model: ModelClient, mcp: McpRun | undefined): ModelClient {
+  if (mcp === undefined) return model;
+  const client: ModelClient = {
+    stream(request, options) {
+      const onEvent = options.onEvent;
+      const reply = model.stream(request, {
+        ...options,
+        onEvent: (event) => {
+          mcp.begin();
+          onEvent?.(event);
+        },
+      });
+      void reply.finally(() => mcp.begin()).catch(() => {});
+      return reply;
+    },
+  };
+  if (model.contextWindow !== undefined) {
+    client.contextWindow = (options) =>
+      model.contextWindow?.(options) ?? Promise.resolve(undefined);
+  }
+  return client;
+}
+
+/** What starting the servers reports to. */
+interface McpStartOptions {
+  warn: (message: string) => void;
+  secretEnvNames: readonly string[];
+}
+
+/** Plans and confines the servers that may start (warning about the others); undefined: none. */
+function planMcp(
+  setup: RunSetup,
+  sandbox: SandboxHandle,
+  servers: readonly ConfiguredMcpServer[],
+  options: McpStartOptions,
+): PlannedMcp | undefined {
   const commands = new Map<string, McpStdioCommand>();
   const refusals = new WeakMap<McpStdioCommand, string>();
   const explain = new Map<string, (error: string) => string | undefined>();
   const summaries = new Map<string, string>();
   const startable: McpServerConfig[] = [];
   const net = sandbox.grants.net;
-  for (const { server, origin, file } of found.servers) {
+  for (const { server, origin, file } of servers) {
     const name = terminalQuote(server.name);
     if (server.type === "http") {
       const host = hostOf(server.url);
@@ -157,11 +244,11 @@ export async function startMcp(
     summaries.set(server.name, plan.summary);
     startable.push(server);
   }
-  if (startable.length === 0) return { ok: true };
+  if (startable.length === 0) return undefined;
   const spawner: McpProcessOps | undefined = setup.deps.createMcpProcessOps?.();
   if (spawner === undefined) {
     options.warn("MCP servers cannot be started here: this build has no process support for them");
-    return { ok: true };
+    return undefined;
   }
   // A server whose program or script is missing fails at its spawn: listed, with the reason.
   const processOps: McpProcessOps = {
@@ -170,6 +257,36 @@ export async function startMcp(
       return refused === undefined ? spawner.spawn(command) : { ok: false, message: refused };
     },
   };
+  const starting = startable.map((server) => {
+    const view = summaries.get(server.name);
+    const status: McpServerStatus = {
+      name: server.name,
+      transport: server.type,
+      state: "starting",
+      tools: [],
+    };
+    return view === undefined ? status : { ...status, view };
+  });
+  return {
+    starting,
+    launch: () =>
+      launchMcp(setup, startable, options, { processOps, commands, explain, summaries }),
+  };
+}
+
+/** Spawns the planned servers; each one's tools are offered once it is ready. */
+async function launchMcp(
+  setup: RunSetup,
+  startable: McpServerConfig[],
+  options: McpStartOptions,
+  plan: {
+    processOps: McpProcessOps;
+    commands: Map<string, McpStdioCommand>;
+    explain: Map<string, (error: string) => string | undefined>;
+    summaries: Map<string, string>;
+  },
+): Promise<McpRun> {
+  const { processOps, commands, explain, summaries } = plan;
   const { createMcpClients, toolSearchOptions } = await import("../mcp/mod.ts");
   const clients: McpClients = createMcpClients(startable, {
     processOps,
@@ -182,22 +299,19 @@ export async function startMcp(
     clock: setup.clock,
     explainFailure: (server, error) => explain.get(server.name)?.(error),
   });
-  // The first model request does not wait: each server's tools are offered once it is ready.
   const started = clients.start();
   return {
-    ok: true,
-    mcp: {
-      tools: () => clients.tools(),
-      serverOf: (toolName, args) => clients.serverOf(toolName, args),
-      promptCommands: () => clients.promptCommands(),
-      status: () =>
-        clients.status().map((s) => {
-          const view = summaries.get(s.name);
-          return view === undefined ? s : { ...s, view };
-        }),
-      whenStarted: () => started,
-      close: () => clients.close(),
-    },
+    begin: () => {},
+    tools: () => clients.tools(),
+    serverOf: (toolName, args) => clients.serverOf(toolName, args),
+    promptCommands: () => clients.promptCommands(),
+    status: () =>
+      clients.status().map((s) => {
+        const view = summaries.get(s.name);
+        return view === undefined ? s : { ...s, view };
+      }),
+    whenStarted: () => started,
+    close: () => clients.close(),
   };
 }
 

@@ -37,8 +37,14 @@ export function costOf(usage: Usage, prices: Prices): number {
   return Number((cost / 1_000_000).toPrecision(12));
 }
 
-const COUNT = new Intl.NumberFormat("en-US");
-const COST = new Intl.NumberFormat("en-US", { maximumSignificantDigits: 4 });
+// Made on first use: the first Intl formatter loads ICU's data, which a start need not wait for.
+let counts: Intl.NumberFormat | undefined;
+let costs: Intl.NumberFormat | undefined;
+const COUNT = { format: (n: number) => (counts ??= new Intl.NumberFormat("en-US")).format(n) };
+const COST = {
+  format: (n: number) =>
+    (costs ??= new Intl.NumberFormat("en-US", { maximumSignificantDigits: 4 })).format(n),
+};
 
 /** A cost with at most 4 significant digits, e.g. `0.002345`, `1.5`, `1,235`. */
 export function formatCost(cost: number): string {

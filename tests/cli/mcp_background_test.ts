@@ -1,5 +1,6 @@
 /**
- * MCP servers start in parallel with the first model request: runCli with the real stdio fixture
+ * MCP servers start once the first model request is answered, never before it: runCli with the
+ * real stdio fixture
  * (held back by its gate file), an in-process model and, where timeouts matter, a manual clock.
  */
 import assert from "node:assert/strict";
@@ -91,23 +92,26 @@ function modelOf(
   return { model, requests };
 }
 
-Deno.test("a slow MCP server does not hold back the first model request; its tools come with a later one", async () => {
+Deno.test("a slow MCP server does not hold back the first model request: it starts once that is answered, its tools come with a later one", async () => {
   await using ws = await createTempWorkspace();
   const gate = ws.path("gate");
   const config = await slowServerConfig(ws, gate, 60);
+  let spawnedBefore: number | undefined;
   let running: boolean | undefined;
   const { model, requests } = modelOf(async (request, n) => {
     const offered = namesOf(request).includes("slow__echo");
     if (n === 1) {
-      // The gate is shut: the server has not even read `initialize`, yet request 1 is here, and
-      // the server runs (it started in parallel).
+      // Nothing of the servers runs before the first request: it goes out at once.
       assert.equal(offered, false);
-      running = run.pids.length === 1 && isRunning(run.pids[0] as number);
+      spawnedBefore = run.pids.length;
       return scripted.toolCalls([{ id: "c1", name: "slow__echo", args: { text: "early" } }]);
     }
     if (n === 2) {
       const c1 = resultIn(request, "c1");
       assert.ok(c1.startsWith(STILL_STARTING), c1);
+      // Begun once request 1 was answered; the gate is shut, so it is still starting.
+      await until(() => run.pids.length === 1, "the spawn");
+      running = isRunning(run.pids[0] as number);
       await Deno.writeTextFile(gate, "open");
     }
     if (
@@ -128,7 +132,8 @@ Deno.test("a slow MCP server does not hold back the first model request; its too
     model,
   });
   assert.equal(await run.code, 0, run.terminal.stderr);
-  assert.equal(running, true, "the server was spawned before the first request");
+  assert.equal(spawnedBefore, 0, "no server was spawned before the first request");
+  assert.equal(running, true, "the server was spawned once the first request was answered");
   const first = requests.findIndex((r) => namesOf(r).includes("slow__echo"));
   assert.ok(first >= 2, "offered from a later request on");
   assert.equal(resultIn(requests.at(-1), "c2"), "late");
@@ -149,26 +154,25 @@ Deno.test("a server that times out in the background warns during the run, which
   const clock = createManualClock();
   const { model } = modelOf(async (_request, n) => {
     if (n === 1) {
-      const before = eventsOf(run.terminal.stdout);
-      assert.deepEqual(before.map((e) => e.type), ["run_start", "turn_start"]);
-      // Its 60 s pass now: the warning comes while this request waits.
-      clock.tick(60_000);
-      await until(() => run.terminal.stdout.includes('"warning"'), "the warning");
+      assert.deepEqual(eventsOf(run.terminal.stdout).map((e) => e.type), [
+        "run_start",
+        "turn_start",
+      ]);
+      return scripted.toolCalls([{ id: "c1", name: "slow__echo", args: { text: "early" } }]);
     }
+    // Spawned once request 1 was answered: its 60 s pass now, while this request waits.
+    await until(() => run.pids.length === 1, "the spawn");
+    clock.tick(60_000);
+    await until(() => run.terminal.stdout.includes('"warning"'), "the warning");
     return scripted.text("done");
   });
   const run = runPrint(ws, ["--mcp-config", config, "go"], { model, clock });
   assert.equal(await run.code, 0, run.terminal.stderr);
   const events = eventsOf(run.terminal.stdout);
-  assert.deepEqual(events.map((e) => e.type), [
-    "run_start",
-    "turn_start",
-    "warning",
-    "message_end",
-    "run_end",
-  ]);
+  const types = events.map((e) => e.type);
+  assert.deepEqual(types.slice(-4), ["turn_start", "warning", "message_end", "run_end"]);
   assert.match(
-    String(events[2]?.message),
+    String(events.at(-3)?.message),
     /^MCP server "slow" failed to start: no answer within 60 s \(raise "startupTimeoutSec"/,
   );
   for (const pid of run.pids) assert.equal(await goneWithin(pid), true, `${pid} is gone`);
@@ -178,8 +182,10 @@ Deno.test("a run that ends while a server is still starting closes it: no proces
   await using ws = await createTempWorkspace();
   const config = await slowServerConfig(ws, ws.path("gate"), 60);
   let running: boolean | undefined;
-  const { model } = modelOf(() => {
-    running = run.pids.length === 1 && isRunning(run.pids[0] as number);
+  const { model } = modelOf(async (_request, n) => {
+    if (n === 1) return scripted.toolCalls([{ id: "c1", name: "slow__echo", args: { text: "x" } }]);
+    await until(() => run.pids.length === 1, "the spawn");
+    running = isRunning(run.pids[0] as number);
     return scripted.text("done");
   });
   const run = runPrint(ws, ["--mcp-config", config, "go"], { model });
@@ -189,6 +195,16 @@ Deno.test("a run that ends while a server is still starting closes it: no proces
   for (const pid of run.pids) assert.equal(await goneWithin(pid), true, `${pid} is gone`);
   // Closing a server that was never ready is no failure to warn about.
   assert.doesNotMatch(run.terminal.stderr, /warning/);
+});
+
+Deno.test("a run that ends with its first reply never spawns its MCP servers", async () => {
+  await using ws = await createTempWorkspace();
+  const config = await slowServerConfig(ws, ws.path("gate"), 60);
+  const { model, requests } = modelOf(() => scripted.text("done"));
+  const run = runPrint(ws, ["--mcp-config", config, "go"], { model });
+  assert.equal(await run.code, 0, run.terminal.stderr);
+  assert.equal(requests.length, 1);
+  assert.deepEqual(run.pids, []);
 });
 
 Deno.test("moat mcp list waits for a slow server and shows it ready", async () => {

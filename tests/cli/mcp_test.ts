@@ -8,6 +8,7 @@ const run: McpRun = {
   tools: () => [],
   serverOf: (name) => name.startsWith("tracker__") ? "tracker" : undefined,
   status: () => [],
+  begin: () => {},
   whenStarted: () => Promise.resolve(),
   close: () => Promise.resolve(),
 };

@@ -75,6 +75,8 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
     const eng = opened.engine;
     engine = eng;
     reporter.start(startInfo(setup, eng, writerRef.writer?.path ?? null));
+    // The user is still typing: the MCP servers start now.
+    eng.mcp?.begin();
     if (setup.flags.verbose) writeMessage(terminal, `moat: ${profileLine(setup)}\n`);
     for (
       const w of [

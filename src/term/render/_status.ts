@@ -31,7 +31,9 @@ export interface StatusInfo {
   cost?: number;
 }
 
-const COUNT = new Intl.NumberFormat("en-US");
+// Made on first use: the first Intl formatter loads ICU's data, which a start need not wait for.
+let counts: Intl.NumberFormat | undefined;
+const COUNT = { format: (n: number) => (counts ??= new Intl.NumberFormat("en-US")).format(n) };
 
 /** A window in short: `128k`, `1M`, `1.5M`, `900`. */
 export function shortTokens(n: number): string {
