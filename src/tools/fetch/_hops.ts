@@ -4,7 +4,7 @@
  * connection made to the checked address, and redirects followed by hand up to a limit.
  */
 import { explicitlyGranted, localKind } from "./_address.ts";
-import type { FetchedResponse, FetchNet, FetchPermissions } from "./net.ts";
+import type { FetchedResponse, FetchNet, FetchPermissions, NetVerdict } from "./net.ts";
 
 /** The response of the last hop, or why there is none (said to the model). */
 export type HopsResult =
@@ -33,12 +33,13 @@ export async function followHops(
   for (let hop = 0;; hop++) {
     const target = netTarget(url);
     if (hop > 0) {
-      const refusal = await hopRefusal(target, permissions);
-      const decision = refusal === undefined
-        ? { target, outcome: "granted" as const }
-        : { target, outcome: "denied" as const, reason: refusal };
+      const verdict = await permissions.query(target);
+      const refusal = hopRefusal(target, verdict, permissions);
       try {
-        permissions.report?.({ toolCallId: options.toolCallId }, decision);
+        permissions.report?.(
+          { toolCallId: options.toolCallId },
+          { target, verdict, ...(refusal === undefined ? {} : { reason: refusal }) },
+        );
       } catch { /* a sink must not change the decision */ }
       if (refusal !== undefined) return { ok: false, message: `Redirect refused: ${refusal}` };
     }
@@ -68,11 +69,11 @@ export async function followHops(
 }
 
 /** Why a redirect to `target` is refused (the reason a denial event carries), or undefined. */
-async function hopRefusal(
+function hopRefusal(
   target: string,
+  verdict: NetVerdict,
   permissions: FetchPermissions,
-): Promise<string | undefined> {
-  const verdict = await permissions.query(target);
+): string | undefined {
   if (verdict === "granted") return undefined;
   if (verdict === "denied") return `net access to "${target}" is denied by --deny-net`;
   return `net access to "${target}" is not granted (add ${permissions.flag(target)})`;

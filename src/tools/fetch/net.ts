@@ -36,9 +36,12 @@ export interface FetchPermissions {
   net(): true | readonly string[];
   /** The whole flag that grants `target` and keeps the hosts granted already. */
   flag(target: string): string;
-  /** Receives the decision on each redirect hop (the first host is the policy's). Must not throw. */
+  /**
+   * Receives Deno's verdict on each redirect hop, with the refusal told to the model (the first
+   * host is the policy's). Must not throw.
+   */
   report?(
     who: { toolCallId: string },
-    decision: { target: string; outcome: "granted" | "denied"; reason?: string },
+    decision: { target: string; verdict: NetVerdict; reason?: string },
   ): void;
 }

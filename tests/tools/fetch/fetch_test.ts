@@ -32,7 +32,7 @@ function tool(
     maxBodyBytes?: number;
     timeoutMs?: number;
     clock?: ReturnType<typeof createManualClock>;
-    reports?: { target: string; outcome: string; reason?: string }[];
+    reports?: { target: string; verdict: string; reason?: string }[];
   } = {},
 ) {
   const granted = (target: string): NetVerdict => {
@@ -81,7 +81,7 @@ Deno.test("fetch() passes JSON through as it is", async () => {
 });
 
 Deno.test("fetch() refuses a redirect to a host --allow-net does not grant, naming the flag", async () => {
-  const reports: { target: string; outcome: string; reason?: string }[] = [];
+  const reports: { target: string; verdict: string; reason?: string }[] = [];
   await using server = serve(() =>
     new Response(null, { status: 302, headers: { location: "http://elsewhere.test:8080/x" } })
   );
@@ -93,11 +93,11 @@ Deno.test("fetch() refuses a redirect to a host --allow-net does not grant, nami
     out.output,
     /Redirect refused: net access to "elsewhere\.test:8080" is not granted \(add --allow-net=127\.0\.0\.1,elsewhere\.test:8080\)/,
   );
-  assert.deepEqual(reports.map((r) => [r.target, r.outcome]), [["elsewhere.test:8080", "denied"]]);
+  assert.deepEqual(reports.map((r) => [r.target, r.verdict]), [["elsewhere.test:8080", "prompt"]]);
 });
 
 Deno.test("fetch() follows a redirect to a granted host and reports it granted", async () => {
-  const reports: { target: string; outcome: string }[] = [];
+  const reports: { target: string; verdict: string }[] = [];
   await using target = serve(() =>
     new Response("arrived", { headers: { "content-type": "text/plain" } })
   );
@@ -108,7 +108,7 @@ Deno.test("fetch() follows a redirect to a granted host and reports it granted",
     url: `http://127.0.0.1:${server.port}/`,
   });
   assert.equal(out.output, "arrived");
-  assert.deepEqual(reports.map((r) => [r.target, r.outcome]), [[
+  assert.deepEqual(reports.map((r) => [r.target, r.verdict]), [[
     `localhost:${target.port}`,
     "granted",
   ]]);
