@@ -8,7 +8,7 @@
 import type { Clock } from "../agent/types.ts";
 import { grantFlagHint, type Grants, type PermissionDecision } from "../policy/mod.ts";
 import type { PermissionEngine } from "../policy/mod.ts";
-import { type AnyTool, createFetchTool, type FetchNet } from "../tools/mod.ts";
+import { type AnyTool, createFetchTool, type FetchNet, type FsOps } from "../tools/mod.ts";
 
 /** What the fetch tool of a run is built from. */
 export interface RunFetchOptions {
@@ -19,6 +19,9 @@ export interface RunFetchOptions {
   onDecision?: ((decision: PermissionDecision) => void) | undefined;
   net: FetchNet;
   clock: Clock;
+  /** The run's spill directory, where a long page is saved whole, and how to write there. */
+  spillDir: string;
+  fs: Pick<FsOps, "writeFile">;
 }
 
 /** The fetch tool under the run's grants. */
@@ -29,6 +32,7 @@ export function runFetchTool(options: RunFetchOptions): AnyTool {
   return createFetchTool({
     net: options.net,
     clock: options.clock,
+    spill: { dir: options.spillDir, fs: options.fs },
     ungranted: net !== true && net.length === 0,
     permissions: {
       async query(target) {

@@ -177,6 +177,9 @@ export interface SandboxSys {
    * `locations()` (their calls run in the tool hosts, whose Worker builds its own).
    */
   tools: { fs: FsOps; process: ProcessOps };
-  /** The fetch tool's network and clock (it runs in the main process); none: no fetch tool. */
-  fetch?: { net: FetchNet; clock: Clock };
+  /**
+   * The fetch tool's network, clock and file writes (it runs in the main process and saves long
+   * pages in the spill directory); none: no fetch tool.
+   */
+  fetch?: { net: FetchNet; clock: Clock; fs: Pick<FsOps, "writeFile"> };
 }

@@ -22,6 +22,6 @@ export function createDenoSandboxSys(): SandboxSys {
     mountPoints: createDenoMountPointOps(),
     net: createDenoNetOps(),
     tools: { fs: createDenoFsOps(), process: createDenoProcessOps() },
-    fetch: { net: createDenoFetchNet(), clock: systemClock },
+    fetch: { net: createDenoFetchNet(), clock: systemClock, fs: createDenoFsOps() },
   };
 }

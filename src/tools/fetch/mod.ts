@@ -3,7 +3,9 @@
  * and text as they are, other types refused; paged by line like read, capped in bytes and time.
  */
 import { type Static, Type } from "@sinclair/typebox";
+import { join } from "node:path";
 import type { Tool, ToolOutput } from "../../agent/tool.ts";
+import type { FsOps } from "../ops.ts";
 import type { Clock } from "../../agent/types.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead } from "../truncate.ts";
 import { followHops, netTarget } from "./_hops.ts";
@@ -44,6 +46,11 @@ export interface FetchToolOptions {
   maxLines?: number;
   /** Byte budget of one page (default 51,200). */
   maxBytes?: number;
+  /**
+   * Where a page longer than one result is saved whole (the run's spill directory, which the
+   * tools may read), so the model pages it with read instead of fetching again; none: not saved.
+   */
+  spill?: { dir: string; fs: Pick<FsOps, "writeFile"> };
   /** True without any --allow-net grant: the description says which flag the model should ask for. */
   ungranted?: boolean;
 }
@@ -115,7 +122,12 @@ export function createFetchTool(options: FetchToolOptions): Tool<typeof FetchPar
         if (!hops.ok) return error(hops.message);
         const { response } = hops;
         try {
-          return await pageOf(hops.url, response, args, options, controller.signal);
+          return await pageOf(hops.url, response, {
+            args,
+            options,
+            signal: controller.signal,
+            toolCallId: ctx.toolCallId,
+          });
         } finally {
           response.close();
         }
@@ -137,10 +149,9 @@ function error(output: string): ToolOutput {
 async function pageOf(
   url: URL,
   response: FetchedResponse,
-  args: FetchArgs,
-  options: FetchToolOptions,
-  signal: AbortSignal,
+  call: { args: FetchArgs; options: FetchToolOptions; signal: AbortSignal; toolCallId: string },
 ): Promise<ToolOutput> {
+  const { args, options, signal } = call;
   const contentType = response.headers.get("content-type");
   const kind = bodyKind(contentType);
   if (kind === "refused") {
@@ -157,9 +168,11 @@ async function pageOf(
   const shown = kind === "html" ? htmlToMarkdown(text) : text;
   const status = response.status >= 400 ? `HTTP ${response.status}. ` : "";
   const page = pageText(shown, args, options);
+  const saved = page.note === undefined ? undefined : await spill(shown, call);
   const notes = [
     ...(status === "" ? [] : [`[${status.trim()}]`]),
     ...(page.note === undefined ? [] : [page.note]),
+    ...(saved === undefined ? [] : [saved]),
     ...(body.cut
       ? [`[The body was cut at ${formatSize(maxBody)}: the rest was not downloaded]`]
       : []),
@@ -168,6 +181,24 @@ async function pageOf(
     output: notes.length === 0 ? page.text : `${page.text}\n\n${notes.join("\n")}`,
     ...(response.status >= 400 ? { isError: true } : {}),
   };
+}
+
+/** Saves the whole page in the spill directory: the note saying where, or why it could not. */
+async function spill(
+  text: string,
+  call: { options: FetchToolOptions; toolCallId: string },
+): Promise<string | undefined> {
+  const target = call.options.spill;
+  if (target === undefined) return undefined;
+  const name = `fetch-${call.toolCallId.replace(/[^\w-]/g, "_") || "page"}.md`;
+  const path = join(target.dir, name);
+  try {
+    await target.fs.writeFile(path, new TextEncoder().encode(text));
+  } catch (e) {
+    return `[The whole page could not be saved: ${e instanceof Error ? e.message : String(e)}]`;
+  }
+  return `[The whole page is saved in "${path}": page it there with read (offset, limit) ` +
+    "instead of fetching it again]";
 }
 
 /** The lines `args` asks for, within the page budgets, and the continuation note. */

@@ -33,6 +33,7 @@ function tool(
     timeoutMs?: number;
     clock?: ReturnType<typeof createManualClock>;
     reports?: { target: string; verdict: string; reason?: string }[];
+    saved?: Map<string, string>;
   } = {},
 ) {
   const granted = (target: string): NetVerdict => {
@@ -48,9 +49,22 @@ function tool(
       report: (_who, decision) => options.reports?.push(decision),
     },
     clock: options.clock ?? createManualClock(),
+    ...(options.saved === undefined
+      ? {}
+      : { spill: { dir: "/spill", fs: savingFs(options.saved) } }),
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
+}
+
+/** Writes that land in `saved`, by path. */
+function savingFs(saved: Map<string, string>) {
+  return {
+    writeFile: (path: string, data: Uint8Array) => {
+      saved.set(path, new TextDecoder().decode(data));
+      return Promise.resolve({ path, created: true });
+    },
+  };
 }
 
 const PAGE = `<!doctype html><html><head><title>Release notes</title>
@@ -201,15 +215,21 @@ Deno.test("fetch() connects to the address it checked, not to a second lookup", 
   assert.deepEqual([lookups, seen], [["rebind.invalid"], ["127.0.0.1"]]);
 });
 
-Deno.test("fetch() pages a 20 MB page with a note naming the next offset", async () => {
+Deno.test("fetch() pages a 20 MB page with a note naming the next offset and saves it whole", async () => {
   const line = "x".repeat(99) + "\n";
   const body = line.repeat(200_000); // 20 MB
   await using server = serve(() =>
     new Response(body, { headers: { "content-type": "text/plain" } })
   );
   const url = `http://127.0.0.1:${server.port}/big.txt`;
-  const first = await call(tool(["127.0.0.1"], { maxBodyBytes: 64 * 1024 * 1024 }), { url });
+  const saved = new Map<string, string>();
+  const first = await call(tool(["127.0.0.1"], { maxBodyBytes: 64 * 1024 * 1024, saved }), { url });
   assert.match(first.output, /\[Showing lines 1-512 of 200000\. Use offset=513 to continue\.\]/);
+  assert.match(
+    first.output,
+    /\[The whole page is saved in "\/spill\/fetch-call-1\.md": page it there with read/,
+  );
+  assert.equal(saved.get("/spill/fetch-call-1.md"), body);
   const later = await call(tool(["127.0.0.1"], { maxBodyBytes: 64 * 1024 * 1024 }), {
     url,
     offset: 199_999,
