@@ -100,17 +100,28 @@ async function checkedAddress(
     };
   }
   const net = deps.permissions.net();
+  const label = (address: string) => `${address.includes(":") ? `[${address}]` : address}:${port}`;
   let refused: { address: string; kind: string } | undefined;
   for (const address of addresses) {
     const kind = localKind(address);
-    if (kind === undefined || explicitlyGranted(net, address, port)) return { ok: true, address };
-    if (kind !== "link-local" && explicitlyGranted(net, host, port)) return { ok: true, address };
-    refused ??= { address, kind };
+    const allowed = kind === undefined || explicitlyGranted(net, address, port) ||
+      (kind !== "link-local" && explicitlyGranted(net, host, port));
+    if (!allowed) {
+      refused ??= { address, kind };
+      continue;
+    }
+    // --deny-net holds for the address a name leads to, as Deno's own checks do.
+    if (address !== host && await deps.permissions.query(label(address)) === "denied") {
+      return {
+        ok: false,
+        message: `Refused "${url.href}": "${host}" resolves to "${address}", which --deny-net ` +
+          "denies",
+      };
+    }
+    return { ok: true, address };
   }
   if (refused === undefined) return { ok: false, message: `Cannot resolve "${host}": no address` };
-  const flag = deps.permissions.flag(
-    `${refused.address.includes(":") ? `[${refused.address}]` : refused.address}:${port}`,
-  );
+  const flag = deps.permissions.flag(label(refused.address));
   return {
     ok: false,
     message: `Refused "${url.href}": "${host}" resolves to the ${refused.kind} address ` +

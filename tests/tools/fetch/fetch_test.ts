@@ -180,6 +180,33 @@ Deno.test("fetch() reaches cloud metadata addresses only when the address itself
   assert.deepEqual(connected, []);
 });
 
+Deno.test("fetch() refuses a name whose address --deny-net denies", async () => {
+  const connected: string[] = [];
+  const out = await call(
+    createFetchTool({
+      net: {
+        resolve: () => Promise.resolve(["203.0.113.7"]),
+        request: (_url, { address }) => {
+          connected.push(address);
+          return Promise.reject(new Error("unreachable"));
+        },
+      },
+      permissions: {
+        query: (target) => Promise.resolve(target === "203.0.113.7:80" ? "denied" : "granted"),
+        net: () => ["api.example.test"],
+        flag: (t) => t,
+      },
+      clock: createManualClock(),
+    }),
+    { url: "http://api.example.test/v1" },
+  );
+  assert.match(
+    out.output,
+    /"api\.example\.test" resolves to "203\.0\.113\.7", which --deny-net denies/,
+  );
+  assert.deepEqual(connected, []);
+});
+
 Deno.test("fetch() connects to the address it checked, not to a second lookup", async () => {
   const lookups: string[] = [];
   const seen: string[] = [];
