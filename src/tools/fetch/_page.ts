@@ -1,27 +1,11 @@
 /**
- * A fetched body as text for the model: HTML as markdown of the page's main content (linkedom's
- * DOM, Mozilla's Readability, Turndown; scripts, styles and other non-content dropped), JSON and
- * text as they are, anything else refused with its type.
+ * HTML as markdown of the page's main content: linkedom's DOM, Mozilla's Readability, Turndown;
+ * scripts, styles and other non-content dropped. Loaded on the first HTML page only (the three
+ * libraries take most of a second to load).
  */
 import { parseHTML } from "linkedom";
 import { Readability } from "@mozilla/readability";
 import TurndownService from "turndown";
-
-/** How a content type is shown, or why it is not. */
-export type BodyKind = "html" | "json" | "text" | "refused";
-
-/** The kind of body a `Content-Type` header value announces (none: text). */
-export function bodyKind(contentType: string | null): BodyKind {
-  const type = (contentType ?? "text/plain").split(";")[0]?.trim().toLowerCase() ?? "";
-  if (type === "text/html" || type === "application/xhtml+xml") return "html";
-  if (type === "application/json" || type.endsWith("+json")) return "json";
-  if (type.startsWith("text/")) return "text";
-  if (["application/xml", "application/javascript", "application/x-ndjson"].includes(type)) {
-    return "text";
-  }
-  if (type.endsWith("+xml")) return "text";
-  return "refused";
-}
 
 /** The little of linkedom's DOM used here (Deno has no DOM types). */
 interface Element {

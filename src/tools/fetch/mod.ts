@@ -9,7 +9,7 @@ import type { FsOps } from "../ops.ts";
 import type { Clock } from "../../agent/types.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead } from "../truncate.ts";
 import { followHops, netTarget } from "./_hops.ts";
-import { bodyKind, htmlToMarkdown } from "./_page.ts";
+import { bodyKind } from "./_kind.ts";
 import type { FetchedResponse, FetchNet, FetchPermissions } from "./net.ts";
 
 export type { FetchedResponse, FetchNet, FetchPermissions, NetVerdict } from "./net.ts";
@@ -165,7 +165,8 @@ async function pageOf(
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const body = await readCapped(response.body, maxBody, signal);
   const text = decode(body.bytes, contentType);
-  const shown = kind === "html" ? htmlToMarkdown(text) : text;
+  // The converter's libraries load on the first HTML page, not with every run.
+  const shown = kind === "html" ? (await import("./_page.ts")).htmlToMarkdown(text) : text;
   const status = response.status >= 400 ? `HTTP ${response.status}. ` : "";
   const page = pageText(shown, args, options);
   const saved = page.note === undefined ? undefined : await spill(shown, call);
