@@ -10,7 +10,7 @@ import type { Grants } from "../policy/grants.ts";
 import type { GitOps, RewindFs } from "../rewind/mod.ts";
 import type { GrantPathOps } from "../policy/ops.ts";
 import { parseRecording, type Recording } from "../replay/recording.ts";
-import { BUILTIN_TOOL_NAMES } from "../tools/registry.ts";
+import { BUILTIN_TOOL_NAMES, NETWORK_TOOL_NAMES } from "../tools/registry.ts";
 import type { Sandbox, SandboxMode, SandboxOptions } from "../sandbox/mod.ts";
 import type { McpProcessOps } from "../mcp/mod.ts";
 import type { CliFlags } from "./args.ts";
@@ -177,13 +177,12 @@ export async function prepareRun(
     return { exit: EXIT.usage };
   }
   const settings = resolved.settings;
-  const unknownTools = (settings.tools ?? []).filter(
-    (t) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(t),
-  );
+  const toolNames: readonly string[] = [...BUILTIN_TOOL_NAMES, ...NETWORK_TOOL_NAMES];
+  const unknownTools = (settings.tools ?? []).filter((t) => !toolNames.includes(t));
   if (unknownTools.length > 0) {
     return usage(
       `Unknown tool(s) ${unknownTools.map((t) => `"${t}"`).join(", ")}: available are ${
-        BUILTIN_TOOL_NAMES.join(", ")
+        toolNames.join(", ")
       }`,
     );
   }

@@ -32,6 +32,7 @@ import {
 import { createApprovals } from "./approvals.ts";
 import { createPreviewRead } from "./preview_read.ts";
 import { createBashNetwork } from "./_bash_net.ts";
+import { runFetchTool } from "./_fetch_tool.ts";
 import { createMcpNetwork } from "./_mcp_net.ts";
 import { trackPrograms } from "./_bash_programs.ts";
 import { createProgramPrecheck } from "./_bash_precheck.ts";
@@ -249,7 +250,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     onApproved: approvals.onApproved,
   });
 
-  // The tools the model sees: the built-ins' names, schemas and locations, run in the hosts.
+  // The tools the model sees: the built-ins run in the hosts, fetch here (see _fetch_tool.ts).
   const createTools = options.createTools ?? createBuiltinTools;
   // In bubblewrap an ungranted /tmp is the host's tmpfs: the model reads that in bash's description.
   const tmpGranted = [options.grants.read, options.grants.write].some((scope) =>
@@ -263,8 +264,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     bashPlaceholders: bwrap !== undefined &&
       scan.protection.paths.some((p) => p.kind === "missing_dir"),
   });
-  const selected = options.tools === undefined ? local : selectTools(local, options.tools);
-  const tools = selected.map((tool): AnyTool => ({
+  const fetch = sys.fetch && runFetchTool({ ...netOptions, ...sys.fetch, engine });
+  const all = fetch === undefined ? local : [...local, fetch];
+  const selected = options.tools === undefined ? all : selectTools(all, options.tools);
+  const tools = selected.filter((tool) => tool !== fetch).map((tool): AnyTool => ({
     ...tool,
     async execute(args, signal, ctx) {
       const created = approvals.takeCreatedFile(ctx.toolCallId);
@@ -278,7 +281,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
         ? asNewFileWrite(output, created)
         : output;
     },
-  }));
+  })).concat(selected.filter((tool) => tool === fetch));
 
   // Under a scoped --allow-run the view masks the programs not granted: name them after a call.
   let programDirs: string[] | undefined;
@@ -374,8 +377,7 @@ async function openOsSandbox(options: SandboxOptions, warnings: string[]) {
 function toolSetup(options: SandboxOptions, inBwrap: boolean) {
   const env = toolEnvironment(options.grants, options.env, options.secretEnvNames);
   if (inBwrap) env["TMPDIR"] = "/tmp";
-  // `~` as the grants expanded it (a symlinked HOME is not in bubblewrap's view): for the path
-  // arguments of the tools and for bash's HOME alike.
+  // `~` as the grants expanded it (a symlinked HOME is not in bubblewrap's view): paths and HOME.
   const home = resolveHome(options.env["HOME"], options.sys.paths);
   if (home.ok && env["HOME"] !== undefined) env["HOME"] = home.path;
   const toolOptions = {

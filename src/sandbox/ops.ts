@@ -6,7 +6,8 @@
  * the entry points build them and pass them in.
  */
 import type { CommandOps, ScanOps } from "../policy/ops.ts";
-import type { FsOps, ProcessOps } from "../tools/mod.ts";
+import type { Clock } from "../agent/types.ts";
+import type { FetchNet, FsOps, ProcessOps } from "../tools/mod.ts";
 
 /** How a process ended. */
 export interface HostExit {
@@ -176,4 +177,9 @@ export interface SandboxSys {
    * `locations()` (their calls run in the tool hosts, whose Worker builds its own).
    */
   tools: { fs: FsOps; process: ProcessOps };
+  /**
+   * The fetch tool's network, clock and file writes (it runs in the main process and saves long
+   * pages in the spill directory); none: no fetch tool.
+   */
+  fetch?: { net: FetchNet; clock: Clock; fs: Pick<FsOps, "writeFile"> };
 }

@@ -5,6 +5,8 @@ import { createDenoFsOps } from "./fs.ts";
 import { createDenoHostProcessOps } from "./host_process.ts";
 import { createDenoMountPointOps } from "./mount_points.ts";
 import { createDenoNetOps } from "./net.ts";
+import { createDenoFetchNet } from "./fetch_net.ts";
+import { systemClock } from "./clock.ts";
 import { createDenoApprovalFileOps, createDenoScanOps } from "./paths.ts";
 import { createDenoProcessOps } from "./process.ts";
 import { createDenoRuntimeOps } from "./runtime.ts";
@@ -20,5 +22,6 @@ export function createDenoSandboxSys(): SandboxSys {
     mountPoints: createDenoMountPointOps(),
     net: createDenoNetOps(),
     tools: { fs: createDenoFsOps(), process: createDenoProcessOps() },
+    fetch: { net: createDenoFetchNet(), clock: systemClock, fs: createDenoFsOps() },
   };
 }

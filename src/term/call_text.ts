@@ -49,6 +49,8 @@ export function describeCall(name: string, args: unknown, cwd: string): string {
         `${typeof a.pattern === "string" ? a.pattern : ""} in ${path(a.path)}`,
         MAX_TARGET_CHARS,
       );
+    case "fetch":
+      return typeof a.url === "string" ? oneLine(a.url, MAX_TARGET_CHARS) : "";
     case "read":
     case "write":
     case "edit":

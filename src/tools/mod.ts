@@ -33,6 +33,17 @@ export {
   type BashToolOptions,
   createBashTool,
 } from "./bash/mod.ts";
+export {
+  createFetchTool,
+  type FetchArgs,
+  type FetchedResponse,
+  type FetchNet,
+  FetchParams,
+  type FetchPermissions,
+  type FetchToolOptions,
+  netTarget,
+  type NetVerdict,
+} from "./fetch/mod.ts";
 export { displayPath, realLocation, resolvePath } from "./paths.ts";
 export {
   formatSize,

@@ -12,6 +12,9 @@ import { createWriteTool } from "./write.ts";
 /** Names of the built-in tools, in the order they are offered to the model. */
 export const BUILTIN_TOOL_NAMES = ["read", "bash", "edit", "write", "grep", "find", "ls"] as const;
 
+/** Tools the sandbox adds to the built-ins, run in the main process (fetch: --allow-net). */
+export const NETWORK_TOOL_NAMES = ["fetch"] as const;
+
 /** A built-in tool name. */
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 

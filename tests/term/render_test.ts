@@ -124,6 +124,10 @@ Deno.test("describeCall() and formatDuration() keep lines short and paths relati
   assert.equal(describeCall("read", { path: "/elsewhere/x" }, "/w"), "/elsewhere/x");
   assert.equal(describeCall("read", { path: "/w/..notes.md" }, "/w"), "..notes.md");
   assert.equal(describeCall("ls", { path: "/w" }, "/w"), ".");
+  assert.equal(
+    describeCall("fetch", { url: "https://deno.com/blog", limit: 5 }, "/w"),
+    "https://deno.com/blog",
+  );
   assert.equal(describeCall("grep", { pattern: "TODO", path: "src" }, "/w"), '"TODO" src');
   assert.equal(describeCall("bash", { command: "x".repeat(200) }, "/w").length, 80);
   assert.equal(formatDuration(3.2), "3 ms");
