@@ -36,6 +36,8 @@ export interface ReplHost {
   compact(focus: string, signal: AbortSignal): Promise<string>;
   /** /grants: the effective grants, human-readable. */
   grants(): string;
+  /** /jobs: the background jobs of the session and their states. */
+  jobs?(): Promise<string>;
   /** Shows a line among a run's output, after the line being streamed (queued messages). */
   note?(text: string): void;
   /** More slash commands (MCP prompts): each expands to the text of a request. */
@@ -60,7 +62,16 @@ export interface ReplOptions {
 /** A Ctrl-C at the prompt this soon after one that aborted a run is part of that press. */
 export const DOUBLE_PRESS_MS = 1000;
 
-const SLASH_COMMANDS = ["/help", "/exit", "/quit", "/clear", "/compact", "/model", "/grants"];
+const SLASH_COMMANDS = [
+  "/help",
+  "/exit",
+  "/quit",
+  "/clear",
+  "/compact",
+  "/model",
+  "/grants",
+  "/jobs",
+];
 
 /** Whether `line` is a slash command (never sent to the model as a queued message). */
 function isCommand(line: string, host: ReplHost): boolean {
@@ -116,6 +127,7 @@ export const REPL_HELP = `Commands:
                  summarise the conversation now to free context (FOCUS: what to keep)
   /model NAME    switch the model (without NAME: show it)
   /grants        show what the tools may touch
+  /jobs          list the background jobs (killed when moat exits)
 Ctrl-C or Esc while the agent works aborts the turn (running tools are killed).
 Lines typed while the agent works are queued and sent when it stops.
 Editing: arrows, Home/End, Ctrl-A/E/W/U/K/Y; up/down recall earlier requests in this workspace.
@@ -227,6 +239,9 @@ export async function runRepl(options: ReplOptions): Promise<number> {
             continue;
           case "/grants":
             terminal.writeStdout(`Grants: ${host.grants()}\n`);
+            continue;
+          case "/jobs":
+            terminal.writeStdout(`${(await host.jobs?.()) ?? "No background jobs."}\n`);
             continue;
           default: {
             const prompt = host.promptCommands?.().find((p) => p.name === command);

@@ -28,6 +28,7 @@ import {
   type BuiltinToolOptions,
   createBuiltinTools,
   selectTools,
+  type ToolOutput,
 } from "../tools/mod.ts";
 import { createApprovals } from "./approvals.ts";
 import { createPreviewRead } from "./preview_read.ts";
@@ -142,6 +143,8 @@ export interface Sandbox {
   confine(spec: ConfineSpec): { argv: string[] } | { error: string } | undefined;
   /** The tools' environment (the allow-list; never the provider key). */
   toolEnv(): Record<string, string>;
+  /** Stops the run's background jobs: the results of the stops of those still running. */
+  stopJobs(): Promise<ToolOutput[]>;
   /** Kills the tool host and every process group in it. Idempotent. */
   close(): Promise<void>;
 }
@@ -316,6 +319,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     warnings,
     confine: serverConfiner(hostSetup, () => hosts, { workspace: options.cwd, env: options.env }),
     toolEnv: () => ({ ...toolOptions.env }),
+    stopJobs: () => hosts.stopJobs(),
     get grants() {
       return hosts.grants;
     },

@@ -32,7 +32,10 @@ export {
   BashParams,
   type BashToolOptions,
   createBashTool,
+  JOB_ID_ARG,
 } from "./bash/mod.ts";
+export { type JobArgs, type JobDetails, JobParams, stateLine } from "./bash/job_tool.ts";
+export type { JobInfo } from "./bash/jobs.ts";
 export { displayPath, realLocation, resolvePath } from "./paths.ts";
 export {
   formatSize,

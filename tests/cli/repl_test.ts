@@ -27,6 +27,7 @@ function host(log: string[]): ReplHost {
       return Promise.resolve(focus === "" ? "Nothing to compact yet." : "");
     },
     grants: () => "read: /w",
+    jobs: () => Promise.resolve('Job "1" (`serve`, pid 7) is running.'),
   };
 }
 
@@ -68,7 +69,17 @@ Deno.test("runRepl() runs prompts, handles slash commands and exits 0 at end of 
   const source = createLineSource(terminal.readLines());
   const done = runRepl({ terminal, source, host: host(log), banner: "hi\n", color: false });
   for (
-    const line of ["/help", "/model m2", "/model", "/grants", "/clear", "/nope", "", "question"]
+    const line of [
+      "/help",
+      "/model m2",
+      "/model",
+      "/grants",
+      "/jobs",
+      "/clear",
+      "/nope",
+      "",
+      "question",
+    ]
   ) {
     terminal.typeLine(line);
   }
@@ -82,6 +93,8 @@ Deno.test("runRepl() runs prompts, handles slash commands and exits 0 at end of 
       "/grants",
       "Model: m2",
       "Grants: read: /w",
+      'Job "1" (`serve`, pid 7) is running.',
+      "/jobs          list the background jobs",
       "Started a new session.",
       "Unknown command /nope",
     ]

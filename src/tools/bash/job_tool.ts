@@ -49,6 +49,8 @@ export interface JobDetails {
   jobs?: JobInfo[];
   /** Why a wait ended. */
   waited?: WaitEnd;
+  /** stop: the job was running and this call stopped it. */
+  stopped?: boolean;
 }
 
 const DEFAULT_WAIT_SEC = 30;
@@ -110,7 +112,8 @@ export function createJobTool(table: JobTable): Tool<typeof JobParams> {
         case "stop": {
           const wasRunning = job.running;
           await job.stop(table.clock);
-          return readResult(job, wasRunning ? [] : ["[It had already ended.]"]);
+          const out = readResult(job, wasRunning ? [] : ["[It had already ended.]"]);
+          return { ...out, details: { ...(out.details as JobDetails), stopped: wasRunning } };
         }
         default: {
           const never: never = args.action;
