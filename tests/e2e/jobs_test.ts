@@ -4,7 +4,7 @@ import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { cliEnv, processesMatching, runMoat, toolResultOf } from "./_cli.ts";
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
@@ -16,7 +16,7 @@ Deno.test("print mode: a server started with background: true answers curl, then
   await using ws = await createTempWorkspace();
   await using home = await createTempWorkspace();
   await Deno.writeTextFile(ws.path("index.html"), "served by the job\n");
-  const port = await freePort();
+  const port = freePort();
   const command = `python3 -u -m http.server ${port} --bind 127.0.0.1`;
   server.script(
     reply.toolCalls([{ id: "call_start", name: "bash", arguments: { command, background: true } }]),

@@ -52,7 +52,7 @@ function detailsOf(out: ToolOutput): JobDetails {
   return out.details as JobDetails;
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
@@ -63,7 +63,7 @@ Deno.test("a dev server started in the background answers a later bash call, and
   await using ws = await createTempWorkspace();
   await using t = setup(ws);
   await Deno.writeTextFile(ws.path("index.html"), "hello from the job\n");
-  const port = await freePort();
+  const port = freePort();
   const started = await t.start(`python3 -u -m http.server ${port} --bind 127.0.0.1`);
   assert.equal(started.isError, undefined, started.output);
   const id = detailsOf(started).job?.id as string;
