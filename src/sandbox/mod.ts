@@ -65,7 +65,6 @@ export { HOST_RUNTIME_FLAGS, type HostLaunch, hostLaunch } from "./launch.ts";
 export type { SandboxSys } from "./ops.ts";
 export type { ConfineSpec } from "./host_start.ts";
 export { workerPermissions } from "./permissions.ts";
-
 export type { SandboxMode } from "./mode.ts";
 
 const NO_OS_SANDBOX_EFFECT = "Only Deno's permissions confine them: bash needs --allow-run " +
@@ -143,10 +142,8 @@ export interface Sandbox {
   confine(spec: ConfineSpec): { argv: string[] } | { error: string } | undefined;
   /** The tools' environment (the allow-list; never the provider key). */
   toolEnv(): Record<string, string>;
-  /** Stops the run's background jobs: the results of the stops of those still running. */
-  stopJobs(): Promise<ToolOutput[]>;
-  /** Kills the tool host and every process group in it. Idempotent. */
-  close(): Promise<void>;
+  stopJobs(): Promise<ToolOutput[]>; // The stops of the background jobs still running.
+  close(): Promise<void>; // Kills the tool hosts and every process group in them. Idempotent.
 }
 
 /** Creates the tool host (started right away) and the policy for a run. */
