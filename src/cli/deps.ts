@@ -44,6 +44,7 @@ export function createDefaultDeps(fs: CliFs): CliDeps {
             warnings: sandbox.warnings,
             confine: (spec) => sandbox.confine(spec),
             toolEnv: () => sandbox.toolEnv(),
+            stopJobs: () => sandbox.stopJobs(),
             get grants() {
               return sandbox.grants;
             },

@@ -38,6 +38,8 @@ export interface ReplHost {
   grants(): string;
   /** /rewind [ARG]: lists the turns or rewinds the files (src/cli/rewind_repl.ts). */
   rewind?(arg: string): Promise<string>;
+  /** /jobs: the background jobs of the session and their states. */
+  jobs?(): Promise<string>;
   /** Shows a line among a run's output, after the line being streamed (queued messages). */
   note?(text: string): void;
   /** More slash commands (MCP prompts): each expands to the text of a request. */
@@ -71,6 +73,7 @@ const SLASH_COMMANDS = [
   "/model",
   "/grants",
   "/rewind",
+  "/jobs",
 ];
 
 /** Whether `line` is a slash command (never sent to the model as a queued message). */
@@ -128,6 +131,7 @@ export const REPL_HELP = `Commands:
   /model NAME    switch the model (without NAME: show it)
   /grants        show what the tools may touch
   /rewind [N]    list the turns; restore the files to before turn N ('chat': the talk too)
+  /jobs          list the background jobs (killed when moat exits)
 Ctrl-C or Esc while the agent works aborts the turn (running tools are killed).
 Lines typed while the agent works are queued and sent when it stops.
 Editing: arrows, Home/End, Ctrl-A/E/W/U/K/Y; up/down recall earlier requests in this workspace.
@@ -242,6 +246,9 @@ export async function runRepl(options: ReplOptions): Promise<number> {
             continue;
           case "/rewind":
             terminal.writeStdout(`${await host.rewind?.(arg) ?? "Rewind is not available."}\n`);
+            continue;
+          case "/jobs":
+            terminal.writeStdout(`${(await host.jobs?.()) ?? "No background jobs."}\n`);
             continue;
           default: {
             const prompt = host.promptCommands?.().find((p) => p.name === command);

@@ -5,7 +5,7 @@
  * a host of its own, with the grants widened for it.
  */
 import type { Grants, Protection } from "../policy/mod.ts";
-import type { ToolLocation, ToolOutput, ToolUpdate } from "../tools/mod.ts";
+import { JOB_ID_ARG, type ToolLocation, type ToolOutput, type ToolUpdate } from "../tools/mod.ts";
 import { ToolHostClient } from "./host/client.ts";
 import type { HostConnection } from "./host/connection.ts";
 import { widenForApproval } from "./permissions.ts";
@@ -39,6 +39,10 @@ export class ToolHosts {
   /** Programs allowed for the next bash call. */
   #nextBash: ToolLocation[] = [];
   #closing: Promise<void> | undefined;
+  /** The host of each background job (by id), and the hosts holding jobs, kept until close. */
+  #jobs = new Map<string, ToolHostClient>();
+  #jobHosts = new Set<ToolHostClient>();
+  #nextJob = 1;
 
   constructor(access: HostAccess, start: HostStarter) {
     this.#start = start;
@@ -75,7 +79,9 @@ export class ToolHosts {
   /** The host of the current access; a new one when it changed (the old one drains first). */
   active(): ToolHostClient {
     if (this.#current.generation !== this.#generation) {
-      this.#retired.push(this.#current.client.closeWhenIdle());
+      // A host with background jobs lives on (for them) until the run ends.
+      const old = this.#current.client;
+      if (!this.#jobHosts.has(old)) this.#retired.push(old.closeWhenIdle());
       this.#current = { client: this.#client(this.#access), generation: this.#generation };
     }
     return this.#current.client;
@@ -93,22 +99,92 @@ export class ToolHosts {
 
   /** Runs the tool `name` in the host its call is allowed in; resolves to its output. */
   async execute(name: string, args: unknown, call: HostCall): Promise<ToolOutput> {
+    const request = args as Record<string, unknown> | undefined;
+    if (name === "job") {
+      const id = request?.["id"];
+      const client = typeof id === "string" ? this.#jobs.get(id) : undefined;
+      if (client !== undefined) return await client.execute(name, args, call);
+      if (request?.["action"] === "list" && this.#jobHosts.size > 1) {
+        return await this.#listJobs(args, call);
+      }
+      return await (this.#jobHosts.values().next().value ?? this.active()).execute(
+        name,
+        args,
+        call,
+      );
+    }
+    if (name === "bash" && request?.["background"] === true) {
+      // The run numbers its jobs, so that ids are unique across hosts and the same in a replay.
+      const id = String(this.#nextJob++);
+      return await this.#run(name, { ...request, [JOB_ID_ARG]: id }, call, id);
+    }
+    return await this.#run(name, args, call, undefined);
+  }
+
+  /** The states of the jobs of every host holding some. */
+  async #listJobs(args: unknown, call: HostCall): Promise<ToolOutput> {
+    const outputs = await Promise.all([...this.#jobHosts].map((c) => c.execute("job", args, call)));
+    const jobs = outputs.flatMap((o) =>
+      (o.details as { jobs?: unknown[] } | undefined)?.jobs ?? []
+    );
+    return { output: outputs.map((o) => o.output).join("\n"), details: { jobs } };
+  }
+
+  /** Stops every background job of the run; resolves to the results of those still running. */
+  async stopJobs(): Promise<ToolOutput[]> {
+    const call: HostCall = {
+      toolCallId: "moat-stop-jobs",
+      signal: new AbortController().signal,
+      onUpdate: () => {},
+    };
+    const stops: Promise<ToolOutput>[] = [];
+    for (const [id, client] of this.#jobs) {
+      stops.push(client.execute("job", { action: "stop", id }, call));
+    }
+    const results = await Promise.all(stops);
+    return results.filter((r) =>
+      (r.details as { stopped?: boolean } | undefined)?.stopped === true
+    );
+  }
+
+  async #run(
+    name: string,
+    args: unknown,
+    call: HostCall,
+    jobId: string | undefined,
+  ): Promise<ToolOutput> {
+    const started = (client: ToolHostClient, output: ToolOutput): boolean => {
+      const job = (output.details as { job?: { id?: unknown } } | undefined)?.job;
+      if (jobId === undefined || job?.id !== jobId) return false;
+      this.#jobs.set(jobId, client);
+      this.#jobHosts.add(client);
+      return true;
+    };
     if (name === "bash" && this.#nextBash.length > 0) {
       // Programs the user allowed "for the next bash call" after one was refused.
       for (const location of this.#nextBash.splice(0)) this.allowOnce(call.toolCallId, location);
     }
     const once = this.#once.get(call.toolCallId);
-    if (once === undefined) return await this.active().execute(name, args, call);
+    if (once === undefined) {
+      const client = this.active();
+      const output = await client.execute(name, args, call);
+      started(client, output);
+      return output;
+    }
     // A "yes once" approval: this call alone runs in a host with the widened grants.
     this.#once.delete(call.toolCallId);
     const grants = once.reduce(widenForApproval, this.#access.grants);
     const client = this.#client({ ...this.#access, grants });
     this.#ephemeral.add(client);
+    let kept = false;
     try {
-      return await client.execute(name, args, call);
+      const output = await client.execute(name, args, call);
+      kept = started(client, output);
+      return output;
     } finally {
       this.#ephemeral.delete(client);
-      await client.close();
+      // A host that started a job lives on for it until the run ends.
+      if (!kept) await client.close();
     }
   }
 
@@ -118,6 +194,7 @@ export class ToolHosts {
       await Promise.all([
         this.#current.client.close(),
         ...[...this.#ephemeral].map((c) => c.close()),
+        ...[...this.#jobHosts].map((c) => c.close()),
         ...this.#retired,
       ]);
     })();

@@ -28,6 +28,7 @@ import {
   type BuiltinToolOptions,
   createBuiltinTools,
   selectTools,
+  type ToolOutput,
 } from "../tools/mod.ts";
 import { createApprovals } from "./approvals.ts";
 import { createPreviewRead } from "./preview_read.ts";
@@ -66,7 +67,6 @@ export { HOST_RUNTIME_FLAGS, type HostLaunch, hostLaunch } from "./launch.ts";
 export type { SandboxSys } from "./ops.ts";
 export type { ConfineSpec } from "./host_start.ts";
 export { workerPermissions } from "./permissions.ts";
-
 export type { SandboxMode } from "./mode.ts";
 
 const NO_OS_SANDBOX_EFFECT = "Only Deno's permissions confine them: bash needs --allow-run " +
@@ -144,8 +144,8 @@ export interface Sandbox {
   confine(spec: ConfineSpec): { argv: string[] } | { error: string } | undefined;
   /** The tools' environment (the allow-list; never the provider key). */
   toolEnv(): Record<string, string>;
-  /** Kills the tool host and every process group in it. Idempotent. */
-  close(): Promise<void>;
+  stopJobs(): Promise<ToolOutput[]>; // The stops of the background jobs still running.
+  close(): Promise<void>; // Kills the tool hosts and every process group in them. Idempotent.
 }
 
 /** Creates the tool host (started right away) and the policy for a run. */
@@ -320,6 +320,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     warnings,
     confine: serverConfiner(hostSetup, () => hosts, { workspace: options.cwd, env: options.env }),
     toolEnv: () => ({ ...toolOptions.env }),
+    stopJobs: () => hosts.stopJobs(),
     get grants() {
       return hosts.grants;
     },

@@ -32,6 +32,7 @@ export {
   BashParams,
   type BashToolOptions,
   createBashTool,
+  JOB_ID_ARG,
 } from "./bash/mod.ts";
 export {
   createFetchTool,
@@ -44,6 +45,8 @@ export {
   netTarget,
   type NetVerdict,
 } from "./fetch/mod.ts";
+export { type JobArgs, type JobDetails, JobParams, stateLine } from "./bash/job_tool.ts";
+export type { JobInfo } from "./bash/jobs.ts";
 export { displayPath, realLocation, resolvePath } from "./paths.ts";
 export {
   formatSize,

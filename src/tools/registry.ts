@@ -1,5 +1,7 @@
-/** The built-in tool set: one factory call builds all seven from serialisable options. */
+/** The built-in tool set: one factory call builds all eight from serialisable options. */
 import { createBashTool } from "./bash/mod.ts";
+import { createJobTool } from "./bash/job_tool.ts";
+import { JobTable } from "./bash/jobs.ts";
 import { createEditTool } from "./edit.ts";
 import { createFindTool } from "./find.ts";
 import { createGrepTool, type ScanThreads } from "./grep/mod.ts";
@@ -10,7 +12,16 @@ import type { AnyTool } from "../agent/tool.ts";
 import { createWriteTool } from "./write.ts";
 
 /** Names of the built-in tools, in the order they are offered to the model. */
-export const BUILTIN_TOOL_NAMES = ["read", "bash", "edit", "write", "grep", "find", "ls"] as const;
+export const BUILTIN_TOOL_NAMES = [
+  "read",
+  "bash",
+  "edit",
+  "write",
+  "grep",
+  "find",
+  "ls",
+  "job",
+] as const;
 
 /** Tools the sandbox adds to the built-ins, run in the main process (fetch: --allow-net). */
 export const NETWORK_TOOL_NAMES = ["fetch"] as const;
@@ -52,7 +63,7 @@ export interface BuiltinToolOptions {
   bashPlaceholders?: boolean;
 }
 
-/** Builds the seven built-in tools sharing one FsOps. */
+/** Builds the eight built-in tools sharing one FsOps. */
 export function createBuiltinTools(options: BuiltinToolOptions): AnyTool[] {
   const fs = options.fs;
   const home = options.home ?? options.env?.HOME;
@@ -62,9 +73,20 @@ export function createBuiltinTools(options: BuiltinToolOptions): AnyTool[] {
     ...(home === undefined ? {} : { home }),
     ...(options.placeholders === undefined ? {} : { placeholders: options.placeholders }),
   };
+  const jobs = new JobTable({
+    cwd: options.cwd,
+    spillDir: options.spillDir,
+    env: options.env ?? {},
+    process: options.process,
+    ...(options.bashCommandPrefix === undefined
+      ? {}
+      : { commandPrefix: options.bashCommandPrefix }),
+    ...(options.processRegistry === undefined ? {} : { processRegistry: options.processRegistry }),
+  });
   return [
     createReadTool(common),
     createBashTool({
+      jobs,
       cwd: options.cwd,
       spillDir: options.spillDir,
       ...(options.env === undefined ? {} : { env: options.env }),
@@ -90,6 +112,7 @@ export function createBuiltinTools(options: BuiltinToolOptions): AnyTool[] {
     }),
     createFindTool(common),
     createLsTool(common),
+    createJobTool(jobs),
   ];
 }
 

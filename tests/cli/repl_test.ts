@@ -31,6 +31,7 @@ function host(log: string[]): ReplHost {
       log.push(`rewind:${arg}`);
       return Promise.resolve(`Rewound the files to before turn ${arg}: 1 restored.`);
     },
+    jobs: () => Promise.resolve('Job "1" (`serve`, pid 7) is running.'),
   };
 }
 
@@ -78,6 +79,7 @@ Deno.test("runRepl() runs prompts, handles slash commands and exits 0 at end of 
       "/model",
       "/grants",
       "/rewind 2 chat",
+      "/jobs",
       "/clear",
       "/nope",
       "",
@@ -98,6 +100,8 @@ Deno.test("runRepl() runs prompts, handles slash commands and exits 0 at end of 
       "Rewound the files to before turn 2 chat: 1 restored.",
       "Model: m2",
       "Grants: read: /w",
+      'Job "1" (`serve`, pid 7) is running.',
+      "/jobs          list the background jobs",
       "Started a new session.",
       "Unknown command /nope",
     ]

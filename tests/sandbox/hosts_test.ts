@@ -36,8 +36,19 @@ function fakeHosts() {
         const reads = access.grants.read === true ? "all" : access.grants.read.join(",");
         const runs = access.grants.run === true ? "all" : access.grants.run.join(",");
         const output = `host ${n} (${msg.name}): read ${reads}; run ${runs}`;
+        // A background bash call starts the job the run numbered.
+        const jobId = (msg.args as Record<string, unknown> | undefined)?.["__job_id"];
+        const details = msg.name === "bash" && typeof jobId === "string"
+          ? { job: { id: jobId } }
+          : msg.name === "job"
+          ? { stopped: true }
+          : undefined;
         queueMicrotask(() =>
-          connection.onMessage({ type: "result", id: msg.id, output: { output } })
+          connection.onMessage({
+            type: "result",
+            id: msg.id,
+            output: details === undefined ? { output } : { output, details },
+          })
         );
       },
       closed: new Promise<string>((resolve) => gone = resolve),
@@ -104,4 +115,29 @@ Deno.test("ToolHosts gives a program allowed for the next bash call to that call
   assert.equal(await run(hosts, "bash"), "host 1 (bash): read /w; run ");
   await hosts.close();
   assert.deepEqual(fake.closed, [2, 1]);
+});
+
+Deno.test("ToolHosts keeps a host that started a background job, and routes the job's calls to it", async () => {
+  const fake = fakeHosts();
+  const hosts = new ToolHosts({ grants: GRANTS, protection: PROTECTION }, fake.start);
+  const once = call();
+  hosts.allowOnce(once.toolCallId, { access: "run", program: "python3" });
+  const started = await hosts.execute("bash", { command: "serve", background: true }, once);
+  assert.deepEqual(started.details, { job: { id: "1" } });
+  assert.deepEqual(fake.closed, [], "the once-approved host lives on for its job");
+  const read = await hosts.execute("job", { action: "read", id: "1" }, call());
+  assert.equal(read.output, "host 1 (job): read /w; run python3");
+  hosts.widen({ ...GRANTS, read: ["/w", "/data"] });
+  const second = await hosts.execute("bash", { command: "watch", background: true }, call());
+  assert.deepEqual(second.details, { job: { id: "2" } }, "ids count across hosts");
+  hosts.widen({ ...GRANTS, read: ["/w", "/more"] });
+  assert.equal(await run(hosts, "ls"), "host 3 (ls): read /w,/more; run ");
+  assert.deepEqual(fake.closed, [], "a replaced host with a job is not closed");
+  assert.equal(
+    (await hosts.execute("job", { action: "stop", id: "2" }, call())).output,
+    "host 2 (job): read /w,/data; run ",
+  );
+  assert.equal((await hosts.stopJobs()).length, 2);
+  await hosts.close();
+  assert.deepEqual(fake.closed.sort(), [1, 2, 3]);
 });

@@ -7,7 +7,7 @@ import { call } from "./_helpers.ts";
 // Bash is built but never run here: the Deno ops only make the tool set complete.
 const processOps = createDenoProcessOps();
 
-Deno.test("createBuiltinTools() builds the seven tools with kinds and concurrency flags", () => {
+Deno.test("createBuiltinTools() builds the eight tools with kinds and concurrency flags", () => {
   const tools = createBuiltinTools({
     cwd: "/ws",
     spillDir: "/tmp/spill",
@@ -26,6 +26,7 @@ Deno.test("createBuiltinTools() builds the seven tools with kinds and concurrenc
     grep: ["read", true],
     find: ["read", true],
     ls: ["read", true],
+    job: ["read", false],
   });
   for (const tool of tools) assert.ok(tool.description.length > 40, tool.name);
 });
@@ -58,6 +59,6 @@ Deno.test("selectTools() keeps the requested order and rejects unknown names", (
   assert.deepEqual(selectTools(tools, ["grep", "read"]).map((t) => t.name), ["grep", "read"]);
   assert.throws(
     () => selectTools(tools, ["read", "greb"]),
-    /^Error: Unknown tool: "greb"; available: read, bash, edit, write, grep, find, ls$/,
+    /^Error: Unknown tool: "greb"; available: read, bash, edit, write, grep, find, ls, job$/,
   );
 });

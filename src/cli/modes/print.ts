@@ -10,6 +10,7 @@ import { type CliSignal, writeMessage } from "../io.ts";
 import { checkResume, openSession } from "../open_session.ts";
 import { createRunStats, type RunStopReason } from "../../report/mod.ts";
 import type { RunSetup } from "../setup.ts";
+import type { JobDetails } from "../../tools/mod.ts";
 import { costOf } from "../../report/usage.ts";
 import { createReporter, startInfo } from "./_reporter.ts";
 import { startReplay } from "./replay.ts";
@@ -262,6 +263,8 @@ export async function printMode(setup: RunSetup): Promise<number> {
     // Save and clean up before the final report so "run_end" means everything is settled.
     const finished = engine;
     engine = undefined;
+    // Background jobs end with the run: say which were still running, with their last lines.
+    for (const line of await stoppedJobLines(finished)) reporter.warning(line);
     await finished.close();
     await writer?.flush();
     reporter.end(summary);
@@ -272,4 +275,18 @@ export async function printMode(setup: RunSetup): Promise<number> {
     await writer?.flush();
     for (const off of unsubscribe) off();
   }
+}
+
+/** Stops the run's background jobs; one line per job that was still running. */
+async function stoppedJobLines(engine: Engine): Promise<string[]> {
+  const stopped = await engine.sandbox.stopJobs?.() ?? [];
+  return stopped.flatMap((out) => {
+    const job = (out.details as JobDetails | undefined)?.job;
+    if (job === undefined) return [];
+    const last = job.lastLines.trimEnd().split("\n").slice(-5).join("\n  ");
+    return [
+      `Stopped background job "${job.id}" (\`${job.command}\`) at the end of the run` +
+      (last === "" ? " (it printed nothing)" : `; its last lines:\n  ${last}`),
+    ];
+  });
 }

@@ -11,6 +11,8 @@ import type { ProcessOps, ProcessRegistry } from "../ops.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../truncate.ts";
 import { StreamCollector } from "./collector.ts";
 import { type BashDetails, buildResult, type Ending } from "./output.ts";
+import { readResult } from "./job_tool.ts";
+import type { JobTable } from "./jobs.ts";
 import { CallRun, REAL_CLOCK, type UpdateClock } from "./run.ts";
 
 export type { BashDetails } from "./output.ts";
@@ -25,6 +27,13 @@ export const BashParams = Type.Object({
       description:
         "Timeout in seconds (default 120, capped by the configured maximum, 600 by default). " +
         "On timeout the command and everything it started are killed.",
+    }),
+  ),
+  background: Type.Optional(
+    Type.Boolean({
+      description: "Run the command as a background job (a dev server, a watcher): the call " +
+        "returns at once with a job id and the first lines of output; read, wait for or stop " +
+        "the job with the job tool. No timeout applies; the job is killed when the session ends.",
     }),
   ),
 });
@@ -62,7 +71,12 @@ export interface BashToolOptions {
   privateTmp?: string;
   /** Placeholders of protected paths may stand in the workspace (the OS sandbox's): say so. */
   placeholders?: boolean;
+  /** The background jobs (shared with the job tool); absent: `background` is refused. */
+  jobs?: JobTable;
 }
+
+/** How long a background start waits for the job's first lines (or its end). */
+const FIRST_OUTPUT_MS = 1000;
 
 /** Creates the bash tool. */
 export function createBashTool(options: BashToolOptions): Tool<typeof BashParams> {
@@ -84,8 +98,8 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
       "page them with the read tool. A non-zero exit code is reported at the end of the output, " +
       `not as an error. Default timeout ${defaultTimeout}s (pass \`timeout\` in seconds, at most ` +
       `${maxTimeout}s); on timeout or abort the command and everything it started are killed. ` +
-      "Background processes (`&`) are killed when the command finishes: do not start servers " +
-      "expecting them to keep running." +
+      "Background processes (`&`) are killed when the command finishes: for a server or a " +
+      "watcher that must keep running, pass `background: true` instead." +
       (options.privateTmp === undefined
         ? ""
         : ` ${options.privateTmp} is private to this run and discarded at its end: keep files ` +
@@ -137,6 +151,7 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
           details: { ...emptyDetails, aborted: true },
         };
       }
+      if (args.background === true) return await startJob(options, args.command, internalId(args));
       const callId = newCallId();
       const collectors = {
         stdout: new StreamCollector({
@@ -181,6 +196,46 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
       return await buildResult({ ending, collectors, notes, timeoutSec, peak: run.peakRetained });
     },
   };
+}
+
+/** The job id the run assigned (the sandbox passes it with the call), if any. */
+function internalId(args: BashArgs): string | undefined {
+  const id = (args as Record<string, unknown>)[JOB_ID_ARG];
+  return typeof id === "string" ? id : undefined;
+}
+
+/** The argument through which the run gives a background call its job id (never from a model). */
+export const JOB_ID_ARG = "__job_id";
+
+async function startJob(
+  options: BashToolOptions,
+  command: string,
+  id: string | undefined,
+): Promise<ToolOutput> {
+  const table = options.jobs;
+  if (table === undefined) {
+    return {
+      output: "Background jobs are not available here: run the command without `background`",
+      isError: true,
+    };
+  }
+  const started = await table.start(command, id);
+  if (!started.ok) return { output: started.message, isError: true };
+  const job = started.job;
+  let timer: unknown;
+  await Promise.race([
+    job.exited,
+    new Promise<void>((resolve) => timer = table.clock.setTimeout(resolve, FIRST_OUTPUT_MS)),
+  ]);
+  table.clock.clearTimeout(timer);
+  const how = `Read its new output with the job tool ({"action": "read", "id": "${job.id}"}), ` +
+    `wait for a line with {"action": "wait", "id": "${job.id}", "pattern": "…"}, and stop it ` +
+    `with {"action": "stop", "id": "${job.id}"}.`;
+  return readResult(job, [
+    job.running
+      ? `[Started job "${job.id}" in the background. ${how}]`
+      : `[Started job "${job.id}"; it has already ended.]`,
+  ]);
 }
 
 /** A unique-enough id for spill file names (time + randomness; files are created exclusively). */

@@ -183,7 +183,7 @@ export async function buildResult(input: {
 }
 
 /** A stream's tail as the model should see it: as a terminal shows it, and never binary noise. */
-function shownToModel(tail: FittedTail): string {
+export function shownToModel(tail: FittedTail): string {
   if (looksLikeBinaryText(tail.text)) {
     return `[binary output not shown (${formatSize(tail.totalBytes)}); inspect it with ` +
       `"xxd | head" or "od -c | head", or redirect it to a file]`;

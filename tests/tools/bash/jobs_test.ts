@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { createManualClock } from "../../support/manual_clock.ts";
+import { createBashTool } from "../../../src/tools/bash/mod.ts";
+import { createJobTool, type JobDetails } from "../../../src/tools/bash/job_tool.ts";
+import { JobTable } from "../../../src/tools/bash/jobs.ts";
+import type { ToolOutput } from "../../../src/agent/tool.ts";
+import { createDenoProcessOps, createProcessRegistry } from "../../../src/sys/process.ts";
+import { createTempWorkspace, type TempWorkspace } from "../../support/workspace.ts";
+import { call, isAlive } from "../_helpers.ts";
+
+const ENV = { PATH: "/usr/local/bin:/usr/bin:/bin" };
+
+function setup(ws: TempWorkspace, maxJobs?: number) {
+  const clock = createManualClock();
+  const registry = createProcessRegistry();
+  const base = { cwd: ws.dir, spillDir: ws.path(".spill"), env: ENV };
+  const process = createDenoProcessOps();
+  const jobs = new JobTable({
+    ...base,
+    process,
+    processRegistry: registry,
+    clock,
+    ...(maxJobs === undefined ? {} : { maxJobs }),
+  });
+  const bash = createBashTool({ ...base, process, processRegistry: registry, jobs });
+  const job = createJobTool(jobs);
+  /** Starts a background job: the start's wait for first lines ends when the clock is ticked. */
+  const start = async (command: string): Promise<ToolOutput> => {
+    const before = clock.pending();
+    const pending = call(bash, { command, background: true });
+    for (let i = 0; i < 2000 && clock.pending() === before; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    clock.tick(1000);
+    return await pending;
+  };
+  return {
+    clock,
+    registry,
+    bash,
+    job,
+    start,
+    async [Symbol.asyncDispose]() {
+      await registry.killAll();
+      await jobs.stopAll();
+      await Promise.all(jobs.list().map((j) => j.ended));
+    },
+  };
+}
+
+function detailsOf(out: ToolOutput): JobDetails {
+  return out.details as JobDetails;
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+Deno.test("a dev server started in the background answers a later bash call, and stop kills it", async () => {
+  await using ws = await createTempWorkspace();
+  await using t = setup(ws);
+  await Deno.writeTextFile(ws.path("index.html"), "hello from the job\n");
+  const port = freePort();
+  const started = await t.start(`python3 -u -m http.server ${port} --bind 127.0.0.1`);
+  assert.equal(started.isError, undefined, started.output);
+  const id = detailsOf(started).job?.id as string;
+  assert.equal(id, "1");
+  assert.match(started.output, /Started job "1" in the background/);
+  // The start shows the first lines: the server's banner, unless it came later.
+  if (!started.output.includes("Serving HTTP")) {
+    const waited = await call(t.job, { action: "wait", id, pattern: "Serving HTTP" });
+    assert.equal(detailsOf(waited).waited, "match", waited.output);
+  }
+  const fetched = await call(t.bash, { command: `curl -s http://127.0.0.1:${port}/index.html` });
+  assert.equal(fetched.output, "hello from the job");
+  // The server logged the request: a read returns only what is new.
+  const read = await call(t.job, { action: "read", id });
+  assert.match(read.output, /GET \/index.html/);
+  assert.doesNotMatch(read.output, /Serving HTTP/);
+  const pid = detailsOf(read).job?.pid as number;
+  const stopped = await call(t.job, { action: "stop", id });
+  assert.equal(detailsOf(stopped).job?.state, "stopped");
+  assert.match(stopped.output, /Job "1" .* was stopped\./);
+  assert.equal(isAlive(pid), false);
+});
+
+Deno.test("job wait returns when a new line matches, and times out on the injected clock", async () => {
+  await using ws = await createTempWorkspace();
+  await using t = setup(ws);
+  const started = await t.start(
+    "echo one; until [ -f go ]; do sleep 0.01; done; echo ready-42; exec sleep 30",
+  );
+  assert.match(started.output, /Started job "1" in the background/);
+  // The first lines: in the start's result, or in the next read.
+  const first = /^one\n/.test(started.output)
+    ? started
+    : await call(t.job, { action: "wait", id: "1", pattern: "^one$" });
+  assert.match(first.output, /^one\n/);
+  const timingOut = call(t.job, { action: "wait", id: "1", pattern: "never", timeout: 5 });
+  for (let i = 0; i < 2000 && t.clock.pending() === 0; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  t.clock.tick(5000);
+  const timedOut = await timingOut;
+  assert.equal(detailsOf(timedOut).waited, "timeout");
+  assert.match(timedOut.output, /Waited 5s: no new line matched so far/);
+  const matching = call(t.job, { action: "wait", id: "1", pattern: "ready-\\d+" });
+  await Deno.writeTextFile(ws.path("go"), "");
+  const matched = await matching;
+  assert.equal(detailsOf(matched).waited, "match");
+  assert.match(matched.output, /^ready-42\n/);
+  const invalid = await call(t.job, { action: "wait", id: "1", pattern: "(" });
+  assert.equal(invalid.isError, true);
+  assert.match(invalid.output, /^Invalid pattern "\(":/);
+});
+
+Deno.test("at most maxJobs jobs run at once: the next start is refused until one stops", async () => {
+  await using ws = await createTempWorkspace();
+  await using t = setup(ws, 2);
+  await t.start("exec sleep 30");
+  await t.start("exec sleep 31");
+  const refused = await call(t.bash, { command: "sleep 32", background: true });
+  assert.equal(refused.isError, true);
+  assert.equal(
+    refused.output,
+    'Job limit reached: 2 jobs are running ("1", "2"); stop one with the job tool (action ' +
+      '"stop") before starting another',
+  );
+  await call(t.job, { action: "stop", id: "1" });
+  const third = await t.start("exec sleep 33");
+  assert.equal(detailsOf(third).job?.id, "3");
+  const list = await call(t.job, { action: "list" });
+  assert.deepEqual(detailsOf(list).jobs?.map((j) => j.state), ["stopped", "running", "running"]);
+  const missing = await call(t.job, { action: "read", id: "9" });
+  assert.match(missing.output, /^No job "9": the jobs are "1", "2", "3"/);
+});
+
+Deno.test("the host's process registry kills running jobs with everything they started", async () => {
+  await using ws = await createTempWorkspace();
+  await using t = setup(ws);
+  const started = await t.start("sleep 30 & echo $!; wait");
+  const first = /^\d+\n/.test(started.output)
+    ? started
+    : await call(t.job, { action: "wait", id: "1", pattern: "^\\d+$" });
+  const child = Number(first.output.split("\n")[0]);
+  assert.ok(isAlive(child));
+  await t.registry.killAll();
+  for (let i = 0; i < 400 && isAlive(child); i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(isAlive(child), false);
+});
