@@ -78,7 +78,11 @@ export function planStdio(
   }
   const env: Record<string, string> = {
     ...toolEnv,
-    ...toolEnvironment({ env: permissions.env }, setup.env, options.secretEnvNames),
+    ...toolEnvironment(
+      { env: permissions.env, ignoreEnv: sandbox.grants.ignoreEnv },
+      setup.env,
+      options.secretEnvNames,
+    ),
   };
   for (const [k, v] of Object.entries(server.env)) if (!secrets.has(k)) env[k] = v;
   const sandboxed = serverView(sandbox.grants, own, permissions);

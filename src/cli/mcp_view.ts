@@ -95,7 +95,8 @@ export function serverView(
     read: union(grants.read, [...own.paths, ...permissions.read, ...permissions.run], SYSTEM_DIRS),
     write: union(grants.write, permissions.write),
     net: union(toolsNet, permissions.net),
-    denyRead: [...grants.denyRead],
+    // An ignored path is no more the server's to read than a denied one.
+    denyRead: [...grants.denyRead, ...grants.ignoreRead],
   };
 }
 

@@ -60,9 +60,11 @@ export function startProcessHost(
     closed: Promise.resolve(""),
     async close() {
       if (!called) {
-        // Still starting, or idle since it started: no tool process can be in it.
+        // Still starting, or idle since it started: no tool process can be in it. Its stdin is
+        // closed too, so that a host the kill does not reach (behind a launcher) ends by itself.
         stdinOpen = false;
         child.kill();
+        writer.close().catch(() => {});
         await connection.closed;
         return;
       }

@@ -4,7 +4,7 @@ import type { HostConfig } from "../../../src/sandbox/host/protocol.ts";
 import type { HostExit, HostProcess, HostProcessOps } from "../../../src/sandbox/ops.ts";
 
 /** A host process that exits at the end of its stdin (a shutdown) or when killed; it logs both. */
-function fakeProcesses(log: string[]): HostProcessOps {
+function fakeProcesses(log: string[], options: { killReaches?: boolean } = {}): HostProcessOps {
   return {
     spawn(): HostProcess {
       let exit: (status: HostExit) => void = () => {};
@@ -32,7 +32,8 @@ function fakeProcesses(log: string[]): HostProcessOps {
         status,
         kill() {
           log.push("killed");
-          end({ code: 137, signal: "SIGKILL" });
+          // A launcher in front of the host takes the signal; the host itself runs on.
+          if (options.killReaches !== false) end({ code: 137, signal: "SIGKILL" });
         },
       };
     },
@@ -51,6 +52,14 @@ Deno.test("a tool host that was sent no call is killed at close, without waiting
   await host.close();
   // Killed first: close() did not shut its stdin and wait for it to exit.
   assert.equal(log[0], "killed", log.join(", "));
+});
+
+Deno.test("an uncalled tool host the kill does not reach still ends: its stdin is closed too", async () => {
+  const log: string[] = [];
+  const processes = fakeProcesses(log, { killReaches: false });
+  const host = startProcessHost(["setsid", "bwrap"], config, { processes });
+  await host.close();
+  assert.deepEqual(log.slice(-2), ["killed", "stdin closed"]);
 });
 
 Deno.test("a tool host that ran a call is shut down through its stdin, not killed", async () => {
