@@ -1,18 +1,12 @@
 /** The Deno implementation of RewindFs (the rewind index and its directory). */
 import { dirname } from "node:path";
 import type { RewindFs } from "../rewind/mod.ts";
+import { readTextOrNull } from "./session_fs.ts";
 
 /** Creates Deno-backed rewind file operations. */
 export function createDenoRewindFs(): RewindFs {
   return {
-    async readTextFile(path) {
-      try {
-        return await Deno.readTextFile(path);
-      } catch (e) {
-        if (e instanceof Deno.errors.NotFound) return null;
-        throw e;
-      }
-    },
+    readTextFile: readTextOrNull,
     async writeTextFile(path, text) {
       await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
       const temp = `${path}.${crypto.randomUUID()}.tmp`;

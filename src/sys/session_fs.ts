@@ -18,17 +18,20 @@ async function unlessMissing<T, M>(op: () => Promise<T>, missing: M): Promise<T 
   }
 }
 
+/** A file's text, or null when it does not exist. */
+export async function readTextOrNull(path: string): Promise<string | null> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+}
+
 /** Creates the Deno-backed CliFs (also a SessionFs). */
 export function createDenoCliFs(): CliFs {
   return {
-    async readTextFile(path) {
-      try {
-        return await Deno.readTextFile(path);
-      } catch (e) {
-        if (e instanceof Deno.errors.NotFound) return null;
-        throw e;
-      }
-    },
+    readTextFile: readTextOrNull,
     async appendTextFile(path, text) {
       // Sessions hold whatever the tools read: private to the user (mode applies on creation).
       await Deno.writeTextFile(path, text, { append: true, create: true, mode: 0o600 });
