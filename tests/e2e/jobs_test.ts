@@ -37,6 +37,8 @@ Deno.test("print mode: a server started with background: true answers curl, then
     env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
   });
   assert.equal(out.code, 0, out.stderr);
+  // The "Serving HTTP" line came among the start's first lines: the wait still sees it.
+  assert.match(toolResultOf(server, "call_wait"), /matched/);
   assert.match(toolResultOf(server, "call_start"), /Started job "1" in the background/);
   assert.equal(toolResultOf(server, "call_curl"), "served by the job");
   assert.match(

@@ -107,7 +107,7 @@ export function createJobTool(table: JobTable): Tool<typeof JobParams> {
             signal,
             clock: table.clock,
           });
-          return readResult(job, [waitLine(end, sec, args.pattern)], end);
+          return readResult(job, [waitLine(end, sec, args.pattern)], { waited: end });
         }
         case "stop": {
           const wasRunning = job.running;
@@ -163,9 +163,14 @@ export function stateLine(info: JobInfo): string {
 }
 
 /** The new output of `job` (consumed), then notes and its state. */
-export function readResult(job: Job, notes: string[], waited?: WaitEnd): ToolOutput {
+export function readResult(
+  job: Job,
+  notes: string[],
+  options: { waited?: WaitEnd; preview?: boolean } = {},
+): ToolOutput {
+  const { waited } = options;
   const info = job.info();
-  const body = unreadText(job.takeUnread(), info);
+  const body = unreadText(job.takeUnread({ preview: options.preview === true }), info);
   const sections = [body.text, [...notes, ...body.notes, stateLine(info)].join("\n")];
   const details: JobDetails = { job: info, ...(waited === undefined ? {} : { waited }) };
   return { output: sections.filter((s) => s !== "").join("\n\n"), details };

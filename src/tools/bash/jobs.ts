@@ -68,6 +68,8 @@ export class Job {
   readonly #child: ChildProcessHandle;
   readonly #log: StreamCollector;
   #unread = new TailBuffer(UNREAD_CAPACITY);
+  /** The start's preview, until the next read. */
+  #preview = "";
   readonly #recent = new TailBuffer(RECENT_CAPACITY);
   readonly #decoder = new TextDecoder();
   #partial = "";
@@ -129,15 +131,21 @@ export class Job {
     return this.#status === null;
   }
 
-  /** The output since the last read (its bounded tail), and marks it read. */
-  takeUnread(): TailBuffer {
+  /**
+   * The output since the last read (its bounded tail), and marks it read. A `preview` (the first
+   * lines the start shows) is read for `read`, but a later pattern `wait` still looks at it: a
+   * server's "ready" line is often among its first.
+   */
+  takeUnread(options: { preview?: boolean } = {}): TailBuffer {
     const unread = this.#unread;
     this.#unread = new TailBuffer(UNREAD_CAPACITY);
+    this.#preview = options.preview === true ? unread.view().text : "";
     return unread;
   }
 
   /**
-   * Waits until a line of output matches `pattern` (lines since the last read count), the job
+   * Waits until a line of output matches `pattern` (lines since the last read count, and the
+   * start's preview until then), the job
    * exits, `timeoutMs` pass, or `signal` aborts.
    */
   wait(
@@ -145,7 +153,8 @@ export class Job {
     options: { timeoutMs: number; signal: AbortSignal; clock: UpdateClock },
   ): Promise<WaitEnd> {
     if (
-      pattern !== undefined && this.#unread.view().text.split("\n").some((l) => pattern.test(l))
+      pattern !== undefined &&
+      `${this.#preview}\n${this.#unread.view().text}`.split("\n").some((l) => pattern.test(l))
     ) {
       return Promise.resolve("match");
     }

@@ -235,7 +235,7 @@ async function startJob(
     job.running
       ? `[Started job "${job.id}" in the background. ${how}]`
       : `[Started job "${job.id}"; it has already ended.]`,
-  ]);
+  ], { preview: true });
 }
 
 /** A unique-enough id for spill file names (time + randomness; files are created exclusively). */

@@ -37,6 +37,7 @@ function setup(ws: TempWorkspace, maxJobs?: number) {
   return {
     clock,
     registry,
+    jobs,
     bash,
     job,
     start,
@@ -115,6 +116,34 @@ Deno.test("job wait returns when a new line matches, and times out on the inject
   const invalid = await call(t.job, { action: "wait", id: "1", pattern: "(" });
   assert.equal(invalid.isError, true);
   assert.match(invalid.output, /^Invalid pattern "\(":/);
+});
+
+Deno.test("a wait for a line the start already showed matches at once; after a read it does not", async () => {
+  await using ws = await createTempWorkspace();
+  await using t = setup(ws);
+  // The start returns (its clock ticked) only once the job's first line has come in.
+  const pending = call(t.bash, {
+    command: "echo Serving-on-8000; exec sleep 30",
+    background: true,
+  });
+  for (let i = 0; i < 2000 && (t.jobs.get("1")?.info().outputLines ?? 0) < 1; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  for (let i = 0; i < 2000 && t.clock.pending() === 0; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  t.clock.tick(1000);
+  const started = await pending;
+  assert.match(started.output, /^Serving-on-8000\n/);
+  const matched = await call(t.job, { action: "wait", id: "1", pattern: "^Serving" });
+  assert.equal(detailsOf(matched).waited, "match");
+  // Read now: the preview is gone, so a second wait for the same line waits for a new one.
+  const timingOut = call(t.job, { action: "wait", id: "1", pattern: "^Serving", timeout: 2 });
+  for (let i = 0; i < 2000 && t.clock.pending() === 0; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  t.clock.tick(2000);
+  assert.equal(detailsOf(await timingOut).waited, "timeout");
 });
 
 Deno.test("at most maxJobs jobs run at once: the next start is refused until one stops", async () => {
