@@ -304,11 +304,14 @@ Deno.test("moat acp refuses an untrusted project's settings, offers /compact, re
   assert.equal(answer.stopReason, "end_turn", moat.stderr());
   const sent = JSON.stringify(server.chatRequests.at(-1)?.body?.messages);
   assert.match(sent, /data:image\/png;base64,iVBOR/);
-  assert.ok(
-    moat.updates.some((n) =>
-      n.update.sessionUpdate === "usage_update" && n.update.used === 105 && n.update.size === 1000
-    ),
-  );
+  // The SDK's client hands a notification to its handler after checking it, so the update sent
+  // before the prompt's answer may reach the list just after the answer: wait for it to come.
+  const usage = (n: acp.SessionNotification) =>
+    n.update.sessionUpdate === "usage_update" && n.update.used === 105 && n.update.size === 1000;
+  for (let i = 0; i < 500 && !moat.updates.some(usage); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.ok(moat.updates.some(usage));
 
   server.script(reply.text("The user asked about an image; it was a red dot."));
   const compacted = await moat.agent.request(acp.methods.agent.session.prompt, {
