@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { defaultGrants, type Grants } from "../../support/grants.ts";
-import { computeProtection } from "../../../src/policy/protected.ts";
+import { computeProtection, type Protection } from "../../../src/policy/protected.ts";
 import { RUN_LATER } from "../../../src/policy/_run_later.ts";
 import { buildHostArgs, viewMountTargets } from "../../../src/sandbox/bwrap/view.ts";
 import { protectedViewProblem } from "../../../src/sandbox/bwrap/protected_view.ts";
@@ -46,6 +46,19 @@ Deno.test("protectedViewProblem() refuses a protected path that became a symlink
   assert.match(protectedViewProblem(protection, ops) ?? "", /was a file and is now a directory/);
 });
 
+/** The mount pairs of the host view for `grants` in workspace `cwd`. */
+function viewMounts(grants: Grants, cwd: string, protection: Protection): string[] {
+  return mounts(buildHostArgs({
+    bwrapPath: "/usr/bin/bwrap",
+    grants,
+    cwd,
+    env: {},
+    command: ["/opt/moat"],
+    paths: ops,
+    protection,
+  }));
+}
+
 /** `--flag a [b]` pairs of a bwrap argv, in order. */
 function mounts(args: string[]): string[] {
   const out: string[] = [];
@@ -68,15 +81,7 @@ Deno.test("buildHostArgs() mounts protected paths read-only after the grants, th
     denyWrite: [root.path("ws/locked")],
   };
   const { protection } = compute(grants, ws);
-  const args = mounts(buildHostArgs({
-    bwrapPath: "/usr/bin/bwrap",
-    grants,
-    cwd: ws,
-    env: {},
-    command: ["/opt/moat"],
-    paths: ops,
-    protection,
-  }));
+  const args = viewMounts(grants, ws, protection);
   const at = (m: string) => {
     const i = args.indexOf(m);
     assert.ok(i >= 0, `${m} missing in\n${args.join("\n")}`);
@@ -116,15 +121,7 @@ Deno.test("buildHostArgs() mounts protected paths read-only after the grants, th
   await Deno.remove(`${ws}/.moat`);
   // Read-only grants need nothing: the same paths are not mounted again.
   const readOnly: Grants = { ...grants, write: [] };
-  const ro = mounts(buildHostArgs({
-    bwrapPath: "/usr/bin/bwrap",
-    grants: readOnly,
-    cwd: ws,
-    env: {},
-    command: ["/opt/moat"],
-    paths: ops,
-    protection,
-  }));
+  const ro = viewMounts(readOnly, ws, protection);
   assert.ok(!ro.some((m) => m.includes("/.git") || m.includes(".moat")), ro.join("\n"));
 });
 
@@ -140,15 +137,7 @@ Deno.test("buildHostArgs() binds each directory above a protected path onto itse
   const ws = root.path("ws");
   const grants = defaultGrants(ws);
   const { protection } = compute(grants, ws);
-  const args = mounts(buildHostArgs({
-    bwrapPath: "/usr/bin/bwrap",
-    grants,
-    cwd: ws,
-    env: {},
-    command: ["/opt/moat"],
-    paths: ops,
-    protection,
-  }));
+  const args = viewMounts(grants, ws, protection);
   const at = (m: string) => args.indexOf(m);
   // A directory holding a read-only mount could be renamed away, mounts and all.
   assert.ok(at(`--bind ${ws}/tools`) > at(`--bind ${ws}`), args.join("\n"));
@@ -200,15 +189,11 @@ Deno.test("the rewind checkpoints are never in the view: absent by default, read
   await Deno.mkdir(ws);
   const state = root.path("home/.local/state/moat");
   const view = (grants: Grants) =>
-    mounts(buildHostArgs({
-      bwrapPath: "/usr/bin/bwrap",
+    viewMounts(
       grants,
-      cwd: ws,
-      env: {},
-      command: ["/opt/moat"],
-      paths: ops,
-      protection: computeProtection(grants, { workspace: ws, env: { HOME: home }, ops }).protection,
-    }));
+      ws,
+      computeProtection(grants, { workspace: ws, env: { HOME: home }, ops }).protection,
+    );
   const byDefault = view(defaultGrants(ws));
   assert.ok(!byDefault.some((m) => m.includes("/.local/state")), byDefault.join("\n"));
   // Writing all of HOME granted: the state directory stays read-only, after the grant.
