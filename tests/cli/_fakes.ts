@@ -1,7 +1,7 @@
 /** Test doubles for the CLI's Terminal and Clock. */
 import type { CliSignal, Terminal } from "../../src/cli/io.ts";
 import type { CliDeps, SandboxHandle, SandboxRequest } from "../../src/cli/setup.ts";
-import type { ModelClient } from "../../src/model/types.ts";
+import { emptyUsage, type ModelClient } from "../../src/model/types.ts";
 import type { AnyTool } from "../../src/agent/tool.ts";
 
 /** A Terminal that records output, replays scripted stdin and lets tests raise signals. */
@@ -83,6 +83,19 @@ export function createFakeTerminal(
 }
 
 export { createManualClock } from "../support/manual_clock.ts";
+
+/** A model that answers every request with the text "ok". */
+export function okModel(): ModelClient {
+  return {
+    stream: () =>
+      Promise.resolve({
+        role: "assistant" as const,
+        blocks: [{ type: "text" as const, text: "ok" }],
+        stopReason: "stop" as const,
+        usage: emptyUsage(),
+      }),
+  };
+}
 
 /** What a runCli test's fake deps were asked for. */
 export interface FakeCliCalls {

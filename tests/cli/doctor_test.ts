@@ -3,21 +3,12 @@ import assert from "node:assert/strict";
 import { runCli } from "../../src/cli/main.ts";
 import type { CliDeps } from "../../src/cli/setup.ts";
 import type { OpenAiClientOptions } from "../../src/model/openai/mod.ts";
-import { emptyUsage } from "../../src/model/types.ts";
 import { startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
-import { createFakeCliDeps, createFakeTerminal } from "./_fakes.ts";
+import { createFakeCliDeps, createFakeTerminal, okModel } from "./_fakes.ts";
 
 function deps(seen: OpenAiClientOptions[] = []): CliDeps {
-  const model = {
-    stream: () =>
-      Promise.resolve({
-        role: "assistant" as const,
-        blocks: [{ type: "text" as const, text: "ok" }],
-        stopReason: "stop" as const,
-        usage: emptyUsage(),
-      }),
-  };
+  const model = okModel();
   return createFakeCliDeps({
     model,
     over: {

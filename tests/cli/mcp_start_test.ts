@@ -73,3 +73,20 @@ Deno.test("planStdio() refuses a program that is nowhere, and says an unconfined
   assert.ok(open.ok);
   assert.equal(open.summary, "read all · write all · net all (not sandboxed)");
 });
+
+Deno.test("planStdio() leaves an --ignore-env variable out of a server's env, even one its permissions name", async () => {
+  await using ws = await createTempWorkspace();
+  const grants = { ...defaultGrants(ws.dir), ignoreEnv: ["MY_TOKEN", "LANG"] };
+  const plan = planStdio(
+    {
+      env: { MY_TOKEN: "t", OTHER: "o", LANG: "C" },
+      workspace: ws.dir,
+      paths: createDenoScanOps(),
+    },
+    { grants, toolEnv: () => ({ PATH: "/usr/bin:/bin" }) },
+    stdio({ command: "sh", permissions: { env: ["MY_TOKEN", "OTHER"] } }),
+    { secretEnvNames: [], name: '"s"' },
+  );
+  assert.ok(plan.ok);
+  assert.deepEqual(plan.env, { PATH: "/usr/bin:/bin", OTHER: "o" });
+});

@@ -76,6 +76,14 @@ Deno.test("serverView() adds own code and permissions to the tools' grants; deny
   );
 });
 
+Deno.test("serverView() leaves an --ignore-read path out of the server's view, as a denied one", () => {
+  const grants = { ...defaultGrants("/w", { paths: ops }), ignoreRead: ["/w/.env"] };
+  const view = serverView(grants, { paths: [] }, none);
+  assert.deepEqual(view.denyRead, ["/w/.env"]);
+  assert.equal(readableIn(view, "/w/.env"), false);
+  assert.equal(readableIn(view, "/w/src/a.ts"), true);
+});
+
 Deno.test("launcherNeeds() names the registry host and the cache npx and uvx lack, and the line to add", () => {
   const view = serverView(defaultGrants("/w", { paths: ops }), { paths: [] }, none);
   const home = "/home/u";

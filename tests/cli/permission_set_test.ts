@@ -1,9 +1,8 @@
 /** `-P[=NAME]` runs and `moat grants`: sets from deno.json(c) and the user config, trust. */
 import assert from "node:assert/strict";
 import { runCli } from "../../src/cli/main.ts";
-import { emptyUsage } from "../../src/model/types.ts";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
-import { createFakeCliDeps, createFakeTerminal } from "./_fakes.ts";
+import { createFakeCliDeps, createFakeTerminal, okModel } from "./_fakes.ts";
 
 const DENO_JSONC = `{
   // the repository's sets
@@ -19,15 +18,7 @@ const DENO_JSONC = `{
 
 async function run(ws: TempWorkspace, argv: string[]) {
   const terminal = createFakeTerminal();
-  const model = {
-    stream: () =>
-      Promise.resolve({
-        role: "assistant" as const,
-        blocks: [{ type: "text" as const, text: "ok" }],
-        stopReason: "stop" as const,
-        usage: emptyUsage(),
-      }),
-  };
+  const model = okModel();
   const fake = createFakeCliDeps({ model });
   const code = await runCli(argv, {
     env: { HOME: ws.dir, XDG_CONFIG_HOME: ws.path("xdg"), OPENAI_API_KEY: "k" },
