@@ -170,6 +170,8 @@ export function denoFlagLines(grants: Grants): string[] {
     ["deny-write", grants.denyWrite],
     ["deny-run", grants.denyRun],
     ["deny-net", grants.denyNet],
+    ["ignore-read", grants.ignoreRead],
+    ["ignore-env", grants.ignoreEnv],
   ] as const;
   for (const [flag, items] of denies) if (items.length > 0) lines.push(`--${flag}=${list(items)}`);
   // Next to everything, the named paths still lift protected paths (src/policy/protected.ts).

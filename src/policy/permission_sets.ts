@@ -200,16 +200,13 @@ const IGNORE_FLAG: Partial<Record<AllowKind, GrantFlag>> = {
 };
 
 /**
- * Combines `set` with the command line's `flags` as Deno does. Under `-A` the set is dropped. A
- * kind's allow comes from its flag, else the set's kind, else the set's `all`; a kind the set
+ * Combines `set` with the command line's `flags` as Deno does (under `-A` the caller drops the
+ * set: src/cli/permission_set.ts). A kind's allow comes from its flag, else the set's kind, else the set's `all`; a kind the set
  * does not grant gets nothing (the set is the whole grant, as in Deno). Deny and ignore lists
  * come from their flag, else the set. Paths of the set are made absolute against its file's
  * directory; the command line's stay relative to the workspace.
  */
 export function setFlagValues(set: PermissionSet, flags: GrantFlagValues): SetFlags {
-  if (flags["allow-all"] === true) {
-    return { values: flags, nothing: [], notes: [`-A ignores the permission set "${set.name}"`] };
-  }
   const dir = set.base;
   const values: GrantFlagValues = { ...flags };
   const nothing: AllowKind[] = [];

@@ -13,6 +13,7 @@ const DENO_JSONC = `{
       "run": ["git"],
       "net": ["jsr.io"],
     },
+    "review": { "read": { "allow": ["."], "ignore": [".env"] }, "env": { "ignore": ["SECRET"] } },
   },
 }`;
 
@@ -46,6 +47,19 @@ Deno.test("moat grants -P=NAME prints the set's grants in Deno's syntax with abs
     ].join("\n") + "\n",
   );
   assert.equal(out.calls.models, 0);
+});
+
+Deno.test("moat grants prints a set's ignore lists; -A drops the set, so no trust is needed", async () => {
+  await using ws = await createTempWorkspace({ "repo/deno.jsonc": DENO_JSONC, "repo/.env": "" });
+  const repo = ws.path("repo");
+  const review = await run(ws, ["grants", "--trust-project", "-P=review"]);
+  assert.equal(review.code, 0, review.stderr);
+  assert.ok(review.stdout.includes(`--ignore-read=${repo}/.env\n`), review.stdout);
+  assert.ok(review.stdout.includes("--ignore-env=SECRET\n"), review.stdout);
+  const all = await run(ws, ["grants", "-P=ci", "-A"]);
+  assert.equal(all.code, 0, all.stderr);
+  assert.match(all.stderr, /-A ignores -P/);
+  assert.doesNotMatch(all.stdout, /jsr\.io/);
 });
 
 Deno.test("a workspace set in an untrusted project fails closed in print mode, before any request", async () => {

@@ -97,7 +97,7 @@ Deno.test("setFlagValues() makes the set's paths absolute against its file, prog
   assert.deepEqual(out.nothing, ["write", "env"]);
 });
 
-Deno.test("setFlagValues() combines like Deno: a flag replaces the set's field, deny stays, -A drops the set", () => {
+Deno.test("setFlagValues() combines like Deno: a flag replaces the set's field, deny stays", () => {
   const s = set({ read: { allow: ["."], deny: [".env"] }, write: ["dist"] });
   const sameKind = setFlagValues(s, { "allow-read": ["src"] });
   assert.deepEqual(sameKind.values["allow-read"], ["src"]);
@@ -105,9 +105,6 @@ Deno.test("setFlagValues() combines like Deno: a flag replaces the set's field, 
   const deny = setFlagValues(s, { "deny-read": ["secrets"] });
   assert.deepEqual(deny.values["deny-read"], ["secrets"]);
   assert.equal(deny.values["allow-read"], "/w");
-  const all = setFlagValues(s, { "allow-all": true });
-  assert.deepEqual(all.values, { "allow-all": true });
-  assert.deepEqual(all.nothing, []);
 });
 
 Deno.test("setFlagValues() grants every unnamed kind under all: true, and a kind's own value wins", () => {
