@@ -13,6 +13,7 @@ import {
   findProgram,
   hostViewProblem,
   nestedBashPrefix,
+  nestedBashViewEnd,
   privateTmp,
   viewMountTargets,
 } from "./bwrap/mod.ts";
@@ -70,11 +71,15 @@ export function createHostStarter(setup: HostSetup): HostStarter {
   const userExcludes = bwrap === undefined
     ? undefined
     : readUserGitExcludes(sys.paths, env, toolOptions.cwd);
-  const deniedIds = (access: DeniedPath["access"]) =>
-    setup.denied.filter((d) =>
-      d.access === access && !d.ignored && d.kind === "file" && d.id !== undefined
-    )
+  // The identities of the denied and ignored files, fixed at the start.
+  const idsOf = (keep: (d: DeniedPath) => boolean) =>
+    setup.denied.filter((d) => keep(d) && d.kind === "file" && d.id !== undefined)
       .map((d) => d.id as string);
+  const deniedIds = {
+    read: idsOf((d) => d.access === "read" && !d.ignored),
+    write: idsOf((d) => d.access === "write" && !d.ignored),
+  };
+  const ignoredIds = idsOf((d) => d.ignored === true);
   return ({ grants, protection }: HostAccess): HostConnection => {
     const config: HostConfig = {
       workerUrl: setup.workerUrl,
@@ -88,10 +93,9 @@ export function createHostStarter(setup: HostSetup): HostStarter {
           denyRead: grants.denyRead,
           denyWrite: grants.denyWrite,
           ignoreRead: grants.ignoreRead,
-          ignoredIds: setup.denied.filter((d) => d.ignored && d.kind === "file" && d.id)
-            .map((d) => d.id as string),
+          ignoredIds,
           protection,
-          deniedIds: { read: deniedIds("read"), write: deniedIds("write") },
+          deniedIds,
           recheckOpens: !bwrap,
         },
       },
@@ -135,8 +139,7 @@ export function createHostStarter(setup: HostSetup): HostStarter {
     const prefix = nestedBashPrefix(bwrap.path, hidePaths, bashViewArgs(view));
     config.toolOptions.bashCommandPrefix = prefix;
     const hiddenDirs = bashHiddenDirs(view);
-    // Before the masks of `hidePaths` (3 arguments each) and the final "--".
-    const at = prefix.length - 1 - 3 * hidePaths.length;
+    const at = nestedBashViewEnd(prefix, hidePaths);
     if (hiddenDirs.length > 0) config.toolOptions.bashHidden = { dirs: hiddenDirs, at };
     const hostEnv: Record<string, string> = {
       ...env,

@@ -12,6 +12,7 @@ export {
   hostViewProblem,
   type HostViewSpec,
   nestedBashPrefix,
+  nestedBashViewEnd,
   privateTmp,
   viewMountTargets,
 } from "./view.ts";

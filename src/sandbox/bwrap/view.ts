@@ -238,6 +238,14 @@ export function nestedBashPrefix(
   return args;
 }
 
+/**
+ * Where more mounts go in a `nestedBashPrefix(…, hidePaths, …)` argv: after the view, before the
+ * masks of `hidePaths` (3 arguments each) and the final "--".
+ */
+export function nestedBashViewEnd(prefix: readonly string[], hidePaths: readonly string[]): number {
+  return prefix.length - 1 - 3 * hidePaths.length;
+}
+
 function effectiveMounts(mounts: Mount[]): Mount[] {
   return mounts.filter((m, i) => {
     if (isWithin(m.path, "/proc") || isWithin(m.path, "/dev")) return false;
