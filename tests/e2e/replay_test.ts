@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
-import { createTempWorkspace, type TempWorkspace } from "../support/workspace.ts";
+import { createTempWorkspace, exists, type TempWorkspace } from "../support/workspace.ts";
 import { cliEnv, jsonLines, PROJECT_ROOT, runMoat } from "./_cli.ts";
 
 /** The files every workspace of these tests starts with. */
@@ -42,16 +42,6 @@ async function record(home: TempWorkspace): Promise<string> {
   assert.equal(result.code, 0, result.stderr);
   assert.equal(server.chatRequests.length, 4);
   return file;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  }
 }
 
 /** An environment with no model configuration at all: a replay must not need one. */

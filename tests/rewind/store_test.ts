@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createCheckpointStore } from "../../src/rewind/mod.ts";
 import { createDenoGitOps } from "../../src/sys/git.ts";
+import { exists } from "../support/workspace.ts";
 
 async function withTree(
   fn: (work: string, store: ReturnType<typeof createCheckpointStore>) => Promise<void>,
@@ -33,16 +34,6 @@ function must<T>(r: { ok: true; value: T } | { ok: false; error: string }): T {
 const write = (work: string, path: string, text: string) =>
   Deno.writeTextFile(join(work, path), text);
 const read = (work: string, path: string) => Deno.readTextFile(join(work, path));
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  }
-}
-
 async function sh(cwd: string, ...args: string[]): Promise<string> {
   const out = await new Deno.Command("git", {
     args,

@@ -1,5 +1,6 @@
 /** Temp workspaces for tests: a fresh directory passed as cwd (tests never Deno.chdir). */
 import { join } from "node:path";
+import { lstatOrNull } from "../../src/sys/fs_common.ts";
 
 /** A temporary directory removed by `[Symbol.asyncDispose]` / `cleanup()`. */
 export interface TempWorkspace extends AsyncDisposable {
@@ -45,4 +46,9 @@ export async function createTempWorkspace(
   };
   await ws.write(files);
   return ws;
+}
+
+/** Whether anything (a file, a directory, a dangling symlink) is at `path`. */
+export async function exists(path: string): Promise<boolean> {
+  return (await lstatOrNull(path)) !== null;
 }
