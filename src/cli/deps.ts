@@ -45,6 +45,7 @@ export function createDefaultDeps(fs: CliFs): CliDeps {
             confine: (spec) => sandbox.confine(spec),
             toolEnv: () => sandbox.toolEnv(),
             stopJobs: () => sandbox.stopJobs(),
+            listJobs: () => sandbox.listJobs(),
             get grants() {
               return sandbox.grants;
             },

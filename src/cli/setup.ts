@@ -36,7 +36,7 @@ export type SandboxRequest =
 /** The part of the sandbox the CLI uses (createSandbox in src/sandbox/mod.ts). */
 export type SandboxHandle =
   & Pick<Sandbox, "tools" | "onToolCall" | "mode" | "warnings" | "grants">
-  & Partial<Pick<Sandbox, "confine" | "toolEnv" | "stopJobs">>
+  & Partial<Pick<Sandbox, "confine" | "toolEnv" | "stopJobs" | "listJobs">>
   & {
     /** Kills the tool host and every process group; must not reject. */
     close(): Promise<void>;

@@ -130,6 +130,17 @@ export class ToolHosts {
     return { output: outputs.map((o) => o.output).join("\n"), details: { jobs } };
   }
 
+  /** The states of the run's background jobs, as the job tool lists them; no host is started. */
+  async listJobs(): Promise<string> {
+    if (this.#jobHosts.size === 0) return "No background jobs.";
+    const call: HostCall = {
+      toolCallId: "moat-list-jobs",
+      signal: new AbortController().signal,
+      onUpdate: () => {},
+    };
+    return (await this.#listJobs({ action: "list" }, call)).output;
+  }
+
   /** Stops every background job of the run; resolves to the results of those still running. */
   async stopJobs(): Promise<ToolOutput[]> {
     const call: HostCall = {

@@ -145,6 +145,7 @@ export interface Sandbox {
   /** The tools' environment (the allow-list; never the provider key). */
   toolEnv(): Record<string, string>;
   stopJobs(): Promise<ToolOutput[]>; // The stops of the background jobs still running.
+  listJobs(): Promise<string>; // The background jobs and their states (/jobs).
   close(): Promise<void>; // Kills the tool hosts and every process group in them. Idempotent.
 }
 
@@ -321,6 +322,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     confine: serverConfiner(hostSetup, () => hosts, { workspace: options.cwd, env: options.env }),
     toolEnv: () => ({ ...toolOptions.env }),
     stopJobs: () => hosts.stopJobs(),
+    listJobs: () => hosts.listJobs(),
     get grants() {
       return hosts.grants;
     },

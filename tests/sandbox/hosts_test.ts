@@ -141,3 +141,18 @@ Deno.test("ToolHosts keeps a host that started a background job, and routes the 
   await hosts.close();
   assert.deepEqual(fake.closed.sort(), [1, 2, 3]);
 });
+
+Deno.test("ToolHosts lists the jobs of the hosts holding some, and starts no host when there are none", async () => {
+  const fake = fakeHosts();
+  const hosts = new ToolHosts({ grants: GRANTS, protection: PROTECTION }, fake.start);
+  assert.equal(await hosts.listJobs(), "No background jobs.");
+  assert.equal(fake.started.length, 0, "listing nothing started a host");
+  await hosts.execute("bash", { command: "serve", background: true }, call());
+  hosts.widen({ ...GRANTS, read: ["/w", "/data"] });
+  await hosts.execute("bash", { command: "watch", background: true }, call());
+  assert.equal(
+    await hosts.listJobs(),
+    "host 1 (job): read /w; run \nhost 2 (job): read /w,/data; run ",
+  );
+  await hosts.close();
+});

@@ -180,15 +180,7 @@ export async function interactiveMode(setup: RunSetup): Promise<number> {
             writer: writerRef.writer,
             history,
           }),
-        jobs: async () => {
-          const job = eng.sandbox.tools.find((t) => t.name === "job");
-          if (job === undefined) return "No background jobs.";
-          const listed = await job.execute({ action: "list" }, new AbortController().signal, {
-            toolCallId: "moat-list-jobs",
-            onUpdate: () => {},
-          });
-          return listed.output;
-        },
+        jobs: async () => await eng.sandbox.listJobs?.() ?? "No background jobs.",
         note: (text) => reporter.note?.(text),
         promptCommands: () => eng.mcp?.promptCommands?.() ?? [],
       },
