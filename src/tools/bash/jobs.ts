@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import type { ChildProcessHandle, ProcessExit, ProcessOps, ProcessRegistry } from "../ops.ts";
 import { StreamCollector } from "./collector.ts";
-import { REAL_CLOCK, type UpdateClock } from "./run.ts";
+import { bashArgv, type CommandPrefix, REAL_CLOCK, type UpdateClock } from "./run.ts";
 import { TailBuffer } from "./tail.ts";
 
 /** Most jobs running at once in one tool host. */
@@ -50,7 +50,7 @@ export interface JobTableOptions {
   env: Record<string, string>;
   process: ProcessOps;
   /** Argv prefix bash runs under (the nested bwrap), or how to build it for each start. */
-  commandPrefix?: string[] | (() => Promise<string[]>);
+  commandPrefix?: CommandPrefix;
   processRegistry?: ProcessRegistry;
   /** Most jobs running at once (default 8). */
   maxJobs?: number;
@@ -226,15 +226,10 @@ export class JobTable {
 
   /** Starts `command` as a job (id: `id`, else the next number). */
   async start(command: string, id?: string): Promise<JobStart> {
-    const given = this.#options.commandPrefix ?? [];
     // Built before the limit is counted, so that no await falls between counting and adding.
-    let prefix: string[];
-    try {
-      prefix = typeof given === "function" ? await given() : given;
-    } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      return { ok: false, message: `Cannot start the job: ${message}` };
-    }
+    const built = await bashArgv(this.#options.commandPrefix, command);
+    if (!built.ok) return { ok: false, message: `Cannot start the job: ${built.message}` };
+    const argv = built.argv;
     const max = this.#options.maxJobs ?? DEFAULT_MAX_JOBS;
     const running = [...this.#jobs.values()].filter((j) => j.running);
     if (running.length >= max) {
@@ -249,7 +244,6 @@ export class JobTable {
     while (this.#jobs.has(jobId)) jobId = String(++this.#next);
     this.#next++;
     const { process, cwd, env, spillDir } = this.#options;
-    const argv = [...prefix, "bash", "-c", command];
     const spawned = process.spawn(argv[0] as string, argv.slice(1), { cwd, env });
     if (!spawned.ok) {
       return { ok: false, message: `Could not start bash in "${cwd}": ${spawned.message}` };

@@ -13,7 +13,7 @@ import { StreamCollector } from "./collector.ts";
 import { type BashDetails, buildResult, type Ending } from "./output.ts";
 import { readResult } from "./job_tool.ts";
 import type { JobTable } from "./jobs.ts";
-import { CallRun, REAL_CLOCK, type UpdateClock } from "./run.ts";
+import { bashArgv, CallRun, type CommandPrefix, REAL_CLOCK, type UpdateClock } from "./run.ts";
 
 export type { BashDetails } from "./output.ts";
 export type { UpdateClock } from "./run.ts";
@@ -62,7 +62,7 @@ export interface BashToolOptions {
    * Argv prefix bash runs under, e.g. a nested `bwrap --unshare-pid --die-with-parent …`; a
    * function makes it at each call (a rejection fails the call with its message).
    */
-  commandPrefix?: string[] | (() => Promise<string[]>);
+  commandPrefix?: CommandPrefix;
   /** Registry of live process groups, so the host can kill them all on exit. */
   processRegistry?: ProcessRegistry;
   /** Time of the live updates' throttle (default: the real clock); tests pass a manual one. */
@@ -83,7 +83,7 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
   const defaultTimeout = options.timeoutSec ?? 120;
   const maxTimeout = options.maxTimeoutSec ?? 600;
   const env = options.env ?? {};
-  const prefix = options.commandPrefix ?? [];
+  const prefix = options.commandPrefix;
   const registry = options.processRegistry;
   const processOps = options.process;
 
@@ -163,18 +163,15 @@ export function createBashTool(options: BashToolOptions): Tool<typeof BashParams
             processOps.createSpillFile(join(options.spillDir, `bash-${callId}.stderr.log`)),
         }),
       };
-      let head: string[];
-      try {
-        head = typeof prefix === "function" ? await prefix() : prefix;
-      } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
+      const built = await bashArgv(prefix, args.command);
+      if (!built.ok) {
         return {
-          output: `Cannot run the command: ${message}`,
+          output: `Cannot run the command: ${built.message}`,
           isError: true,
           details: emptyDetails,
         };
       }
-      const argv = [...head, "bash", "-c", args.command];
+      const argv = built.argv;
       const spawned = processOps.spawn(argv[0] as string, argv.slice(1), { cwd: options.cwd, env });
       if (!spawned.ok) {
         return {

@@ -265,3 +265,19 @@ function chunkReader(stream: ReadableStream<Uint8Array>): ChunkReader {
     cancel: () => byob.cancel(),
   };
 }
+
+/** The argv prefix bash runs under: fixed, or built for each call (the hidden-path view). */
+export type CommandPrefix = string[] | (() => Promise<string[]>);
+
+/** The argv that runs `command` under `prefix`, or why the prefix could not be built. */
+export async function bashArgv(
+  prefix: CommandPrefix | undefined,
+  command: string,
+): Promise<{ ok: true; argv: string[] } | { ok: false; message: string }> {
+  try {
+    const head = typeof prefix === "function" ? await prefix() : prefix ?? [];
+    return { ok: true, argv: [...head, "bash", "-c", command] };
+  } catch (e) {
+    return { ok: false, message: e instanceof Error ? e.message : String(e) };
+  }
+}
