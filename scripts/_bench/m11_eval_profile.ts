@@ -1,5 +1,5 @@
 /**
- * Measure 10: where start-up's module evaluation goes. One `moat "say ok"` run under
+ * Measure 11: where start-up's module evaluation goes. One `moat "say ok"` run under
  * `--cpu-prof`, up to the first request; each module's top-level frame is charged its samples
  * (nested module evaluations excluded), summed per npm package or src/ file, top ones first.
  */

@@ -46,6 +46,11 @@ const COST = {
     (costs ??= new Intl.NumberFormat("en-US", { maximumSignificantDigits: 4 })).format(n),
 };
 
+/** A count with thousands separators, e.g. `12,345`. */
+export function formatCount(n: number): string {
+  return COUNT.format(n);
+}
+
 /** A cost with at most 4 significant digits, e.g. `0.002345`, `1.5`, `1,235`. */
 export function formatCost(cost: number): string {
   return COST.format(cost);

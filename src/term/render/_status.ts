@@ -7,7 +7,7 @@
 import type { AgentEvent } from "../../agent/mod.ts";
 import type { Usage } from "../../model/types.ts";
 import type { RunSummary } from "../../report/mod.ts";
-import { formatCost, usageLine } from "../../report/usage.ts";
+import { formatCost, formatCount, usageLine } from "../../report/usage.ts";
 import { escapeUnsafe } from "../terminal_text.ts";
 import type { Screen } from "./_screen.ts";
 
@@ -31,10 +31,6 @@ export interface StatusInfo {
   cost?: number;
 }
 
-// Made on first use: the first Intl formatter loads ICU's data, which a start need not wait for.
-let counts: Intl.NumberFormat | undefined;
-const COUNT = { format: (n: number) => (counts ??= new Intl.NumberFormat("en-US")).format(n) };
-
 /** A window in short: `128k`, `1M`, `1.5M`, `900`. */
 export function shortTokens(n: number): string {
   if (n >= 1_000_000) return `${Number((n / 1_000_000).toFixed(1))}M`;
@@ -57,7 +53,7 @@ export function statusLine(info: StatusInfo): string | null {
       parts.push(
         info.window !== undefined && info.window > 0
           ? `context ${percent(info.contextTokens, info.window)} of ${shortTokens(info.window)}`
-          : `context ${COUNT.format(info.contextTokens)} (window unknown)`,
+          : `context ${formatCount(info.contextTokens)} (window unknown)`,
       );
     }
   }
