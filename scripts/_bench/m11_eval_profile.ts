@@ -8,6 +8,7 @@ import { reply, startFakeOpenAI } from "../../tests/support/fake_openai.ts";
 import { readStartTask } from "../compile.ts";
 import type { Measure } from "./measure.ts";
 import type { Row } from "./table.ts";
+import { moatRunSetup } from "./moat_run.ts";
 
 interface ProfileNode {
   id: number;
@@ -64,20 +65,11 @@ export const evalProfile: Measure = {
   title: "Start-up: module evaluation",
   async run(env) {
     const start = await readStartTask(join(env.projectRoot, "deno.json"));
-    const ws = env.path("profile-ws");
+    const { ws, childEnv } = await moatRunSetup(env, "profile");
     const dir = env.path("profile-out");
-    await Deno.mkdir(ws, { recursive: true });
     await Deno.mkdir(dir, { recursive: true });
     await using server = await startFakeOpenAI();
     server.script(reply.text("ok"));
-    const childEnv: Record<string, string> = {
-      ...Deno.env.toObject(),
-      OPENAI_API_KEY: "sk-bench",
-      XDG_CONFIG_HOME: env.path("profile-home"),
-      XDG_STATE_HOME: env.path("profile-home"),
-      NO_COLOR: "1",
-    };
-    delete childEnv.OPENAI_BASE_URL;
     const args = ["run", ...start.flags, "--cpu-prof", `--cpu-prof-dir=${dir}`];
     args.push(join(env.projectRoot, start.entry), "--cwd", ws, "--base-url", server.baseURL);
     args.push("--no-session", "say ok");

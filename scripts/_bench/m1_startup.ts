@@ -7,6 +7,7 @@ import type { Measure } from "./measure.ts";
 import { timeCommand } from "./run_cmd.ts";
 import { summarize } from "./stats.ts";
 import { difference, ratio, type Row } from "./table.ts";
+import { moatRunSetup } from "./moat_run.ts";
 
 async function firstRequestMs(
   env: BenchEnv,
@@ -94,20 +95,8 @@ export const startup: Measure = {
       baselineMs.push(await baseline());
     }
 
-    const ws = env.path("startup-ws");
-    const home = env.path("startup-home");
-    await Deno.mkdir(ws, { recursive: true });
-    await Deno.mkdir(`${home}/config`, { recursive: true });
-    await Deno.mkdir(`${home}/state`, { recursive: true });
+    const { ws, childEnv } = await moatRunSetup(env, "startup");
     await using server = await startFakeOpenAI();
-    const childEnv: Record<string, string> = {
-      ...Deno.env.toObject(),
-      OPENAI_API_KEY: "sk-bench",
-      XDG_CONFIG_HOME: `${home}/config`,
-      XDG_STATE_HOME: `${home}/state`,
-      NO_COLOR: "1",
-    };
-    delete childEnv.OPENAI_BASE_URL;
     const runArgs = [
       ...args,
       "--cwd",

@@ -10,6 +10,7 @@ import { readStartTask } from "../compile.ts";
 import type { Measure } from "./measure.ts";
 import { summarize } from "./stats.ts";
 import type { Row } from "./table.ts";
+import { moatRunSetup } from "./moat_run.ts";
 
 /** The first reply's delays: a real model's least, and a reply that arrives at once. */
 const MODEL_DELAYS_MS = [300, 0];
@@ -21,20 +22,9 @@ export const firstResult: Measure = {
   title: "First tool result",
   async run(env) {
     const start = await readStartTask(join(env.projectRoot, "deno.json"));
-    const ws = env.path("first-result-ws");
-    const home = env.path("first-result-home");
-    await Deno.mkdir(ws, { recursive: true });
-    await Deno.mkdir(`${home}/config`, { recursive: true });
+    const { ws, childEnv } = await moatRunSetup(env, "first-result");
     await Deno.writeTextFile(join(ws, "a.txt"), "the first file\n".repeat(20));
     await using server = await startFakeOpenAI();
-    const childEnv: Record<string, string> = {
-      ...Deno.env.toObject(),
-      OPENAI_API_KEY: "sk-bench",
-      XDG_CONFIG_HOME: `${home}/config`,
-      XDG_STATE_HOME: `${home}/state`,
-      NO_COLOR: "1",
-    };
-    delete childEnv.OPENAI_BASE_URL;
     const args = [
       "run",
       ...start.flags,
@@ -103,7 +93,7 @@ export const firstResult: Measure = {
         met: s.median <= (delayMs === 0 ? 30 : 20),
         note: `\`moat "read a.txt"\` against the fake server, whose first reply (a read call) is ` +
           `delayed ${delayMs} ms: time from the end of that reply to the arrival of the request ` +
-          "carrying the read's result (the tool host starts at process start, in parallel).",
+          "carrying the read's result (the tool host starts when the sandbox opens, not yet at process start).",
       });
     }
     return rows;

@@ -1,0 +1,26 @@
+/** What the measures that run the real moat share: a workspace, a home, and moat's environment. */
+import type { BenchEnv } from "./env.ts";
+
+/**
+ * Makes `<name>-ws` and `<name>-home/{config,state}` under the bench's directory; the child
+ * environment is this one with a bench key, those homes, no colour and no inherited base URL.
+ */
+export async function moatRunSetup(
+  env: BenchEnv,
+  name: string,
+): Promise<{ ws: string; childEnv: Record<string, string> }> {
+  const ws = env.path(`${name}-ws`);
+  const home = env.path(`${name}-home`);
+  await Deno.mkdir(ws, { recursive: true });
+  await Deno.mkdir(`${home}/config`, { recursive: true });
+  await Deno.mkdir(`${home}/state`, { recursive: true });
+  const childEnv: Record<string, string> = {
+    ...Deno.env.toObject(),
+    OPENAI_API_KEY: "sk-bench",
+    XDG_CONFIG_HOME: `${home}/config`,
+    XDG_STATE_HOME: `${home}/state`,
+    NO_COLOR: "1",
+  };
+  delete childEnv.OPENAI_BASE_URL;
+  return { ws, childEnv };
+}
