@@ -8,6 +8,7 @@
  * a file system that reaches the editor for exactly the checked paths and nothing else.
  */
 import type { ToolCallGate } from "../agent/hooks.ts";
+import { isWithin } from "../policy/mod.ts";
 import type { Engine } from "../cli/engine.ts";
 import type { AnyTool, ToolLocation, ToolOutput } from "../agent/tool.ts";
 import {
@@ -109,10 +110,7 @@ export function editorFs(
     };
   };
   // The checked paths are real, and so are their directories.
-  const known = (path: string) =>
-    [...reach.read, ...reach.write].some((p) =>
-      p === path || p.startsWith(path.endsWith("/") ? path : `${path}/`)
-    );
+  const known = (path: string) => [...reach.read, ...reach.write].some((p) => isWithin(p, path));
   return {
     realPath: (path) => known(path) ? Promise.resolve(path) : refuse(path),
     lstat: refuse,
