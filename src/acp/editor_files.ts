@@ -211,10 +211,8 @@ export function withEditorFiles(tools: AnyTool[], options: EditorToolOptions): A
     const located = JSON.parse(now) as ToolLocation[];
     const real = pathOf(located);
     if (real === undefined) return await tool.execute(args, signal, ctx);
-    const reach = {
-      read: new Set(located.filter((l) => l.access === "read").map(() => real)),
-      write: new Set(located.filter((l) => l.access === "write").map(() => real)),
-    };
+    const at = (access: string) => new Set(located.some((l) => l.access === access) ? [real] : []);
+    const reach = { read: at("read"), write: at("write") };
     const fs = editorFs(files, reach, options.exists);
     const local: AnyTool = tool.name === "edit"
       ? createEditTool({ cwd: options.cwd, fs })
