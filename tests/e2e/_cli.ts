@@ -3,6 +3,7 @@
  * the `start` task in deno.json (never duplicated here), plus `--config` so the project's import
  * map applies while the process runs in a temp workspace.
  */
+import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { FakeOpenAIServer } from "../support/fake_openai.ts";
 import { readStartTask } from "../../scripts/compile.ts";
@@ -124,6 +125,34 @@ export function jsonLines(stdout: string): Array<Record<string, unknown>> {
     } catch {
       throw new Error(`stdout line ${i + 1} is not JSON: ${line}`);
     }
+  });
+}
+
+/**
+ * Asserts that `stdout` (`--output jsonl`) has exactly one denied `permission` event: the grants'
+ * refusal of net access to `target` during the call, naming `hint` as the flag to add.
+ */
+export function assertOneNetRefusal(
+  stdout: string,
+  expected: { toolCallId: string; toolName: string; target: string; hint: string },
+): void {
+  const refusals = jsonLines(stdout).filter((e) =>
+    e.type === "permission" && e.outcome === "denied"
+  );
+  assert.equal(refusals.length, 1, stdout);
+  const { version: _v, time: _t, ...refusal } = refusals[0] as Record<string, unknown>;
+  const { toolCallId, toolName, target, hint } = expected;
+  assert.deepEqual(refusal, {
+    type: "permission",
+    toolCallId,
+    toolName,
+    access: "net",
+    target,
+    outcome: "denied",
+    by: "grants",
+    during: true,
+    reason: `net access to "${target}" is not granted (add ${hint})`,
+    hint,
   });
 }
 

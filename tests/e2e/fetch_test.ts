@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { cliEnv, jsonLines, runMoat } from "./_cli.ts";
+import { assertOneNetRefusal, cliEnv, runMoat } from "./_cli.ts";
 import { webServer } from "../support/web_server.ts";
 
 Deno.test("fetch reads a granted page as markdown and a redirect to an ungranted host is a denial event", async () => {
@@ -46,21 +46,10 @@ Deno.test("fetch reads a granted page as markdown and a redirect to an ungranted
   assert.doesNotMatch(String(results[0]?.content), /hidden/);
   const flag = `--allow-net=127.0.0.1:${port},127.0.0.1:${other.port}`;
   assert.match(String(results[1]?.content), new RegExp(`Redirect refused: .*\\(add ${flag}\\)`));
-  const refusals = jsonLines(result.stdout).filter((e) =>
-    e.type === "permission" && e.outcome === "denied"
-  );
-  assert.equal(refusals.length, 1, result.stdout);
-  const { version: _v, time: _t, ...refusal } = refusals[0] as Record<string, unknown>;
-  assert.deepEqual(refusal, {
-    type: "permission",
+  assertOneNetRefusal(result.stdout, {
     toolCallId: "c2",
     toolName: "fetch",
-    access: "net",
     target: `127.0.0.1:${other.port}`,
-    outcome: "denied",
-    by: "grants",
-    during: true,
-    reason: `net access to "127.0.0.1:${other.port}" is not granted (add ${flag})`,
     hint: flag,
   });
 });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { BWRAP } from "../sandbox/_helpers.ts";
-import { cliEnv, jsonLines, runMoat } from "./_cli.ts";
+import { assertOneNetRefusal, cliEnv, runMoat } from "./_cli.ts";
 import { webServer } from "../support/web_server.ts";
 
 Deno.test({
@@ -47,22 +47,10 @@ Deno.test({
       new RegExp(`--allow-net=127\\.0\\.0\\.1:${granted.port},127\\.0\\.0\\.1:${other.port}\\)`),
     );
     assert.match(output, /\[moat refused network access to /, "the model is told after the call");
-    const refusals = jsonLines(result.stdout).filter((e) =>
-      e.type === "permission" && e.outcome === "denied"
-    );
-    assert.equal(refusals.length, 1, result.stdout);
-    const { version: _v, time: _t, ...refusal } = refusals[0] as Record<string, unknown>;
-    assert.deepEqual(refusal, {
-      type: "permission",
+    assertOneNetRefusal(result.stdout, {
       toolCallId: "c1",
       toolName: "bash",
-      access: "net",
       target: `127.0.0.1:${other.port}`,
-      outcome: "denied",
-      by: "grants",
-      during: true,
-      reason: `net access to "127.0.0.1:${other.port}" is not granted (add ` +
-        `--allow-net=127.0.0.1:${granted.port},127.0.0.1:${other.port})`,
       hint: `--allow-net=127.0.0.1:${granted.port},127.0.0.1:${other.port}`,
     });
   },
