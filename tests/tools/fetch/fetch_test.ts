@@ -164,20 +164,25 @@ Deno.test("fetch() reaches cloud metadata addresses only when the address itself
       return Promise.reject(new Error("unreachable"));
     },
   };
-  const out = await call(
-    createFetchTool({
-      net,
-      permissions: {
-        query: () => Promise.resolve("granted"),
-        net: () => ["metadata.test"],
-        flag: (t) => `--allow-net=metadata.test,${t}`,
-      },
-      clock: createManualClock(),
-    }),
-    { url: "http://metadata.test/latest/meta-data/" },
-  );
+  const fetchWith = (granted: string[]) =>
+    call(
+      createFetchTool({
+        net,
+        permissions: {
+          query: () => Promise.resolve("granted"),
+          net: () => granted,
+          flag: (t) => `--allow-net=${granted.join(",")},${t}`,
+        },
+        clock: createManualClock(),
+      }),
+      { url: "http://metadata.test/latest/meta-data/" },
+    );
+  const out = await fetchWith(["metadata.test"]);
   assert.match(out.output, /link-local address "169\.254\.169\.254"/);
   assert.deepEqual(connected, []);
+  // The address itself granted: the request goes to it.
+  await fetchWith(["metadata.test", "169.254.169.254"]);
+  assert.deepEqual(connected, ["169.254.169.254"]);
 });
 
 Deno.test("fetch() refuses a name whose address --deny-net denies", async () => {
