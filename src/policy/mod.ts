@@ -10,6 +10,6 @@ export * from "./check.ts";
 export * from "./approve.ts";
 export * from "./protected.ts";
 export * from "./ops.ts";
-export { hostEntryProblem, netDenied, urlHostPort } from "./net_deny.ts";
+export { entryOf, hostEntryProblem, netDenied, urlHostPort } from "./net_deny.ts";
 export { isWithin } from "./_within.ts";
 export * from "./git_excludes.ts";

@@ -28,7 +28,8 @@ export function urlHostPort(url: URL): { hostname: string; port: number } {
   return { hostname: url.hostname, port };
 }
 
-function entryOf(entry: string): { host: string; port?: number } {
+/** The host and port (when given) of a net entry: `host`, `host:80`, `[::1]:80`, `::1`. */
+export function entryOf(entry: string): { host: string; port?: number } {
   // "[::1]:80", "[::1]", "::1" (an IPv6 address without a port), "host:80", "host".
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
   if (bracketed) {

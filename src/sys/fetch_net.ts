@@ -8,6 +8,7 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { FetchedResponse, FetchNet } from "../tools/fetch/mod.ts";
+import { urlHostPort } from "../policy/mod.ts";
 
 /** The fetch tool's network through Deno. */
 export function createDenoFetchNet(): FetchNet {
@@ -18,7 +19,7 @@ export function createDenoFetchNet(): FetchNet {
       return found.map((entry) => entry.address);
     },
     async request(url, { address, signal }): Promise<FetchedResponse> {
-      const port = url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+      const { port } = urlHostPort(url);
       const client = Deno.createHttpClient({
         proxy: { transport: "tcp", hostname: address, port },
       });

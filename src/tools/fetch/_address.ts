@@ -4,6 +4,7 @@
  * address, or that very name, explicitly (not a bare --allow-net).
  */
 import ipaddr from "ipaddr.js";
+import { entryOf } from "../../policy/mod.ts";
 
 /** The kind of an address fetch treats with care, or undefined for a public one. */
 export type LocalKind = "loopback" | "link-local" | "private";
@@ -42,7 +43,7 @@ export function explicitlyGranted(
   if (net === true) return false;
   const wanted = normalHost(host);
   return net.some((entry) => {
-    const parsed = splitEntry(entry.toLowerCase());
+    const parsed = entryOf(entry.toLowerCase());
     return normalHost(parsed.host) === wanted &&
       (parsed.port === undefined || parsed.port === port);
   });
@@ -52,15 +53,4 @@ export function explicitlyGranted(
 function normalHost(host: string): string {
   const bare = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
   return ipaddr.isValid(bare) ? ipaddr.parse(bare).toNormalizedString() : bare;
-}
-
-function splitEntry(entry: string): { host: string; port?: number } {
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
-  if (bracketed) {
-    const host = bracketed[1] as string;
-    return bracketed[2] === undefined ? { host } : { host, port: Number(bracketed[2]) };
-  }
-  const withPort = /^([^:]+):(\d+)$/.exec(entry);
-  if (withPort) return { host: withPort[1] as string, port: Number(withPort[2]) };
-  return { host: entry };
 }

@@ -5,6 +5,7 @@
  */
 import { explicitlyGranted, localKind } from "./_address.ts";
 import type { FetchedResponse, FetchNet, FetchPermissions, NetVerdict } from "./net.ts";
+import { urlHostPort } from "../../policy/mod.ts";
 
 /** The response of the last hop, or why there is none (said to the model). */
 export type HopsResult =
@@ -15,11 +16,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** "host:port" as Deno's net permission names it (default ports filled in, IPv6 in brackets). */
 export function netTarget(url: URL): string {
-  return `${url.hostname}:${portOf(url)}`;
-}
-
-function portOf(url: URL): number {
-  return url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+  return `${url.hostname}:${urlHostPort(url).port}`;
 }
 
 /** Sends `start` and follows its redirects (at most `maxRedirects`) within the grants. */
@@ -89,7 +86,7 @@ async function checkedAddress(
   deps: { net: FetchNet; permissions: FetchPermissions },
 ): Promise<{ ok: true; address: string } | { ok: false; message: string }> {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  const port = portOf(url);
+  const { port } = urlHostPort(url);
   let addresses: string[];
   try {
     addresses = await deps.net.resolve(host);
