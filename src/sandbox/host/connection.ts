@@ -65,7 +65,8 @@ export function startProcessHost(
         stdinOpen = false;
         child.kill();
         writer.close().catch(() => {});
-        await connection.closed;
+        // Drained with a deadline: a pipe something else still holds must not keep moat waiting.
+        await settledWithin([connection.closed], CLOSE_GRACE_MS);
         return;
       }
       if (stdinOpen) {
