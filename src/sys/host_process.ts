@@ -36,15 +36,9 @@ export function createDenoHostProcessOps(): HostProcessOps {
         stderr: child.stderr,
         status: child.status.then((s) => ({ code: s.code, signal: s.signal })),
         kill() {
-          // The whole session's group (it is its leader): the launcher, bwrap, and a child of
-          // bwrap's that a kill of bwrap alone can miss while it is still being set up.
           try {
-            Deno.kill(-child.pid, "SIGKILL");
-          } catch {
-            try {
-              child.kill("SIGKILL");
-            } catch { /* exited meanwhile */ }
-          }
+            child.kill("SIGKILL");
+          } catch { /* exited meanwhile */ }
         },
       };
     },
