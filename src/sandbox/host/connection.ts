@@ -45,12 +45,9 @@ export function startProcessHost(
   let stdinOpen = true;
   let writing = Promise.resolve();
   let stderrTail = "";
-  // Until a call is sent the host runs nothing of its own: close() kills it without waiting.
-  let called = false;
   const connection: HostConnection = {
     onMessage: () => {},
     send(msg) {
-      if (msg.type === "call") called = true;
       if (!stdinOpen) return;
       const bytes = encoder.encode(JSON.stringify(msg) + "\n");
       writing = writing.then(() => writer.write(bytes)).catch(() => {
@@ -59,16 +56,6 @@ export function startProcessHost(
     },
     closed: Promise.resolve(""),
     async close() {
-      if (!called) {
-        // Still starting, or idle since it started: no tool process can be in it. Its stdin is
-        // closed too, so that a host the kill does not reach (behind a launcher) ends by itself.
-        stdinOpen = false;
-        child.kill();
-        writer.close().catch(() => {});
-        // Drained with a deadline: a pipe something else still holds must not keep moat waiting.
-        await settledWithin([connection.closed], CLOSE_GRACE_MS);
-        return;
-      }
       if (stdinOpen) {
         stdinOpen = false;
         await writing;
@@ -131,18 +118,14 @@ export function startWorkerHost(config: HostConfig): HostConnection {
       resolve(reason);
     }
   );
-  let called = false;
   const connection: HostConnection = {
     onMessage: () => {},
     send(msg) {
-      if (msg.type === "call") called = true;
       if (!gone) worker.postMessage(msg);
     },
     closed,
     async close() {
       if (gone) return;
-      // No call sent: nothing runs in it to shut down (it may still be loading).
-      if (!called) return settle("closed");
       const done = new Promise<void>((resolve) => shutdownDone = resolve);
       worker.postMessage({ type: "shutdown" } satisfies MainToHost);
       await settledWithin([done, closed], CLOSE_GRACE_MS);
