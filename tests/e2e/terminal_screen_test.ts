@@ -117,7 +117,9 @@ Deno.test({
     await using ws = await createTempWorkspace();
     const program = [
       "import os, signal, sys",
-      "show = lambda *_: print('size %dx%d' % tuple(os.get_terminal_size()), flush=True)",
+      // os.write, not print: the signal may arrive while the first print is still in its
+      // buffered writer (which raises "reentrant call" from the handler).
+      "show = lambda *_: os.write(1, b'size %dx%d\\n' % tuple(os.get_terminal_size()))",
       "signal.signal(signal.SIGWINCH, show)",
       "show()",
       "sys.stdin.readline()",
