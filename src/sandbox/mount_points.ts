@@ -82,8 +82,8 @@ export function createMountPoints(ops: MountPointOps, paths: PathOps): MountPoin
         held.set(target.path, lock);
         return undefined;
       }
-      // Removed by another run's remover between the look and the lock: make it again.
-      if (paths.lstat(target.path) !== undefined) return undefined;
+      // Removed by another run's remover between the look and the lock: make it again. Or
+      // made again meanwhile by a third run: look again (a real file fails every attempt).
     }
     return undefined;
   };

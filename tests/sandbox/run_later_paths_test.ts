@@ -338,3 +338,49 @@ Deno.test({
     assert.equal(await Deno.readTextFile(join(ws, "a.txt")), "hello\nz\n");
   },
 });
+
+Deno.test({
+  name:
+    "[bwrap] run-later files: a second run in the workspace holds the first's placeholders, so they stay masked when the first ends",
+  ignore: !BWRAP,
+  async fn() {
+    const layout = await runLaterLayout();
+    await using _ = layout.root;
+    const ws = layout.ws;
+    const before = await listing(ws);
+    // A denied path missing at the start has a placeholder too.
+    const grants = () => grantsOf(ws, { "allow-write": ["."], "deny-write": ["build"] });
+    const first = await openSandbox(layout, "bwrap", grants());
+    let second: Awaited<ReturnType<typeof openSandbox>> | undefined;
+    try {
+      await callTool(first, "ls", {}).then(outputOf);
+      assert.ok((await listing(ws)).includes(".idea"));
+      // The second run starts while the first's placeholders stand: it finds them existing.
+      second = await openSandbox(layout, "bwrap", grants());
+      await callTool(second, "ls", {}).then(outputOf);
+      await first.close();
+      // The first run's remover left them: the second mounts over them.
+      for (const name of [".idea", ".devcontainer", ".mcp.json", "build"]) {
+        assert.ok((await listing(ws)).includes(name), `${name} removed under the second run`);
+      }
+      const out = outputOf(
+        await callTool(second, "bash", {
+          command: "mkdir -p .idea/x 2>&1; echo made=$?; touch .mcp.json/x 2>&1; echo wrote=$?; " +
+            "echo x > build 2>&1; echo built=$?",
+        }),
+      );
+      assert.match(out, /made=[1-9]/, out);
+      assert.match(out, /wrote=[1-9]/, out);
+      assert.match(out, /built=[1-9]/, out);
+      // Placeholders are empty directories, files' names among them.
+      for (const name of [".idea", ".mcp.json"]) {
+        assert.deepEqual(await Array.fromAsync(Deno.readDir(join(ws, name))), [], name);
+      }
+      assert.equal(await Deno.readTextFile(join(ws, "build")), "");
+    } finally {
+      await first.close();
+      await second?.close();
+    }
+    assert.deepEqual(await listing(ws), before);
+  },
+});

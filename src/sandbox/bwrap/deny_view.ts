@@ -125,6 +125,10 @@ export function deniedMasks(
   for (const entry of denied) {
     if (entry.kind !== "missing") {
       masks.push({ path: entry.path, access: entry.access, kind: entry.kind });
+      // Perhaps another run's placeholder: held while masked, or its remover takes the mask.
+      if (paths.lstat(entry.path)?.kind === entry.kind) {
+        targets.push({ path: entry.path, kind: entry.kind, exists: true });
+      }
       continue;
     }
     const now = paths.lstat(entry.path);

@@ -94,7 +94,10 @@ export function protectedMountSteps(
 /**
  * The mount points of protected directories that were missing at the start, inside a write grant
  * in a real, writable directory and not carved out: each needs a placeholder before a host
- * starts (bash could create the directory otherwise), or has one (`exists`).
+ * starts (bash could create the directory otherwise), or has one (`exists`). The protected paths
+ * that existed at the start and are mounted read-only are targets too (`exists`): one may be
+ * another run's placeholder, which this run must hold while it mounts over it (its remover would
+ * remove it otherwise, and the read-only mount with it).
  */
 export function protectedMountTargets(
   protection: Protection,
@@ -103,9 +106,16 @@ export function protectedMountTargets(
   const { paths, writableRoot } = options;
   const targets: MountTarget[] = [];
   for (const p of protection.paths) {
-    if (p.kind !== "missing_dir" || writableRoot(p.path) === undefined) continue;
     // Carved out: nothing to keep read-only there.
-    if (protection.named.includes(p.path)) continue;
+    if (writableRoot(p.path) === undefined || protection.named.includes(p.path)) continue;
+    if (p.kind === "dir" || p.kind === "file") {
+      const now = paths.lstat(p.path);
+      if (now?.kind === p.kind && realPathOf(paths, p.path) === p.path) {
+        targets.push({ path: p.path, kind: p.kind, exists: true });
+      }
+      continue;
+    }
+    if (p.kind !== "missing_dir") continue;
     const parent = dirname(p.path);
     const inside = protection.paths.some((q) => q !== p && isWithin(parent, q.path));
     if (paths.lstat(parent)?.kind !== "dir" || realPathOf(paths, parent) !== parent || inside) {

@@ -110,10 +110,18 @@ Deno.test("buildHostArgs() mounts protected paths read-only after the grants, th
   // So do the missing run-later entries (other programs' files), a file's name among them: as
   // directories, which git does not commit.
   const missing = [".moat", ...RUN_LATER.map((e) => e.name)];
+  // The existing protected and denied entries are targets too (held if another run's
+  // placeholder); the carved-out hooks directory is not.
+  const existing = [
+    { path: `${ws}/.git/config`, kind: "file", exists: true },
+    { path: `${ws}/locked`, kind: "file", exists: true },
+  ];
   assert.deepEqual(
     viewMountTargets(spec).sort((a, b) => a.path.localeCompare(b.path)),
-    missing.map((name) => ({ path: `${ws}/${name}`, kind: "dir", exists: false }))
-      .sort((a, b) => a.path.localeCompare(b.path)),
+    [
+      ...missing.map((name) => ({ path: `${ws}/${name}`, kind: "dir", exists: false })),
+      ...existing,
+    ].sort((a, b) => a.path.localeCompare(b.path)),
   );
   assert.ok(!args.some((m) => m.includes(".moat")), args.join("\n"));
   await Deno.mkdir(`${ws}/.moat`);
@@ -173,11 +181,13 @@ Deno.test("buildHostArgs() mounts existing run-later entries read-only; a carved
   for (const path of [`${ws}/.vscode`, `${ws}/.envrc`]) {
     assert.ok(args.indexOf(`--ro-bind ${path}`) > args.indexOf(`--bind ${ws}`), args.join("\n"));
   }
-  const targets = viewMountTargets(spec).map((t) => t.path);
-  assert.ok(targets.includes(`${ws}/.idea`), targets.join("\n"));
-  for (const name of [".vscode", ".envrc", ".claude"]) {
-    assert.ok(!targets.includes(`${ws}/${name}`), name);
-  }
+  const targets = viewMountTargets(spec);
+  const target = (name: string) => targets.find((t) => t.path === `${ws}/${name}`);
+  assert.deepEqual(target(".idea"), { path: `${ws}/.idea`, kind: "dir", exists: false });
+  // Existing ones need no placeholder: held only if one is another run's; the carve-out not.
+  assert.deepEqual(target(".vscode"), { path: `${ws}/.vscode`, kind: "dir", exists: true });
+  assert.deepEqual(target(".envrc"), { path: `${ws}/.envrc`, kind: "file", exists: true });
+  assert.equal(target(".claude"), undefined);
 });
 
 Deno.test("the rewind checkpoints are never in the view: absent by default, read-only under a write grant of HOME", async () => {
