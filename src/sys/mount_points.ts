@@ -20,8 +20,8 @@ export const REMOVER_SCRIPT = "while IFS= read -r _; do :; done; list=$1; paths=
   '[ -n "$p" ] && [ ! -L "$p" ] && { [ -f "$p" ] || [ -d "$p" ]; } || continue; ' +
   '{ exec {fd}<"$p"; } 2>/dev/null || continue; ' +
   'if flock -n -x "$fd"; then ' +
-  'at=$(stat -c "%d:%i" -- "$p" 2>/dev/null); it=$(stat -L -c "%d:%i" "/proc/self/fd/$fd"); ' +
-  'mark=$(stat -c "%Y:%s:%F" -- "$p" 2>/dev/null); ' +
+  'now=$(stat -c "%d:%i %Y:%s:%F" -- "$p" 2>/dev/null); it=$(stat -L -c "%d:%i" "/proc/self/fd/$fd"); ' +
+  "at=${now%% *}; mark=${now#* }; " +
   'if [ "$at" = "$it" ]; then case $mark in ' +
   '"0:"*":directory") rmdir -- "$p" 2>/dev/null ;; ' +
   '"0:0:regular empty file") rm -f -- "$p" ;; esac; fi; fi; ' +

@@ -118,14 +118,19 @@ export function startWorkerHost(config: HostConfig): HostConnection {
       resolve(reason);
     }
   );
+  // Until a call or query is sent nothing runs or waits in it: close() need not shut it down.
+  let used = false;
   const connection: HostConnection = {
     onMessage: () => {},
     send(msg) {
+      if (msg.type === "call" || msg.type === "query") used = true;
       if (!gone) worker.postMessage(msg);
     },
     closed,
     async close() {
       if (gone) return;
+      // It may still be loading; it has no view, so no placeholders wait on it either.
+      if (!used) return settle("closed");
       const done = new Promise<void>((resolve) => shutdownDone = resolve);
       worker.postMessage({ type: "shutdown" } satisfies MainToHost);
       await settledWithin([done, closed], CLOSE_GRACE_MS);

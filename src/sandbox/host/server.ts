@@ -56,6 +56,9 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
   const died = new Promise<string>((resolve) => fatal = resolve);
   let shutdownDone: (() => void) | undefined;
   let privateTmp: { path: string; mounted: string[] } | undefined;
+  // Until a call or query arrives nothing runs or waits in the Worker: at the end of stdin it
+  // is terminated, not shut down.
+  let used = false;
   // Running bash calls: the private /tmp as each found it (for the note of its result).
   const bashStarts = new Map<number, TmpSnapshot>();
 
@@ -81,6 +84,7 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
         io.stderr?.(`tool host: ignoring a line that is not JSON\n`);
         continue;
       }
+      if (msg.type === "call" || msg.type === "query") used = true;
       if (msg.type === "init" && worker === undefined) privateTmp = msg.config.privateTmp;
       if (msg.type === "call" && msg.name === "bash" && privateTmp && sys.tmp) {
         bashStarts.set(msg.id, snapshotPrivateTmp(privateTmp, sys.tmp));
@@ -146,7 +150,7 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
     send({ type: "fatal", message: outcome.message });
     io.stderr?.(`tool host: ${outcome.message}\n`);
     code = 1;
-  } else if (worker !== undefined) {
+  } else if (worker !== undefined && used) {
     // stdin closed: kill every process group the tools started, then stop the Worker.
     const done = new Promise<void>((resolve) => shutdownDone = resolve);
     worker.postMessage({ type: "shutdown" } satisfies MainToHost);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { startProcessHost } from "../../../src/sandbox/host/connection.ts";
-import type { HostConfig } from "../../../src/sandbox/host/protocol.ts";
+import { startProcessHost, startWorkerHost } from "../../../src/sandbox/host/connection.ts";
+import type { HostConfig, HostToMain } from "../../../src/sandbox/host/protocol.ts";
+import { SHUTDOWN_WORKER } from "./_shutdown_worker.ts";
 import type { HostExit, HostProcess, HostProcessOps } from "../../../src/sandbox/ops.ts";
 
 /**
@@ -66,8 +67,8 @@ function readyOf(host: ReturnType<typeof startProcessHost>): Promise<void> {
 }
 
 Deno.test("a tool host that was sent no call is not killed at close: it ends at the end of its stdin", async () => {
-  // A kill here raced concurrent runs in one workspace (their placeholders went missing), so an
-  // idle host is shut down like any other, ready or still starting.
+  // A kill can land while bwrap still sets up the view, whose child may then make mount points
+  // after this run let its placeholders go: an idle host ends like any other, ready or starting.
   for (const ready of [true, false]) {
     const log: string[] = [];
     const host = startProcessHost(["bwrap"], config, { processes: fakeProcesses(log, { ready }) });
@@ -83,4 +84,26 @@ Deno.test("a tool host that ran a call is shut down through its stdin, not kille
   host.send({ type: "call", id: 1, name: "ls", args: {}, toolCallId: "c1" });
   await host.close();
   assert.deepEqual(log, ["got init", "got call", "stdin closed"]);
+});
+
+Deno.test("a tool Worker sent no call is terminated at close; one that ran a call is shut down first", async () => {
+  for (const called of [false, true]) {
+    const seen: HostToMain[] = [];
+    const host = startWorkerHost({ ...config, workerUrl: SHUTDOWN_WORKER });
+    host.onMessage = (msg) => void seen.push(msg);
+    if (called) {
+      const result = new Promise<void>((resolve) => {
+        host.onMessage = (msg) => {
+          seen.push(msg);
+          if (msg.type === "result") resolve();
+        };
+      });
+      host.send({ type: "call", id: 1, name: "ls", args: {}, toolCallId: "c1" });
+      await result;
+    }
+    await host.close();
+    assert.equal(await host.closed, "closed");
+    const askedToShutDown = seen.some((m) => m.type === "error" && m.message.includes("shut down"));
+    assert.equal(askedToShutDown, called, JSON.stringify(seen));
+  }
 });
