@@ -102,7 +102,11 @@ export async function runAcp(options: AcpOptions): Promise<number> {
         agentCapabilities: {
           loadSession: true,
           sessionCapabilities: { list: {} },
-          promptCapabilities: { image: true, audio: false, embeddedContext: true },
+          promptCapabilities: {
+            image: true,
+            audio: false,
+            embeddedContext: true,
+          },
           mcpCapabilities: { http: true, sse: false },
         },
         agentInfo: { name: "moat", title: "moat", version: VERSION },
@@ -140,8 +144,8 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       const stopReason = await sessionOf(params.sessionId).prompt(params.prompt);
       return { stopReason };
     })
-    .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
-      sessionOf(params.sessionId).setMode(params.modeId);
+    .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
+      await sessionOf(params.sessionId).setMode(params.modeId);
       return {};
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {

@@ -1,7 +1,8 @@
 /**
- * The project trust question asked through the editor (`session/request_permission`, where the
- * protocol has a session to ask in): trust the project from now on, apply its settings for this
- * session, or ignore them. No answer, a cancelled request or an error = ignore them.
+ * The project trust question asked through the editor (`session/request_permission`): at once on
+ * `session/load`, at a new session's first prompt (the editor knows a session only from its
+ * response). Trust it from now on, for this session, or not; no answer, a cancelled request or an
+ * error = not trusted (its sensitive settings are ignored).
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { TrustAnswer, TrustRequest } from "../cli/trust.ts";
@@ -12,28 +13,34 @@ export const TRUST_CALL_ID = "moat-project-trust";
 /** The options of the trust question. */
 export const TRUST_OPTIONS: acp.PermissionOption[] = [
   { optionId: "remember", name: "Trust this project from now on", kind: "allow_always" },
-  { optionId: "once", name: "Apply them for this session", kind: "allow_once" },
-  { optionId: "ignore", name: "Ignore them", kind: "reject_once" },
+  { optionId: "once", name: "Trust it for this session", kind: "allow_once" },
+  { optionId: "ignore", name: "Don't trust it (ignore its settings)", kind: "reject_once" },
 ];
 
-/** The question: what the project sets, and that only a trusted repository should be trusted. */
+/**
+ * The question: what the project sets (in each of its files that asked: its config, its
+ * deno.json's permission set), and that only a trusted repository should be trusted.
+ */
 export function trustRequest(
   sessionId: string,
-  request: TrustRequest,
+  request: TrustRequest | readonly TrustRequest[],
 ): acp.RequestPermissionRequest {
-  const settings = request.settings.map((s) => `- ${s.key}: ${s.value}`).join("\n");
+  const requests: readonly TrustRequest[] = "root" in request ? [request] : request;
+  const files = requests.map((r) =>
+    `The project config "${r.configFile}" sets what only a trusted project may set:\n` +
+    r.settings.map((s) => `- ${s.key}: ${s.value}`).join("\n")
+  );
   return {
     sessionId,
     toolCall: {
       toolCallId: TRUST_CALL_ID,
-      title: `Trust the project "${request.root}"?`,
+      title: `Trust the project "${requests[0]?.root ?? ""}"?`,
       kind: "other",
       content: [{
         type: "content",
         content: {
           type: "text",
-          text: `The project config "${request.configFile}" sets what only a trusted project ` +
-            `may set:\n${settings}\nTrust this project only if you trust its repository.`,
+          text: `${files.join("\n")}\nTrust this project only if you trust its repository.`,
         },
       }],
     },

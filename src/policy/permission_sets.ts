@@ -250,3 +250,22 @@ export function setFlagValues(set: PermissionSet, flags: GrantFlagValues): SetFl
   }
   return { values, nothing, notes };
 }
+
+/**
+ * The command line's flag values with what `set` replaces left out, for switching to the set
+ * (moat acp's modes): every allow flag (a set is the whole grant), and each deny or ignore flag
+ * of a kind whose field the set gives. What is left (deny lists the set does not give) still
+ * applies with the set.
+ */
+export function flagsUnderSet<T extends GrantFlagValues>(set: PermissionSet, flags: T): T {
+  const values: T = { ...flags };
+  for (const kind of TOOL_KINDS) {
+    delete values[ALLOW_FLAG[kind]];
+    const entry = set.kinds[kind] ?? {};
+    const deny = DENY_FLAG[kind];
+    if (deny !== undefined && entry.deny !== undefined) delete values[deny];
+    const ignore = IGNORE_FLAG[kind];
+    if (ignore !== undefined && entry.ignore !== undefined) delete values[ignore];
+  }
+  return values;
+}

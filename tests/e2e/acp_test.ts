@@ -5,100 +5,10 @@
  */
 import assert from "node:assert/strict";
 import * as acp from "@agentclientprotocol/sdk";
+import { type Answer, connectMoat, toolUpdates } from "./_acp.ts";
 import { reply, startFakeOpenAI, untilOffered } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import {
-  cliEnv,
-  fixtureServerEntry,
-  processesMatching,
-  spawnMoat,
-  toolResultOf,
-  waitUntil,
-} from "./_cli.ts";
-
-type Answer = "once" | "always" | "directory" | "deny" | "remember" | "ignore";
-
-/** A client connected to a spawned `moat acp`, recording updates and permission questions. */
-async function connectMoat(args: string[], cwd: string, env: Record<string, string>) {
-  const child = await spawnMoat(["acp", ...args], { cwd, env, openStdin: true });
-  const stdin = child.stdin.getWriter();
-  const [forClient, forTest] = child.stdout.tee();
-  const raw: string[] = [];
-  const rawDone = (async () => {
-    const decoder = new TextDecoderStream();
-    for await (const chunk of forTest.pipeThrough(decoder)) raw.push(chunk);
-  })();
-  const updates: acp.SessionNotification[] = [];
-  const questions: acp.RequestPermissionRequest[] = [];
-  const answers: Answer[] = [];
-  /** The editor's buffers (served when the test offers the fs capabilities) and its writes. */
-  const buffers = new Map<string, string>();
-  const written: Array<[string, string]> = [];
-  const app = acp.client({ name: "test" })
-    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
-      const content = buffers.get(params.path);
-      if (content === undefined) throw acp.RequestError.resourceNotFound(params.path);
-      return { content };
-    })
-    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
-      written.push([params.path, params.content]);
-      buffers.set(params.path, params.content);
-      return {};
-    })
-    .onNotification(acp.methods.client.session.update, ({ params }) => {
-      updates.push(params);
-    })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
-      questions.push(params);
-      const answer = answers.shift();
-      return answer === undefined
-        ? { outcome: { outcome: "cancelled" } }
-        : { outcome: { outcome: "selected", optionId: answer } };
-    });
-  const output = new WritableStream<Uint8Array>({ write: (chunk) => stdin.write(chunk) });
-  const connection = app.connect(acp.ndJsonStream(output, forClient));
-  const stderr = child.stderr.pipeThrough(new TextDecoderStream());
-  const errText: string[] = [];
-  const errDone = (async () => {
-    for await (const chunk of stderr) errText.push(chunk);
-  })();
-  let closing: Promise<Deno.CommandStatus> | undefined;
-  return {
-    child,
-    agent: connection.agent,
-    updates,
-    questions,
-    answers,
-    buffers,
-    written,
-    raw: () => raw.join(""),
-    stderr: () => errText.join(""),
-    writeRaw: (text: string) => stdin.write(new TextEncoder().encode(text)),
-    /** Ends stdin and waits for moat to exit (once; later calls get the same status). */
-    close() {
-      closing ??= (async () => {
-        await stdin.close().catch(() => {});
-        const status = await child.status;
-        connection.close();
-        await Promise.all([rawDone, errDone]);
-        return status;
-      })();
-      return closing;
-    },
-    /** A test that failed before close(): moat is killed, so nothing outlives the test. */
-    async [Symbol.asyncDispose]() {
-      if (closing === undefined) child.kill("SIGKILL");
-      await this.close();
-    },
-  };
-}
-
-function toolUpdates(updates: readonly acp.SessionNotification[], id: string) {
-  return updates.map((n) => n.update).filter((u) =>
-    (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") &&
-    u.toolCallId === id
-  ) as Array<acp.ToolCallUpdate & { sessionUpdate: string }>;
-}
+import { cliEnv, fixtureServerEntry, processesMatching, toolResultOf, waitUntil } from "./_cli.ts";
 
 Deno.test("moat acp serves an editor: tool calls, permissions, cancel, load, bad input, exit", async () => {
   await using server = await startFakeOpenAI();
@@ -251,11 +161,8 @@ Deno.test("moat acp serves an editor: tool calls, permissions, cancel, load, bad
   }
 });
 
-Deno.test("moat acp refuses an untrusted project's settings, offers /compact, reports usage, takes images", async () => {
+Deno.test("moat acp offers /compact, reports usage, takes images, asks about trust on load", async () => {
   await using server = await startFakeOpenAI();
-  await using untrusted = await createTempWorkspace({
-    ".moat/config.json": JSON.stringify({ apiKeyEnv: "OTHER", headers: { "X-Leak": "1" } }),
-  });
   await using ws = await createTempWorkspace();
   await using home = await createTempWorkspace();
   const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
@@ -271,12 +178,6 @@ Deno.test("moat acp refuses an untrusted project's settings, offers /compact, re
     clientCapabilities: {},
   });
   assert.equal(future.protocolVersion, 1);
-  await assert.rejects(
-    moat.agent.request(acp.methods.agent.session.new, { cwd: untrusted.dir, mcpServers: [] }),
-    (e: Error) =>
-      /this project is not trusted/.test(e.message) && /--trust-project/.test(e.message),
-  );
-  assert.equal(server.chatRequests.length, 0);
 
   const { sessionId } = await moat.agent.request(acp.methods.agent.session.new, {
     cwd: ws.dir,

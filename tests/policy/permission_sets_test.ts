@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  flagsUnderSet,
   parsePermissionSets,
   type PermissionSet,
   pickPermissionSet,
@@ -113,4 +114,21 @@ Deno.test("setFlagValues() grants every unnamed kind under all: true, and a kind
   assert.equal(out.values["allow-run"], true);
   assert.equal(out.values["ignore-read"], "/w/.env");
   assert.deepEqual(out.nothing, ["write"]);
+});
+
+Deno.test("flagsUnderSet() drops every allow flag and the deny lists the set gives; keeps the rest", () => {
+  const s = set({ read: { allow: ["."], deny: [".env"] }, write: ["dist"] });
+  const flags = {
+    "allow-read": "src",
+    "allow-write": "a.txt",
+    "allow-net": "example.com",
+    "deny-read": "secrets",
+    "deny-write": "dist/keep",
+    "ignore-env": "TOKEN",
+  };
+  assert.deepEqual(flagsUnderSet(s, flags), { "deny-write": "dist/keep", "ignore-env": "TOKEN" });
+  const combined = setFlagValues(s, flagsUnderSet(s, flags));
+  assert.equal(combined.values["allow-write"], "/w/dist");
+  assert.equal(combined.values["deny-read"], "/w/.env");
+  assert.deepEqual(combined.nothing, ["run", "net", "env"]);
 });
