@@ -14,6 +14,8 @@ import { historyUpdates } from "./history.ts";
 import { sessionInfos } from "./list.ts";
 import { protocolTerminal } from "./_terminal.ts";
 import type { EditorFiles } from "./editor_files.ts";
+import { acceptsImages } from "./turn.ts";
+import { resolveSettings } from "../cli/config.ts";
 
 /** The standard streams the protocol runs on. */
 export interface AcpStdio {
@@ -95,7 +97,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
   };
   const app = acp.agent({ name: "moat" })
     // moat speaks version 1 only: the requested version when it is 1, else the one it has.
-    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+    .onRequest(acp.methods.agent.initialize, async ({ params }) => {
       offered = params.clientCapabilities ?? {};
       return {
         protocolVersion: acp.PROTOCOL_VERSION,
@@ -103,7 +105,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
           loadSession: true,
           sessionCapabilities: { list: {} },
           promptCapabilities: {
-            image: true,
+            image: await launchTakesImages(options),
             audio: false,
             embeddedContext: true,
           },
@@ -166,4 +168,18 @@ export async function runAcp(options: AcpOptions): Promise<number> {
   await Promise.all([...sessions.values()].map((s) => s.close()));
   for (const u of unsubscribe) u();
   return signalled === undefined ? EXIT.ok : signalled === "SIGINT" ? EXIT.sigint : EXIT.sigterm;
+}
+
+/**
+ * Whether the model of the launch (flags, environment, the user config and the start directory's
+ * project config, its sensitive settings left out) takes images: what `initialize` declares.
+ */
+async function launchTakesImages(options: AcpOptions): Promise<boolean> {
+  const resolved = await resolveSettings(options.flags, {
+    env: options.context.env,
+    workspace: options.cwd,
+    fs: options.context.fs,
+    askTrust: () => Promise.resolve("ignore"),
+  });
+  return resolved.ok && acceptsImages(resolved);
 }

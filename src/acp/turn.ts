@@ -1,6 +1,7 @@
 /**
  * One `session/prompt` of an ACP session: `/compact`, or an agent turn (print mode's loop) whose
- * events are streamed as `session/update`s.
+ * events are streamed as `session/update`s; an image for a model without vision is refused
+ * before anything is sent.
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/events.ts";
@@ -16,9 +17,15 @@ import { createRunStats, type Reporter } from "../report/mod.ts";
 import { type Engine, runOnce } from "../cli/engine.ts";
 import { compactNow } from "../cli/context.ts";
 import type { RunSetup } from "../cli/setup.ts";
+import { knownVision } from "../model/vision.ts";
 import type { PendingCall } from "./permission.ts";
 import { acpStopReason, toolTitle, updatesOf } from "./updates.ts";
 import type { AcpHost } from "./host.ts";
+
+/** Whether the session's model takes images: `compat.vision` if set, else the model table. */
+export function acceptsImages(setup: Pick<RunSetup, "settings">): boolean {
+  return setup.settings.compat?.vision ?? knownVision(setup.settings.model) ?? false;
+}
 
 /** Sends each agent event's updates (and the context's use after each reply); notes calls. */
 export function observer(options: {
@@ -88,6 +95,16 @@ export async function runTurn(
     });
   const notes = turn.notes.splice(0);
   if (notes.length > 0) say(notes.map((n) => `moat: ${n}\n`).join("") + "\n");
+  if (blocks.some((b) => b.type === "image") && !acceptsImages(setup)) {
+    // Refused before anything is sent or written: the prompt is not part of the conversation.
+    say(
+      `moat: The model "${setup.settings.model}" does not take images, so nothing was sent: ` +
+        "remove the image, choose a model with vision (-m MODEL), or, if this model does take " +
+        'images, set "compat": {"vision": true} in the config.\n',
+    );
+    await host.drained();
+    return "refusal";
+  }
   writer?.begin();
   const prompt = userMessage(blocks);
   const compact = typeof prompt.content === "string"

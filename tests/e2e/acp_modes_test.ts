@@ -1,7 +1,7 @@
 /**
  * End to end through the ACP SDK's client side: the user's permission sets as session modes
- * (each its own sandbox, refused mid-prompt) and the trust question of a new session asked at
- * its first prompt.
+ * (each its own sandbox, refused mid-prompt), the trust question of a new session asked at its
+ * first prompt, and images refused for a model without vision.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -184,6 +184,55 @@ Deno.test("moat acp asks about an untrusted project at a new session's first pro
   assert.equal(moat.questions.length, 3);
   assert.equal((await firstPrompt(once.dir)).header, undefined, "no answer this time");
   assert.equal(moat.questions.length, 4);
+
+  const status = await moat.close();
+  assert.equal(status.code, 0, moat.stderr());
+});
+
+Deno.test("moat acp declares images only for a model with vision, and refuses them otherwise", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  await using moat = await connectMoat(["-m", "qwen2.5-coder"], ws.dir, env);
+  const textOnly = await moat.agent.request(acp.methods.agent.initialize, init);
+  assert.equal(textOnly.agentCapabilities?.promptCapabilities?.image, false);
+  const pixel =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+  const withImage = async () => {
+    const { sessionId } = await moat.agent.request(acp.methods.agent.session.new, {
+      cwd: ws.dir,
+      mcpServers: [],
+    });
+    const done = await moat.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [
+        { type: "text", text: "what is this?" },
+        { type: "image", data: pixel, mimeType: "image/png" },
+      ],
+    });
+    const shown = moat.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update)
+      .map((u) =>
+        u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""
+      ).join("");
+    return { stopReason: done.stopReason, shown };
+  };
+  const refused = await withImage();
+  assert.equal(refused.stopReason, "refusal", moat.stderr());
+  assert.match(refused.shown, /"qwen2\.5-coder" does not take images, so nothing was sent/);
+  assert.equal(server.chatRequests.length, 0);
+
+  // The config says this model takes images: declared, and sent.
+  await writeUserConfig(home.dir, { compat: { vision: true } });
+  const vision = await moat.agent.request(acp.methods.agent.initialize, init);
+  assert.equal(vision.agentCapabilities?.promptCapabilities?.image, true);
+  server.script(reply.text("a red dot"));
+  const sent = await withImage();
+  assert.equal(sent.stopReason, "end_turn", moat.stderr());
+  assert.match(
+    JSON.stringify(server.chatRequests.at(-1)?.body?.messages),
+    /data:image\/png;base64,iVBOR/,
+  );
 
   const status = await moat.close();
   assert.equal(status.code, 0, moat.stderr());
