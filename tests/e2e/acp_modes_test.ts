@@ -21,6 +21,26 @@ async function writeUserConfig(home: string, config: unknown): Promise<void> {
   await Deno.writeTextFile(join(home, "config", "moat", "config.json"), JSON.stringify(config));
 }
 
+/** The text shown in session `sessionId`'s chat so far. */
+function shownText(updates: readonly acp.SessionNotification[], sessionId: string): string {
+  return updates.filter((n) => n.sessionId === sessionId).map((n) => n.update).map((u) =>
+    u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""
+  ).join("");
+}
+
+/**
+ * Waits until session `sessionId` showed text matching `pattern`: the SDK's client hands a
+ * notification to its handler after checking it, so one sent just before a prompt's answer may
+ * reach the list just after the answer.
+ */
+async function shown(
+  updates: readonly acp.SessionNotification[],
+  sessionId: string,
+  pattern: RegExp,
+): Promise<void> {
+  await waitUntil(`text matching ${pattern}`, () => pattern.test(shownText(updates, sessionId)));
+}
+
 /** The mode ids of the `current_mode_update`s sent so far in `sessionId`. */
 function modeUpdates(updates: readonly acp.SessionNotification[], sessionId: string): string[] {
   return updates.filter((n) => n.sessionId === sessionId).map((n) => n.update).flatMap((u) =>
@@ -149,17 +169,13 @@ Deno.test("moat acp asks about an untrusted project at a new session's first pro
     });
     assert.equal(done.stopReason, "end_turn", moat.stderr());
     assert.equal(server.chatRequests.length, before + 1);
-    const shown = moat.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update)
-      .map((u) =>
-        u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""
-      ).join("");
-    return { header: server.chatRequests.at(-1)?.headers["x-project"], shown };
+    return { header: server.chatRequests.at(-1)?.headers["x-project"], sessionId };
   };
 
   // No answer (the test editor cancels): not trusted, and the chat says so.
   const none = await firstPrompt(ignored.dir);
   assert.equal(none.header, undefined);
-  assert.match(none.shown, /sensitive settings \(headers\) were not trusted/);
+  await shown(moat.updates, none.sessionId, /sensitive settings \(headers\) were not trusted/);
   assert.equal(moat.questions.length, 1);
   const question = moat.questions[0];
   assert.equal(question?.toolCall.toolCallId, "moat-project-trust");
@@ -211,15 +227,15 @@ Deno.test("moat acp declares images only for a model with vision, and refuses th
         { type: "image", data: pixel, mimeType: "image/png" },
       ],
     });
-    const shown = moat.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update)
-      .map((u) =>
-        u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""
-      ).join("");
-    return { stopReason: done.stopReason, shown };
+    return { stopReason: done.stopReason, sessionId };
   };
   const refused = await withImage();
   assert.equal(refused.stopReason, "refusal", moat.stderr());
-  assert.match(refused.shown, /"qwen2\.5-coder" does not take images, so nothing was sent/);
+  await shown(
+    moat.updates,
+    refused.sessionId,
+    /"qwen2\.5-coder" does not take images, so nothing was sent/,
+  );
   assert.equal(server.chatRequests.length, 0);
 
   // The config says this model takes images: declared, and sent.
