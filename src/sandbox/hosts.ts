@@ -141,7 +141,10 @@ export class ToolHosts {
     return (await this.#listJobs({ action: "list" }, call)).output;
   }
 
-  /** Stops every background job of the run; resolves to the results of those still running. */
+  /**
+   * Stops every background job of the run; resolves to the stops' results (`details.stopped`:
+   * the job was still running).
+   */
   async stopJobs(): Promise<ToolOutput[]> {
     const call: HostCall = {
       toolCallId: "moat-stop-jobs",
@@ -152,10 +155,7 @@ export class ToolHosts {
     for (const [id, client] of this.#jobs) {
       stops.push(client.execute("job", { action: "stop", id }, call));
     }
-    const results = await Promise.all(stops);
-    return results.filter((r) =>
-      (r.details as { stopped?: boolean } | undefined)?.stopped === true
-    );
+    return await Promise.all(stops);
   }
 
   async #run(
