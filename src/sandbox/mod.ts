@@ -210,6 +210,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const hosts: ToolHosts = new ToolHosts(
     { grants: options.grants, protection: scan.protection },
     createHostStarter(hostSetup),
+    // In bubblewrap, the host's pid namespace ends the jobs of a killed moat.
+    bwrap === undefined && sys.groupReaper ? { startReaper: sys.groupReaper } : {},
   );
   hosts.warmUp();
 
