@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { cliEnv, processesMatching, spawnMoat, waitUntil } from "./_cli.ts";
+import { cliEnv, jsonLines, processesMatching, spawnMoat, waitUntil } from "./_cli.ts";
 
 type Ending = "SIGINT" | "SIGTERM" | "SIGKILL" | "host crash";
 
@@ -85,6 +85,13 @@ async function endWithJobRunning(ending: Ending, sandbox: "auto" | "off"): Promi
   const expected = { "SIGINT": 130, "SIGTERM": 143, "SIGKILL": 137, "host crash": 0 }[ending];
   if (ending === "SIGKILL") assert.equal(out.signal, "SIGKILL", stderr);
   else assert.equal(out.code, expected, stderr);
+  if (ending === "SIGINT" || ending === "SIGTERM") {
+    // The run's end stopped the job, and says so.
+    const exits = jsonLines(new TextDecoder().decode(out.stdout)).filter((e) =>
+      e.type === "job_exit"
+    );
+    assert.deepEqual(exits.map((e) => [e.id, e.end, e.signal]), [["1", "run_end", "SIGKILL"]]);
+  }
   await waitUntil(
     `no process tagged "${tag}" to remain`,
     async () => (await processesMatching(tag)).length === 0,
