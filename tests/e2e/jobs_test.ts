@@ -127,3 +127,80 @@ Deno.test("--output jsonl: job_start after the starting call, job_exit for an ex
   const at = picked.findIndex((e) => JSON.stringify(e) === JSON.stringify(exitA));
   assert.ok(at === 2 || at === picked.indexOf("tool_end call_wait") + 1, JSON.stringify(picked));
 });
+
+Deno.test("a scoped --allow-net: a later call reaches a job's server on loopback, and still not the machine's", async () => {
+  await using server = await startFakeOpenAI();
+  await using ws = await createTempWorkspace();
+  await using home = await createTempWorkspace();
+  await Deno.writeTextFile(ws.path("index.html"), "served by the job\n");
+  // A server on the machine's loopback, which the grants do not name.
+  const outside = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response("the machine's own server\n"),
+  );
+  const outsidePort = outside.addr.port;
+  try {
+    const port = freePort();
+    const command = `python3 -u -m http.server ${port} --bind 127.0.0.1`;
+    server.script(
+      reply.toolCalls([{
+        id: "call_start",
+        name: "bash",
+        arguments: { command, background: true },
+      }]),
+      reply.toolCalls([{
+        id: "call_wait",
+        name: "job",
+        arguments: { action: "wait", id: "1", pattern: "Serving HTTP", timeout: 20 },
+      }]),
+      reply.toolCalls([
+        {
+          id: "call_ip",
+          name: "bash",
+          arguments: { command: `curl -s http://127.0.0.1:${port}/index.html` },
+        },
+        {
+          id: "call_name",
+          name: "bash",
+          arguments: { command: `curl -s http://localhost:${port}/index.html` },
+        },
+        {
+          id: "call_outside",
+          name: "bash",
+          arguments: { command: `curl -s -m 5 http://127.0.0.1:${outsidePort}/; echo "exit $?"` },
+        },
+      ]),
+      reply.text("done"),
+    );
+    const out = await runMoat(["--allow-run", "--allow-net=example.com", "serve and fetch"], {
+      cwd: ws.dir,
+      env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+    });
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(toolResultOf(server, "call_wait"), /matched/);
+    assert.equal(toolResultOf(server, "call_ip"), "served by the job");
+    assert.equal(toolResultOf(server, "call_name"), "served by the job");
+    assert.doesNotMatch(toolResultOf(server, "call_outside"), /machine's own server/);
+    assert.match(toolResultOf(server, "call_outside"), /exit [1-9]/);
+    // Grants that name the machine's loopback reach it, through the proxy.
+    server.script(
+      reply.toolCalls([{
+        id: "call_granted",
+        name: "bash",
+        arguments: { command: `curl -s -m 5 http://127.0.0.1:${outsidePort}/` },
+      }]),
+      reply.text("done"),
+    );
+    const granted = await runMoat(
+      ["--allow-run", `--allow-net=example.com,127.0.0.1:${outsidePort}`, "fetch"],
+      {
+        cwd: ws.dir,
+        env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+      },
+    );
+    assert.equal(granted.code, 0, granted.stderr);
+    assert.equal(toolResultOf(server, "call_granted"), "the machine's own server");
+  } finally {
+    await outside.shutdown();
+  }
+});
