@@ -7,6 +7,7 @@ import type { AgentEvent } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { replayCheckText } from "../replay/check.ts";
 import { hookLine } from "../hooks/mod.ts";
+import type { JobEvent } from "../report/jobs.ts";
 import {
   assistantText,
   clipText,
@@ -205,6 +206,34 @@ export function permissionRecord(decision: PermissionDecision): Record<string, u
   return record;
 }
 
+/** The `job_start` / `job_exit` record: exactly the documented fields. */
+export function jobRecord(event: JobEvent): Record<string, unknown> {
+  switch (event.type) {
+    case "job_start":
+      return {
+        type: "job_start",
+        id: event.id,
+        command: event.command,
+        toolCallId: event.toolCallId,
+      };
+    case "job_exit":
+      return {
+        type: "job_exit",
+        id: event.id,
+        command: event.command,
+        toolCallId: event.toolCallId,
+        end: event.end,
+        exitCode: event.exitCode,
+        signal: event.signal,
+        lastLines: event.lastLines,
+      };
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
 /** Creates the `--output jsonl` reporter. */
 export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
   const now = options.now ?? (() => new Date());
@@ -232,6 +261,7 @@ export function createJsonlReporter(options: JsonlReporterOptions): Reporter {
     },
     warning,
     permission: (decision) => emit(permissionRecord(decision)),
+    job: (event) => emit(jobRecord(event)),
     hook(record) {
       const { phase, ...fields } = record;
       // run_end stays the last record: SessionEnd hooks run after it and are not in the stream.

@@ -87,8 +87,11 @@ function base64Bytes(data: string): number {
   return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
 }
 
-/** Tools whose results are command output (see NormalizeOptions.commandOutput in normalize.ts). */
-const COMMAND_TOOLS = ["bash"];
+/**
+ * Tools whose results are command output (see NormalizeOptions.commandOutput in normalize.ts):
+ * bash, and the job tool's reads of a background command's output and state.
+ */
+const COMMAND_TOOLS = ["bash", "job"];
 
 /** The result's text normalised with `paths`, images as a type-and-size line. */
 function contentText(

@@ -28,6 +28,13 @@ const SPILL_FILE = new RegExp(
   String.raw`(?<![${P}.])bash-[0-9a-z]+-[0-9a-f]{8}\.(stdout|stderr)\.log${PATH_END}`,
   "gu",
 );
+/** A background job's log file (`job-ID-MILLISECONDS.log`, src/tools/bash/jobs.ts). */
+const JOB_LOG = new RegExp(
+  String.raw`(?<![${P}.])job-([\p{L}\p{N}_]+)-\d+\.log${PATH_END}`,
+  "gu",
+);
+/** A process id as the job tool and many programs show it ("pid 4242"). */
+const PID = /(?<![\p{L}\p{N}_])pid \d+(?![\p{L}\p{N}_])/gu;
 const TIMESTAMP = new RegExp(
   String.raw`(?<![\p{L}\p{N}])\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?` +
     String.raw`(?:Z|[+\-]\d{2}(?::?\d{2})?)?(?![\p{L}\p{N}])`,
@@ -81,15 +88,15 @@ export function replacePaths(
 /** Options of normalizeResultText. */
 export interface NormalizeOptions {
   /**
-   * The text is a command's output, which shows times that change from run to run: durations
-   * and ISO timestamps become placeholders too. Default false, so a changed file is never hidden.
+   * The text is a command's output, which shows times and process ids that change from run to
+   * run: durations, ISO timestamps and "pid N" become placeholders too. Default false, so a changed file is never hidden.
    */
   commandOutput?: boolean;
 }
 
 /**
- * Replaces the workspace and home paths and bash spill-file names with placeholders, and for
- * command output also durations and timestamps.
+ * Replaces the workspace and home paths, bash spill-file and job log names with placeholders, and
+ * for command output also durations, timestamps and process ids.
  */
 export function normalizeResultText(
   text: string,
@@ -107,9 +114,11 @@ export function normalizeWithPaths(
 ): string {
   const out = replacePaths(text, paths)
     .replace(SPILL_DIR, "<spill-dir>")
-    .replace(SPILL_FILE, "bash-<id>.$1.log");
+    .replace(SPILL_FILE, "bash-<id>.$1.log")
+    .replace(JOB_LOG, "job-$1-<time>.log");
   if (options.commandOutput !== true) return out;
   return out
     .replace(TIMESTAMP, "<time>")
-    .replace(DURATION, "<duration>");
+    .replace(DURATION, "<duration>")
+    .replace(PID, "pid <pid>");
 }

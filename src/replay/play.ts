@@ -227,7 +227,11 @@ export function createRelocation(recorded: NormalizeContext, live: NormalizeCont
     const d = typeof details === "object" && details !== null
       ? details as Record<string, unknown>
       : {};
-    return [d.stdoutFile, d.stderrFile].map((f) => typeof f === "string" ? f : undefined);
+    // A background job's log file (bash's start and the job tool's results).
+    const job = typeof d.job === "object" && d.job !== null
+      ? (d.job as Record<string, unknown>).logFile
+      : undefined;
+    return [d.stdoutFile, d.stderrFile, job].map((f) => typeof f === "string" ? f : undefined);
   };
   return {
     relocate: (text) => replacePaths(text, pairs),
@@ -241,8 +245,8 @@ export function createRelocation(recorded: NormalizeContext, live: NormalizeCont
         spillFiles(recordedResult.details).forEach((from, i) => {
           const to = liveFiles[i];
           if (from === undefined || to === undefined) return;
-          // Bash spill files get fresh names in a fresh directory each run: a later `read` of
-          // the recorded file must read this run's.
+          // Bash spill files and job logs get fresh names in a fresh directory each run: a
+          // later `read` of the recorded file must read this run's.
           add(from, to);
           add(dirname(from), dirname(to));
         });

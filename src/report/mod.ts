@@ -40,6 +40,35 @@ export type RunStopReason =
   /** The final answer did not match --output-schema, even after asking again (exit 7). */
   | "schemaMismatch";
 
+/**
+ * How a job ended: `exited` by itself (or killed by something else), `stopped` by the model (the
+ * job tool's stop), `run_end`: stopped because the run ended.
+ */
+export type JobEnd = "exited" | "stopped" | "run_end";
+
+/** A job event: one `job_start` per job started, one `job_exit` once moat learns it ended. */
+export type JobEvent =
+  | {
+    type: "job_start";
+    id: string;
+    command: string;
+    /** The bash call that started it. */
+    toolCallId: string;
+  }
+  | {
+    type: "job_exit";
+    id: string;
+    command: string;
+    /** The bash call that started it. */
+    toolCallId: string;
+    end: JobEnd;
+    /** Its exit code when it exited by itself; null when a signal ended it. */
+    exitCode: number | null;
+    signal: string | null;
+    /** Its last lines (at most 20, 2000 characters: ./jobs.ts). */
+    lastLines: string;
+  };
+
 /** Facts known when a run starts. */
 export interface RunStartInfo {
   model: string;
@@ -182,6 +211,8 @@ export interface Reporter {
   permission?(decision: PermissionDecision): void;
   /** A hook command started or ended; without it, blocks and failures come as warnings. */
   hook?(record: HookRecord): void;
+  /** A background job started or was seen ended (--output jsonl; see ./jobs.ts). */
+  job?(event: JobEvent): void;
   end(summary: RunSummary): void;
   /** Holds (true) or resumes (false) live output such as the spinner, e.g. while a question is asked. */
   hold?(held: boolean): void;

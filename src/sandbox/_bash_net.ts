@@ -39,7 +39,9 @@ export interface BashNetwork {
    * starts on first use), undefined otherwise and when the proxy cannot run (then bash has no
    * network).
    */
-  hostConfig(grants: Grants): { socketPath: string; token: string } | undefined;
+  hostConfig(
+    grants: Grants,
+  ): { socketPath: string; token: string; loopbackDirect: boolean } | undefined;
   /** `tools` with the bash tool wrapped, so that decisions name the bash call that is running. */
   track(tools: AnyTool[]): AnyTool[];
   /** Stops the proxy and its query Worker. Idempotent. */
@@ -133,7 +135,11 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
       const proxied = grants.net === true ? grants.denyNet.length > 0 : true;
       if (!proxied || closing !== undefined) return undefined;
       proxy ??= start();
-      return proxy.ok ? { socketPath: proxy.proxy.socketPath, token: tokenHex(token) } : undefined;
+      if (!proxy.ok) return undefined;
+      // Loopback is the host's network namespace's own (the run's calls and jobs), unless the
+      // grants name the machine's: that is reached through the proxy.
+      const loopbackDirect = grants.net !== true && !grants.net.some(isLoopbackEntry);
+      return { socketPath: proxy.proxy.socketPath, token: tokenHex(token), loopbackDirect };
     },
     track(tools) {
       return tools.map((tool): AnyTool =>
@@ -229,4 +235,16 @@ export function netPermissions(net: Scope): Deno.PermissionOptionsObject {
     ffi: false,
     import: false,
   };
+}
+
+/** Whether a net grant entry (`host` or `host:port`, IPv6 in brackets) names a loopback host. */
+export function isLoopbackEntry(entry: string): boolean {
+  const host = entry.startsWith("[")
+    ? entry.slice(1, entry.indexOf("]"))
+    : entry.split(":").length === 2
+    ? entry.split(":")[0] as string
+    : entry;
+  const name = host.toLowerCase().replace(/\.$/, "");
+  return name === "localhost" || name.endsWith(".localhost") || /^127\./.test(name) ||
+    name === "::1" || name === "0.0.0.0";
 }

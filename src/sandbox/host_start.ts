@@ -57,7 +57,9 @@ export interface HostSetup {
   /** Every other name of a `--deny-run` program, masked in the view too. */
   deniedPrograms: string[];
   /** bash's network proxy for a host of `grants` (bwrap mode under a scoped --allow-net). */
-  netProxy?: (grants: HostAccess["grants"]) => { socketPath: string; token: string } | undefined;
+  netProxy?: (
+    grants: HostAccess["grants"],
+  ) => { socketPath: string; token: string; loopbackDirect: boolean } | undefined;
   /** The proxies of MCP servers that reach a list of hosts (bwrap mode). */
   mcpNet?: McpNetwork;
   sys: Pick<SandboxSys, "paths" | "processes" | "files">;

@@ -8,6 +8,7 @@ import type { Grants, Protection } from "../policy/mod.ts";
 import { JOB_ID_ARG, type ToolLocation, type ToolOutput, type ToolUpdate } from "../tools/mod.ts";
 import { ToolHostClient } from "./host/client.ts";
 import type { HostConnection } from "./host/connection.ts";
+import type { GroupReaper } from "./ops.ts";
 import { widenForApproval } from "./permissions.ts";
 
 /** What a tool host enforces: the grants and the protected paths. */
@@ -44,8 +45,21 @@ export class ToolHosts {
   #jobHosts = new Set<ToolHostClient>();
   #nextJob = 1;
 
-  constructor(access: HostAccess, start: HostStarter) {
+  #startReaper: (() => GroupReaper | undefined) | undefined;
+  /** Kills the jobs' groups should moat die (started with the first job). */
+  #reaper: GroupReaper | undefined;
+
+  /**
+   * With `startReaper`, each job's pid (its group's id) goes to a reaper: without bubblewrap the
+   * jobs' groups are in moat's pid namespace, and nothing else ends them if moat is killed.
+   */
+  constructor(
+    access: HostAccess,
+    start: HostStarter,
+    options: { startReaper?: () => GroupReaper | undefined } = {},
+  ) {
     this.#start = start;
+    this.#startReaper = options.startReaper;
     this.#access = access;
     this.#current = { client: this.#client(access), generation: 0 };
   }
@@ -141,7 +155,10 @@ export class ToolHosts {
     return (await this.#listJobs({ action: "list" }, call)).output;
   }
 
-  /** Stops every background job of the run; resolves to the results of those still running. */
+  /**
+   * Stops every background job of the run; resolves to the stops' results (`details.stopped`:
+   * the job was still running).
+   */
   async stopJobs(): Promise<ToolOutput[]> {
     const call: HostCall = {
       toolCallId: "moat-stop-jobs",
@@ -152,10 +169,7 @@ export class ToolHosts {
     for (const [id, client] of this.#jobs) {
       stops.push(client.execute("job", { action: "stop", id }, call));
     }
-    const results = await Promise.all(stops);
-    return results.filter((r) =>
-      (r.details as { stopped?: boolean } | undefined)?.stopped === true
-    );
+    return await Promise.all(stops);
   }
 
   async #run(
@@ -165,10 +179,13 @@ export class ToolHosts {
     jobId: string | undefined,
   ): Promise<ToolOutput> {
     const started = (client: ToolHostClient, output: ToolOutput): boolean => {
-      const job = (output.details as { job?: { id?: unknown } } | undefined)?.job;
+      const job = (output.details as { job?: { id?: unknown; pid?: unknown } } | undefined)?.job;
       if (jobId === undefined || job?.id !== jobId) return false;
       this.#jobs.set(jobId, client);
       this.#jobHosts.add(client);
+      if (typeof job.pid === "number" && this.#startReaper !== undefined) {
+        (this.#reaper ??= this.#startReaper())?.add(job.pid);
+      }
       return true;
     };
     if (name === "bash" && this.#nextBash.length > 0) {
@@ -208,6 +225,8 @@ export class ToolHosts {
         ...[...this.#jobHosts].map((c) => c.close()),
         ...this.#retired,
       ]);
+      // The hosts stopped the jobs.
+      await this.#reaper?.close();
     })();
     return this.#closing;
   }

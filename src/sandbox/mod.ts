@@ -144,7 +144,7 @@ export interface Sandbox {
   confine(spec: ConfineSpec): { argv: string[] } | { error: string } | undefined;
   /** The tools' environment (the allow-list; never the provider key). */
   toolEnv(): Record<string, string>;
-  stopJobs(): Promise<ToolOutput[]>; // The stops of the background jobs still running.
+  stopJobs(): Promise<ToolOutput[]>; // Stops the background jobs (details.stopped: was running).
   listJobs(): Promise<string>; // The background jobs and their states (/jobs).
   close(): Promise<void>; // Kills the tool hosts and every process group in them. Idempotent.
 }
@@ -210,6 +210,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const hosts: ToolHosts = new ToolHosts(
     { grants: options.grants, protection: scan.protection },
     createHostStarter(hostSetup),
+    // In bubblewrap, the host's pid namespace ends the jobs of a killed moat.
+    bwrap === undefined && sys.groupReaper ? { startReaper: sys.groupReaper } : {},
   );
   hosts.warmUp();
 

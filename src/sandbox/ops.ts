@@ -156,6 +156,17 @@ export interface MountPointOps {
   startRemover(): PlaceholderRemover | undefined;
 }
 
+/**
+ * Kills the process groups it is given if moat dies without closing it (killed, SIGKILL
+ * included): without bubblewrap, nothing else ends a background job's group then.
+ */
+export interface GroupReaper {
+  /** Kills group `pgid` (a live group's leader) should moat die. */
+  add(pgid: number): void;
+  /** moat stopped the groups itself: the reaper ends without killing; never rejects. */
+  close(): Promise<void>;
+}
+
 /** The effects a sandbox uses (the entry points pass Deno's: src/sys/sandbox.ts). */
 export interface SandboxSys {
   /** Spawns the tool host process (bwrap mode). */
@@ -172,6 +183,8 @@ export interface SandboxSys {
   mountPoints: MountPointOps;
   /** Sockets of bash's network proxy under a scoped --allow-net (bwrap mode). */
   net: NetOps;
+  /** Starts the reaper of the background jobs' groups (worker mode); undefined: none. */
+  groupReaper?: () => GroupReaper | undefined;
   /**
    * The effects of the main process's own tool set, built for the tools' names, schemas and
    * `locations()` (their calls run in the tool hosts, whose Worker builds its own).

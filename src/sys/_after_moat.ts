@@ -6,6 +6,8 @@
 
 /** The script's side of the pipe: ends it and waits for the script to finish. */
 export interface AfterMoat {
+  /** Writes `line` (and a newline) to the script's stdin; never throws. */
+  send(line: string): void;
   /** Ends the pipe and waits for the script; never rejects. */
   close(): Promise<void>;
 }
@@ -35,9 +37,16 @@ export function startAfterMoat(
   }
   const writer = child.stdin.getWriter();
   let closing: Promise<void> | undefined;
+  // Writes in order; a failed one (the script is gone) is dropped.
+  let writing: Promise<void> = Promise.resolve();
+  const encoder = new TextEncoder();
   return {
+    send(line) {
+      writing = writing.then(() => writer.write(encoder.encode(`${line}\n`))).catch(() => {});
+    },
     close() {
       closing ??= (async () => {
+        await writing;
         await writer.close().catch(() => {});
         await child.status.catch(() => {});
       })();

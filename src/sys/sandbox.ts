@@ -5,6 +5,7 @@ import { createDenoFsOps } from "./fs.ts";
 import { createDenoHostProcessOps } from "./host_process.ts";
 import { createDenoMountPointOps } from "./mount_points.ts";
 import { createDenoNetOps } from "./net.ts";
+import { startGroupReaper } from "./group_reaper.ts";
 import { createDenoFetchNet } from "./fetch_net.ts";
 import { systemClock } from "./clock.ts";
 import { createDenoApprovalFileOps, createDenoScanOps } from "./paths.ts";
@@ -21,6 +22,7 @@ export function createDenoSandboxSys(): SandboxSys {
     files: createDenoApprovalFileOps(),
     mountPoints: createDenoMountPointOps(),
     net: createDenoNetOps(),
+    groupReaper: startGroupReaper,
     tools: { fs: createDenoFsOps(), process: createDenoProcessOps() },
     fetch: { net: createDenoFetchNet(), clock: systemClock, fs: createDenoFsOps() },
   };

@@ -134,6 +134,10 @@ const DOCUMENTED_FIELDS: Record<string, { always: string[]; optional?: string[] 
     always: ["toolCallId", "name", "args", "durationMs", "isError", "blocked", "output"],
   },
   health: { always: ["signal", "message", "count"] },
+  job_start: { always: ["id", "command", "toolCallId"] },
+  job_exit: {
+    always: ["id", "command", "toolCallId", "end", "exitCode", "signal", "lastLines"],
+  },
   model_retry: {
     always: ["attempt", "maxRetries", "cause", "message", "status", "waitMs", "midStream"],
   },
@@ -268,6 +272,17 @@ Deno.test("createJsonlReporter() emits exactly the fields docs/events.md documen
     durationMs: 1,
   });
   r.event({ type: "health", signal: "repeated_calls", message: "stuck", count: 3 });
+  r.job?.({ type: "job_start", id: "1", command: "serve", toolCallId: "c1" });
+  r.job?.({
+    type: "job_exit",
+    id: "1",
+    command: "serve",
+    toolCallId: "c1",
+    end: "run_end",
+    exitCode: null,
+    signal: "SIGKILL",
+    lastLines: "ready",
+  });
   r.event({ type: "report_start", limit: "max_turns" });
   r.end({
     ...summary,

@@ -248,6 +248,20 @@ Deno.test({
     await run(["--replay", recording, "--replay-check", "--no-session"]);
     await run(["--replay", recording, "--replay-check", "--no-session"], { json: true });
 
+    // Background jobs: one ends by itself, one the model stops, one the end of the run stops.
+    server.script(
+      reply.toolCalls([
+        { id: "j1", name: "bash", arguments: { command: "echo one", background: true } },
+        { id: "j2", name: "bash", arguments: { command: "sleep 600", background: true } },
+        { id: "j3", name: "bash", arguments: { command: "echo up; sleep 600", background: true } },
+      ]),
+      reply.toolCalls([
+        { id: "jw", name: "job", arguments: { action: "wait", id: "1", timeout: 60 } },
+        { id: "js", name: "job", arguments: { action: "stop", id: "2" } },
+      ]),
+      reply.text("Jobs done."),
+    );
+    await run(["--allow-run", "--no-session", "run jobs"]);
     // Compaction, and a model that repeats itself; summary requests (no tools) get a summary.
     let reads = 0;
     server.script(repeat((request) => {

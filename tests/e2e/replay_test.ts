@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace, exists, type TempWorkspace } from "../support/workspace.ts";
-import { cliEnv, jsonLines, PROJECT_ROOT, runMoat } from "./_cli.ts";
+import { cliEnv, jsonLines, PROJECT_ROOT, runMoat, toolResultOf } from "./_cli.ts";
 
 /** The files every workspace of these tests starts with. */
 async function seed(ws: TempWorkspace): Promise<void> {
@@ -259,4 +259,45 @@ Deno.test("moat --replay of a run that stopped at --max-turns replays it as reco
   assert.match(replayed.stderr, limitLine);
   assert.match(replayed.stderr, /replay check passed: 2 tool result\(s\) match the recording/);
   assert.doesNotMatch(replayed.stderr, /not played|without a final reply|warning/);
+});
+
+Deno.test("moat --replay-check of a run with background jobs: the job calls replay live and match (pids, log files normalised)", async () => {
+  await using home = await createTempWorkspace();
+  await using server = await startFakeOpenAI();
+  await using recorded = await createTempWorkspace();
+  // It prints only once the next call made "go" (so its start shows nothing, whatever the
+  // machine's speed), then enough for the wait's result to name the job's log file.
+  const command = "until [ -e go ]; do sleep 0.05; done; seq 1 3000; echo ready; sleep 600";
+  server.script(
+    reply.toolCalls([{ id: "c_start", name: "bash", arguments: { command, background: true } }]),
+    reply.toolCalls([{ id: "c_go", name: "bash", arguments: { command: "touch go" } }]),
+    reply.toolCalls([
+      { id: "c_wait", name: "job", arguments: { action: "wait", id: "1", pattern: "^ready$" } },
+    ]),
+    reply.toolCalls([{ id: "c_read", name: "job", arguments: { action: "read", id: "1" } }]),
+    reply.toolCalls([{ id: "c_list", name: "job", arguments: { action: "list" } }]),
+    reply.toolCalls([{ id: "c_stop", name: "job", arguments: { action: "stop", id: "1" } }]),
+    reply.text("Served."),
+  );
+  const file = home.path("jobs.jsonl");
+  const env = cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" });
+  const rec = await runMoat(["--allow-run", "--session", file, "serve"], {
+    cwd: recorded.dir,
+    env,
+  });
+  assert.equal(rec.code, 0, rec.stderr);
+  assert.match(toolResultOf(server, "c_start"), /\[Started job "1" in the background/);
+  assert.match(toolResultOf(server, "c_wait"), /job-1-\d+\.log/);
+  assert.match(toolResultOf(server, "c_list"), /pid \d+/);
+  await using ws = await createTempWorkspace();
+  const out = await runMoat(
+    ["--allow-run", "--replay", file, "--replay-check", "--no-session", "--output", "json"],
+    { cwd: ws.dir, env: offlineEnv(home) },
+  );
+  const result = JSON.parse(out.stdout);
+  assert.equal(out.code, 0, out.stderr);
+  assert.deepEqual(
+    { compared: result.replay.check.compared, differing: result.replay.check.differing },
+    { compared: 6, differing: 0 },
+  );
 });

@@ -94,3 +94,22 @@ Deno.test("replacePaths() replaces whole paths only, longest first, and never th
   assert.equal(replacePaths("/a/b/c", [["/a", "/A"], ["/a/b", "/B"]]), "/B/c");
   assert.equal(replacePaths("unchanged", []), "unchanged");
 });
+
+Deno.test("normalizeResultText() replaces job log names always, and process ids in command output", () => {
+  const recorded =
+    'is in /tmp/moat-run-AAA/job-1-1796289417198.log\nJob "1" (`serve`, pid 21) is running.';
+  const live =
+    'is in /tmp/moat-run-BBB/job-1-1796289420448.log\nJob "1" (`serve`, pid 2512) is running.';
+  const expected = 'is in <spill-dir>/job-1-<time>.log\nJob "1" (`serve`, pid <pid>) is running.';
+  assert.equal(normalizeResultText(recorded, recordedCtx, { commandOutput: true }), expected);
+  assert.equal(normalizeResultText(live, liveCtx, { commandOutput: true }), expected);
+  // Another job's log, a pid outside command output and a longer word stay as they are.
+  assert.equal(
+    normalizeResultText("job-2-17.log pid 21 rapid 3", liveCtx),
+    "job-2-<time>.log pid 21 rapid 3",
+  );
+  assert.equal(
+    normalizeResultText("myjob-1-17.log rapid 3 pid 4x", liveCtx, { commandOutput: true }),
+    "myjob-1-17.log rapid 3 pid 4x",
+  );
+});

@@ -343,6 +343,22 @@ Deno.test("createRelocation() maps workspace and home, and learns bash spill fil
     "/tmp/moat-run-BBB/bash-k1-00aa11bb.stderr.log",
     "the spill directory itself is mapped too",
   );
+  // A background job's log file (in the start's and the job tool's details).
+  const job = (logFile: string): ToolResultMessage => ({
+    role: "toolResult",
+    results: [{
+      toolCallId: "j1",
+      toolName: "job",
+      content: "…",
+      isError: false,
+      details: { job: { id: "1", logFile } },
+    }],
+  });
+  relocation.learn(job("/tmp/moat-run-DDD/job-1-17.log"), job("/tmp/moat-run-EEE/job-1-18.log"));
+  assert.equal(
+    relocation.relocate("/tmp/moat-run-DDD/job-1-17.log"),
+    "/tmp/moat-run-EEE/job-1-18.log",
+  );
   // Results without a recorded counterpart teach nothing.
   relocation.learn(undefined, spilled("/tmp/moat-run-CCC/x.log"));
   assert.equal(relocation.relocate("/tmp/moat-run-CCC/x.log"), "/tmp/moat-run-CCC/x.log");

@@ -39,7 +39,7 @@ function fakeHosts() {
         // A background bash call starts the job the run numbered.
         const jobId = (msg.args as Record<string, unknown> | undefined)?.["__job_id"];
         const details = msg.name === "bash" && typeof jobId === "string"
-          ? { job: { id: jobId } }
+          ? { job: { id: jobId, pid: 1000 + Number(jobId) } }
           : msg.name === "job"
           ? { stopped: true }
           : undefined;
@@ -123,13 +123,13 @@ Deno.test("ToolHosts keeps a host that started a background job, and routes the 
   const once = call();
   hosts.allowOnce(once.toolCallId, { access: "run", program: "python3" });
   const started = await hosts.execute("bash", { command: "serve", background: true }, once);
-  assert.deepEqual(started.details, { job: { id: "1" } });
+  assert.deepEqual(started.details, { job: { id: "1", pid: 1001 } });
   assert.deepEqual(fake.closed, [], "the once-approved host lives on for its job");
   const read = await hosts.execute("job", { action: "read", id: "1" }, call());
   assert.equal(read.output, "host 1 (job): read /w; run python3");
   hosts.widen({ ...GRANTS, read: ["/w", "/data"] });
   const second = await hosts.execute("bash", { command: "watch", background: true }, call());
-  assert.deepEqual(second.details, { job: { id: "2" } }, "ids count across hosts");
+  assert.deepEqual(second.details, { job: { id: "2", pid: 1002 } }, "ids count across hosts");
   hosts.widen({ ...GRANTS, read: ["/w", "/more"] });
   assert.equal(await run(hosts, "ls"), "host 3 (ls): read /w,/more; run ");
   assert.deepEqual(fake.closed, [], "a replaced host with a job is not closed");
@@ -155,4 +155,30 @@ Deno.test("ToolHosts lists the jobs of the hosts holding some, and starts no hos
     "host 1 (job): read /w; run \nhost 2 (job): read /w,/data; run ",
   );
   await hosts.close();
+});
+
+Deno.test("ToolHosts tells a reaper (started with the first job) each job's pid, and closes it last", async () => {
+  const fake = fakeHosts();
+  const log: string[] = [];
+  let starts = 0;
+  const hosts = new ToolHosts({ grants: GRANTS, protection: PROTECTION }, fake.start, {
+    startReaper: () => {
+      starts++;
+      return {
+        add: (pid) => void log.push(`add ${pid}`),
+        close: () => {
+          log.push(`close after ${fake.closed.length} hosts`);
+          return Promise.resolve();
+        },
+      };
+    },
+  });
+  await run(hosts, "ls");
+  assert.equal(starts, 0, "no job: no reaper");
+  await hosts.execute("bash", { command: "serve", background: true }, call());
+  await hosts.execute("bash", { command: "watch", background: true }, call());
+  await hosts.close();
+  assert.equal(starts, 1);
+  assert.ok(fake.closed.length > 0);
+  assert.deepEqual(log, ["add 1001", "add 1002", `close after ${fake.closed.length} hosts`]);
 });

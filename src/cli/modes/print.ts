@@ -12,6 +12,7 @@ import { createRunStats, type RunStopReason } from "../../report/mod.ts";
 import type { RunSetup } from "../setup.ts";
 import type { JobDetails } from "../../tools/mod.ts";
 import { costOf } from "../../report/usage.ts";
+import { type JobEvent, JobEvents, withJobEvents } from "../../report/jobs.ts";
 import { createReporter, startInfo } from "./_reporter.ts";
 import { startReplay } from "./replay.ts";
 import { runForAnswer } from "./_answer.ts";
@@ -89,9 +90,11 @@ const PRINT_EXIT_CODES: Record<RunStopReason, number> = {
 export async function printMode(setup: RunSetup): Promise<number> {
   const { terminal, settings } = setup;
   // With --output-schema stdout gets only the JSON at the end: nothing streams.
-  const reporter = createReporter(setup, false, {
-    plainText: setup.flags.outputSchema !== undefined,
-  });
+  const jobEvents = new JobEvents();
+  const reporter = withJobEvents(
+    createReporter(setup, false, { plainText: setup.flags.outputSchema !== undefined }),
+    jobEvents,
+  );
   const controller = new AbortController();
   let signalled: CliSignal | undefined;
   let force: () => void = () => {};
@@ -264,7 +267,9 @@ export async function printMode(setup: RunSetup): Promise<number> {
     const finished = engine;
     engine = undefined;
     // Background jobs end with the run: say which were still running, with their last lines.
-    for (const line of await stoppedJobLines(finished)) reporter.warning(line);
+    for (const line of await stoppedJobLines(finished, (e) => reporter.job?.(e), jobEvents)) {
+      reporter.warning(line);
+    }
     await finished.close();
     await writer?.flush();
     reporter.end(summary);
@@ -277,12 +282,22 @@ export async function printMode(setup: RunSetup): Promise<number> {
   }
 }
 
-/** Stops the run's background jobs; one line per job that was still running. */
-async function stoppedJobLines(engine: Engine): Promise<string[]> {
-  const stopped = await engine.sandbox.stopJobs?.() ?? [];
-  return stopped.flatMap((out) => {
-    const job = (out.details as JobDetails | undefined)?.job;
-    if (job === undefined) return [];
+/**
+ * Stops the run's background jobs and reports their exits; one line per job that was still
+ * running.
+ */
+async function stoppedJobLines(
+  engine: Engine,
+  report: (event: JobEvent) => void,
+  jobEvents: JobEvents,
+): Promise<string[]> {
+  const stops = (await engine.sandbox.stopJobs?.() ?? []).map((out) =>
+    out.details as JobDetails | undefined
+  );
+  for (const event of jobEvents.atRunEnd(stops)) report(event);
+  return stops.flatMap((details) => {
+    const job = details?.job;
+    if (job === undefined || details?.stopped !== true) return [];
     const last = job.lastLines.trimEnd().split("\n").slice(-5).join("\n  ");
     return [
       `Stopped background job "${job.id}" (\`${job.command}\`) at the end of the run` +

@@ -78,9 +78,10 @@ export interface HostConfig {
   /**
    * bwrap mode under a scoped `--allow-net`: the host listens on 127.0.0.1 (its own network
    * namespace), forwards to the main process's proxy at `socketPath`, and gives bash the proxy
-   * variables (src/sandbox/net/forward.ts); each connection begins with `token` (hex).
+   * variables (src/sandbox/net/forward.ts); each connection begins with `token` (hex). With
+   * `loopbackDirect`, bash's clients reach loopback (the namespace's own) without the proxy.
    */
-  netProxy?: { socketPath: string; token?: string };
+  netProxy?: { socketPath: string; token?: string; loopbackDirect?: boolean };
   /**
    * bwrap mode: the host's private /tmp, which bash calls share and the run discards, and the
    * granted paths mounted inside it; the host notes a bash call that wrote there.

@@ -106,7 +106,9 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
           forwarder = started.forwarder;
           msg.config.toolOptions.env = {
             ...msg.config.toolOptions.env,
-            ...proxyEnvironment(forwarder.port),
+            ...proxyEnvironment(forwarder.port, {
+              loopbackDirect: netProxy.loopbackDirect === true,
+            }),
           };
         }
         try {

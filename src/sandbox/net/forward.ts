@@ -51,12 +51,21 @@ export function hexToken(hex: string): Uint8Array {
   return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
 }
 
+/** The loopback names and addresses NO_PROXY lists when loopback is reached directly. */
+export const LOOPBACK_NO_PROXY = "localhost,127.0.0.1,::1";
+
 /**
  * The environment that sends bash's HTTP(S) clients and SOCKS-aware tools through the proxy on
- * `port`. NO_PROXY is empty: even 127.0.0.1 means the machine's loopback, reachable only there.
+ * `port`. NO_PROXY is empty (127.0.0.1 then means the machine's loopback, reached through the
+ * proxy) unless `loopbackDirect`: then loopback is the network namespace's own, where the run's
+ * calls and background jobs reach each other and nothing else listens but the forwarder.
  */
-export function proxyEnvironment(port: number): Record<string, string> {
+export function proxyEnvironment(
+  port: number,
+  options: { loopbackDirect?: boolean } = {},
+): Record<string, string> {
   const http = `http://127.0.0.1:${port}`;
+  const noProxy = options.loopbackDirect === true ? LOOPBACK_NO_PROXY : "";
   const socks = `socks5h://127.0.0.1:${port}`;
   return {
     HTTP_PROXY: http,
@@ -65,7 +74,7 @@ export function proxyEnvironment(port: number): Record<string, string> {
     https_proxy: http,
     ALL_PROXY: socks,
     all_proxy: socks,
-    NO_PROXY: "",
-    no_proxy: "",
+    NO_PROXY: noProxy,
+    no_proxy: noProxy,
   };
 }

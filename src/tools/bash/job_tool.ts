@@ -88,6 +88,7 @@ export function createJobTool(table: JobTable): Tool<typeof JobParams> {
       }
       switch (args.action) {
         case "read":
+          await job.logged();
           return readResult(job, []);
         case "wait": {
           let pattern: RegExp | undefined;
@@ -107,6 +108,7 @@ export function createJobTool(table: JobTable): Tool<typeof JobParams> {
             signal,
             clock: table.clock,
           });
+          await job.logged();
           return readResult(job, [waitLine(end, sec, args.pattern)], { waited: end });
         }
         case "stop": {

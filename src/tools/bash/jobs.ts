@@ -126,6 +126,14 @@ export class Job {
     for (const listener of [...this.#listeners]) listener(line);
   }
 
+  /**
+   * Settles once the output so far is in the log file (the file exists once it printed anything),
+   * so that a result names the file whenever it shows output.
+   */
+  async logged(): Promise<void> {
+    await this.#writing;
+  }
+
   /** True until the process exited. */
   get running(): boolean {
     return this.#status === null;

@@ -225,6 +225,7 @@ async function startJob(
     new Promise<void>((resolve) => timer = table.clock.setTimeout(resolve, FIRST_OUTPUT_MS)),
   ]);
   table.clock.clearTimeout(timer);
+  await job.logged();
   const how = `Read its new output with the job tool ({"action": "read", "id": "${job.id}"}), ` +
     `wait for a line with {"action": "wait", "id": "${job.id}", "pattern": "…"}, and stop it ` +
     `with {"action": "stop", "id": "${job.id}"}.`;

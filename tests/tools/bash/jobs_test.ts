@@ -180,3 +180,49 @@ Deno.test("the host's process registry kills running jobs with everything they s
   for (let i = 0; i < 400 && isAlive(child); i++) await new Promise((r) => setTimeout(r, 5));
   assert.equal(isAlive(child), false);
 });
+
+Deno.test("a job's result names its log file whenever it shows output, even while the file is still being opened", async () => {
+  await using ws = await createTempWorkspace();
+  const clock = createManualClock();
+  const registry = createProcessRegistry();
+  const real = createDenoProcessOps();
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => open = resolve);
+  // The log file opens only when the test says so.
+  const process = {
+    ...real,
+    createSpillFile: async (path: string) => {
+      await opened;
+      return await real.createSpillFile(path);
+    },
+  };
+  const jobs = new JobTable({
+    cwd: ws.dir,
+    spillDir: ws.path(".spill"),
+    env: ENV,
+    process,
+    processRegistry: registry,
+    clock,
+  });
+  const job = createJobTool(jobs);
+  try {
+    const started = await jobs.start(
+      "until [ -f go ]; do sleep 0.01; done; seq 1 3000; echo ready; exec sleep 30",
+    );
+    assert.ok(started.ok);
+    const waiting = call(job, { action: "wait", id: "1", pattern: "^ready$" });
+    await Deno.writeTextFile(ws.path("go"), "");
+    for (let i = 0; i < 2000 && started.job.info().outputLines < 3001; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    open();
+    const waited = await waiting;
+    assert.equal(detailsOf(waited).waited, "match");
+    assert.match(waited.output, /The job's output \(first 10 MiB\) is in .*job-1-\d+\.log/);
+  } finally {
+    open();
+    await registry.killAll();
+    await jobs.stopAll();
+    await Promise.all(jobs.list().map((j) => j.ended));
+  }
+});
