@@ -11,6 +11,28 @@ import type { Measure } from "./measure.ts";
 import { summarize } from "./stats.ts";
 import type { Row } from "./table.ts";
 import { moatRunSetup } from "./moat_run.ts";
+import { type HostPhases, HostPhaseWatcher } from "./host_phases.ts";
+
+interface Run {
+  ms: number;
+  mode: string;
+  /** Milliseconds after spawn. */
+  phases: HostPhases & { firstRequest: number; replied: number; result: number };
+}
+
+function median(values: Array<number | undefined>): string {
+  const known = values.filter((v): v is number => v !== undefined);
+  return known.length === 0 ? "—" : summarize(known).median.toFixed(0);
+}
+
+/** The runs' phases, as medians of milliseconds after spawn. */
+function phaseLine(runs: Run[]): string {
+  const of = (pick: (r: Run) => number | undefined) => median(runs.map(pick));
+  return `phases, median ms after spawn: tool host spawned ${of((r) => r.phases.hostSpawned)}, ` +
+    `its Deno running ${of((r) => r.phases.hostRuntime)}, first model request ` +
+    `${of((r) => r.phases.firstRequest)}, reply ended ${of((r) => r.phases.replied)}, ` +
+    `read's result ${of((r) => r.phases.result)}`;
+}
 
 /** The first reply's delays: a real model's least, and a reply that arrives at once. */
 const MODEL_DELAYS_MS = [300, 0];
@@ -36,11 +58,13 @@ export const firstResult: Measure = {
       "--no-session",
       "read a.txt",
     ];
-    const once = async (delayMs: number): Promise<{ ms: number; mode: string }> => {
+    const once = async (delayMs: number): Promise<Run> => {
+      let requestAt = 0;
       let repliedAt = 0;
       let resultAt = 0;
       server.script(
         (_req: RecordedRequest) => {
+          requestAt = performance.now();
           // The reply's last byte goes out right after the delay (it is a few hundred bytes).
           repliedAt = performance.now() + delayMs;
           return {
@@ -53,6 +77,7 @@ export const firstResult: Measure = {
           return reply.text("done");
         },
       );
+      const startedAt = performance.now();
       const child = env.spawn(env.deno, {
         args,
         cwd: env.projectRoot,
@@ -61,27 +86,37 @@ export const firstResult: Measure = {
         stdout: "piped",
         stderr: "piped",
       });
+      const watcher = new HostPhaseWatcher(child.pid, startedAt);
       const [stdout, stderr, status] = await Promise.all([
         new Response(child.stdout).text(),
         new Response(child.stderr).text(),
         child.status,
       ]);
+      watcher.stop();
       if (!status.success || resultAt === 0) {
         throw new Error(`moat run failed (code ${status.code}):\n${stderr}${stdout}`);
       }
       return {
         ms: resultAt - repliedAt,
         mode: /without the OS sandbox/.test(stderr) ? "worker" : "bwrap",
+        phases: {
+          ...watcher.phases,
+          firstRequest: requestAt - startedAt,
+          replied: repliedAt - startedAt,
+          result: resultAt - startedAt,
+        },
       };
     };
     await once(0);
     const rows: Row[] = [];
     for (const delayMs of MODEL_DELAYS_MS) {
       const samples: number[] = [];
+      const runs: Run[] = [];
       let mode = "";
       for (let i = 0; i < env.options.runs; i++) {
         const r = await once(delayMs);
         samples.push(r.ms);
+        runs.push(r);
         mode = r.mode;
       }
       const s = summarize(samples);
@@ -93,7 +128,8 @@ export const firstResult: Measure = {
         met: s.median <= (delayMs === 0 ? 30 : 20),
         note: `\`moat "read a.txt"\` against the fake server, whose first reply (a read call) is ` +
           `delayed ${delayMs} ms: time from the end of that reply to the arrival of the request ` +
-          "carrying the read's result (the tool host starts when the sandbox opens, not yet at process start).",
+          "carrying the read's result (the tool host starts when the sandbox opens, not yet at process " +
+          `start); ${phaseLine(runs)}.`,
       });
     }
     return rows;

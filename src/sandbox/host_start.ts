@@ -111,7 +111,7 @@ export function createHostStarter(setup: HostSetup): HostStarter {
       grants,
       cwd: toolOptions.cwd,
       spillDir: toolOptions.spillDir,
-      readOnlyPaths: launch.readOnlyPaths,
+      readOnlyPaths: launch.hostReadOnlyPaths,
       ...(env["PATH"] === undefined ? {} : { toolPath: env["PATH"] }),
       paths: sys.paths,
       protection,

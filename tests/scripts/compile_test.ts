@@ -138,3 +138,9 @@ Deno.test("the tool host under deno run gets exactly the runtime flags of the st
   const run = await readStartTask(denoJson);
   assert.deepEqual([...HOST_RUNTIME_FLAGS].sort(), [...run.flags].sort());
 });
+
+Deno.test("moat runs with V8's young generation capped (its peak RSS: bench measure 12)", async () => {
+  const run = await readStartTask(denoJson);
+  const v8 = run.flags.find((f) => f.startsWith("--v8-flags="))?.slice("--v8-flags=".length);
+  assert.ok(v8?.split(",").includes("--max-semi-space-size=1"), run.flags.join(" "));
+});

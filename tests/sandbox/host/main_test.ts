@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readStartTask } from "../../../scripts/compile.ts";
 import { TOOL_HOST_COMMAND } from "../../../src/sandbox/host/protocol.ts";
+import { HOST_CONFIG_FILE, TOOL_HOST_PACKAGES } from "../../../src/sandbox/launch.ts";
 import { workerModuleUrl } from "../../../src/sandbox/worker/worker_modules.ts";
 import { createTempWorkspace } from "../../support/workspace.ts";
 
@@ -43,6 +44,25 @@ Deno.test("the tool host process loads no module of the CLI, the model client or
   // The same check finds them in the CLI's graph (main.ts imports both entries lazily).
   const cli = await loadedFrom("src/cli/main.ts");
   assert.ok(cli.some((m) => CLI_ONLY.test(m)), cli.join("\n"));
+});
+
+Deno.test("the tool host's view holds every npm package its processes and Workers import", async () => {
+  const entries = [
+    "src/sandbox/host/main.ts",
+    "src/sandbox/worker/worker.ts",
+    "src/sandbox/worker/query_worker.ts",
+    "src/sandbox/worker/grep_worker.ts",
+  ];
+  const graphs = await Promise.all(entries.map(loadedFrom));
+  // "npm:name@version/sub" or "npm:/@scope/name@version": the name ends at the version's "@".
+  const imported = new Set(
+    graphs.flat().filter((m) => m.startsWith("npm:")).map((m) => {
+      const spec = m.slice("npm:".length).replace(/^\//, "");
+      return spec.slice(0, spec.indexOf("@", 1));
+    }),
+  );
+  assert.ok(imported.has("@sinclair/typebox"), [...imported].join(", "));
+  assert.deepEqual([...imported].filter((name) => !TOOL_HOST_PACKAGES.includes(name)), []);
 });
 
 Deno.test("an MCP server's forwarder loads its sockets only: not the tool host, not the CLI", async () => {
@@ -93,4 +113,41 @@ Deno.test("main.ts __tool-host serves the tool host protocol under the start tas
     { type: "ready" },
     { type: "query_result", id: 1, states: ["granted", "prompt"] },
   ]);
+});
+
+Deno.test("main.ts __tool-host starts the tools Worker under the host's own config and lock", async () => {
+  await using ws = await createTempWorkspace({ "a.txt": "" });
+  const start = await readStartTask(DENO_JSON);
+  const config = join(ROOT, "src", "sandbox", "host", HOST_CONFIG_FILE);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...start.flags, "--config", config, join(ROOT, "main.ts"), TOOL_HOST_COMMAND],
+    cwd: ws.dir,
+    env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const writer = child.stdin.getWriter();
+  const line = JSON.stringify({
+    type: "init",
+    config: {
+      workerUrl: workerModuleUrl("tools"),
+      permissions: { read: [ws.dir], write: false, run: false, net: false, env: false },
+      toolOptions: { cwd: ws.dir, spillDir: ws.dir, env: {} },
+    },
+  });
+  await writer.write(new TextEncoder().encode(line + "\n"));
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const next = await reader.read();
+    if (next.done) break;
+    out += next.value;
+  }
+  await writer.close();
+  await reader.cancel();
+  const status = await child.status;
+  assert.equal(status.code, 0, await stderr);
+  assert.deepEqual(JSON.parse(out.split("\n")[0] ?? ""), { type: "ready" }, await stderr);
 });

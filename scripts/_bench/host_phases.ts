@@ -1,0 +1,73 @@
+/**
+ * When a run's tool host comes up, seen from outside (no instrumentation in moat): the first
+ * process below the run that is a tool host command (the bubblewrap launch: "host spawned") and
+ * the first Deno process running `__tool-host` (inside bubblewrap: "host runtime started").
+ * Walks /proc/<pid>/task/<tid>/children from the run's pid every few milliseconds.
+ */
+import { TOOL_HOST_COMMAND } from "../../src/sandbox/mod.ts";
+import { cmdline, procInfo } from "./proc.ts";
+
+/** Milliseconds after `startedAt` at which each phase was first seen (undefined: never). */
+export interface HostPhases {
+  hostSpawned?: number;
+  hostRuntime?: number;
+}
+
+function children(pid: number): number[] {
+  const out: number[] = [];
+  let tasks: Iterable<Deno.DirEntry>;
+  try {
+    tasks = Deno.readDirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const task of tasks) {
+    try {
+      const text = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/children`).trim();
+      if (text !== "") out.push(...text.split(" ").map(Number));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+/** Watches the tree below `root` until stopped; `startedAt` is performance.now() at spawn. */
+export class HostPhaseWatcher {
+  readonly phases: HostPhases = {};
+  readonly #root: number;
+  readonly #startedAt: number;
+  readonly #seen = new Set<number>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(root: number, startedAt: number, intervalMs = 3) {
+    this.#root = root;
+    this.#startedAt = startedAt;
+    this.#timer = setInterval(() => this.#sample(), intervalMs);
+  }
+
+  #sample(): void {
+    if (this.phases.hostRuntime !== undefined) return this.stop();
+    const now = performance.now() - this.#startedAt;
+    const stack = [this.#root];
+    while (stack.length > 0) {
+      const pid = stack.pop() as number;
+      for (const child of children(pid)) {
+        stack.push(child);
+        if (this.#seen.has(child)) continue;
+        const line = cmdline(child);
+        if (line === null || !line.split(" ").includes(TOOL_HOST_COMMAND)) continue;
+        // A process's command line changes once it execs: look again until it is Deno.
+        this.phases.hostSpawned ??= now;
+        if (procInfo(child)?.comm === "deno") {
+          this.phases.hostRuntime ??= now;
+          this.#seen.add(child);
+        }
+      }
+    }
+  }
+
+  /** Stops watching. */
+  stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * Measure 12: peak RSS (VmHWM) of moat's main process in the README scenario (the tour: reads,
+ * an ls, a grep, a bash call, two denials, the answer) against the fake server, and what it is
+ * made of: the peak of a process that only imports each layer of moat's start-up graph, in a
+ * fresh process each (Deno alone, Node compatibility, the model SDK, the CLI's modules).
+ */
+import { join } from "node:path";
+import { type RecordedRequest, startFakeOpenAI } from "../../tests/support/fake_openai.ts";
+import { readStartTask } from "../compile.ts";
+import { TOUR_PROMPT, tourSteps } from "../_tour.ts";
+import type { BenchEnv } from "./env.ts";
+import type { Measure } from "./measure.ts";
+import { moatRunSetup } from "./moat_run.ts";
+import { statusKb, TreePeakSampler } from "./proc.ts";
+import { summarize } from "./stats.ts";
+import type { Row } from "./table.ts";
+
+/** The layers, each importing what the one before did and more. */
+const LAYERS: Array<{ label: string; modules: string[] }> = [
+  { label: "Deno alone", modules: [] },
+  { label: "+ Node compatibility (node:path)", modules: ["node:path"] },
+  { label: "+ the model SDK (openai)", modules: ["node:path", "openai"] },
+  {
+    label: "+ the CLI's start-up modules (setup, deps, print mode)",
+    modules: [
+      "node:path",
+      "openai",
+      "src/cli/setup.ts",
+      "src/cli/deps.ts",
+      "src/cli/modes/print.ts",
+    ],
+  },
+];
+
+async function importPeakMb(env: BenchEnv, modules: string[]): Promise<number> {
+  const out = await env.spawn(env.deno, {
+    args: [
+      "run",
+      "--allow-all",
+      join(env.projectRoot, "scripts/_bench/import_rss.ts"),
+      modules.join(","),
+    ],
+    cwd: env.projectRoot,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(
+      `import of ${modules.join(", ")} failed: ${new TextDecoder().decode(out.stderr)}`,
+    );
+  }
+  return Number(new TextDecoder().decode(out.stdout).trim()) / 1024;
+}
+
+/** Measure 12. */
+export const peakRss: Measure = {
+  id: 12,
+  name: "peak-rss",
+  title: "Peak RSS, README scenario",
+  async run(env) {
+    const start = await readStartTask(join(env.projectRoot, "deno.json"));
+    const { childEnv } = await moatRunSetup(env, "peak-rss");
+    await using server = await startFakeOpenAI();
+    const once = async (): Promise<{ mainMb: number; hostMb: number; atRequests: number[] }> => {
+      // The main process's RSS as each model request arrives: memory by phase of the run.
+      const atRequests: number[] = [];
+      let pid = 0;
+      server.script(
+        ...tourSteps().map((step) => (req: RecordedRequest, n: number) => {
+          atRequests.push((statusKb(pid, "VmRSS") ?? 0) / 1024);
+          return typeof step === "function" ? step(req, n) : step;
+        }),
+      );
+      const child = env.spawn(env.deno, {
+        args: [
+          "run",
+          ...start.flags,
+          join(env.projectRoot, start.entry),
+          "--base-url",
+          server.baseURL,
+          "--model",
+          "tour-script",
+          "--no-session",
+          "--no-context-files",
+          TOUR_PROMPT,
+        ],
+        cwd: env.projectRoot,
+        env: childEnv,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      });
+      pid = child.pid;
+      const sampler = new TreePeakSampler(child.pid, 5);
+      const [stdout, stderr, status] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+        child.status,
+      ]);
+      const peaks = sampler.stop();
+      if (!status.success) {
+        throw new Error(`moat run failed (code ${status.code}):\n${stderr}${stdout}`);
+      }
+      const main = peaks.find((p) => p.pid === child.pid)?.hwmKb ?? 0;
+      // The tool host: the Deno process below bubblewrap (or none without it).
+      const host = Math.max(
+        0,
+        ...peaks.filter((p) => p.pid !== child.pid && p.comm === "deno").map((p) => p.hwmKb),
+      );
+      return { mainMb: main / 1024, hostMb: host / 1024, atRequests };
+    };
+    await once();
+    const main: number[] = [];
+    const host: number[] = [];
+    const first: number[] = [];
+    const lastRequest: number[] = [];
+    for (let i = 0; i < env.options.runs; i++) {
+      const r = await once();
+      main.push(r.mainMb);
+      host.push(r.hostMb);
+      first.push(r.atRequests[0] ?? 0);
+      lastRequest.push(r.atRequests[r.atRequests.length - 1] ?? 0);
+    }
+    const layers: Array<{ label: string; mb: number }> = [];
+    for (const layer of LAYERS) {
+      const samples: number[] = [];
+      for (let i = 0; i < Math.min(3, env.options.runs); i++) {
+        samples.push(await importPeakMb(env, layer.modules));
+      }
+      layers.push({ label: layer.label, mb: summarize(samples).median });
+    }
+    const mainStat = summarize(main);
+    const last = layers[layers.length - 1]?.mb ?? 0;
+    const breakdown = layers.map((l, i) =>
+      `${l.label}: ${l.mb.toFixed(1)} MB${
+        i === 0 ? "" : ` (+${(l.mb - (layers[i - 1]?.mb ?? 0)).toFixed(1)})`
+      }`
+    ).join("; ");
+    return [
+      {
+        id: 12,
+        measure: "Peak RSS of moat's main process, README scenario",
+        moat: { stat: mainStat, unit: "MB" },
+        baselineLabel: "importing the start-up graph only",
+        baseline: { value: last, unit: "MB" },
+        target: "≤ 64 MB",
+        met: mainStat.median <= 64,
+        note:
+          "VmHWM of the main process for the README's tour (`deno task record-tour`'s scenario) " +
+          `against the fake server, sampled every 5 ms; the tool host's own peak ${
+            summarize(host).median.toFixed(1)
+          } MB. ` +
+          `Peak of a fresh process that only imports, layer by layer: ${breakdown}; ` +
+          `the run's RSS at its first model request ${
+            summarize(first).median.toFixed(1)
+          } MB, at its ` +
+          `last ${summarize(lastRequest).median.toFixed(1)} MB, peak (at the end) ` +
+          `${mainStat.median.toFixed(1)} MB: running the scenario adds ${
+            (mainStat.median - last).toFixed(1)
+          } MB.`,
+      },
+    ] satisfies Row[];
+  },
+};
