@@ -221,15 +221,25 @@ export async function sessionFiles(stateDir: string): Promise<string[]> {
   return out.sort();
 }
 
-/** Whether process `pid` has a handler installed for `signal` (from /proc/PID/status SigCgt). */
-export async function catchesSignal(pid: number, signal: "SIGINT" | "SIGTERM"): Promise<boolean> {
+/**
+ * Whether a thread of process `pid` is blocked reading its standard input: a `read` of fd 0's
+ * pipe in /proc/PID/task/TID/syscall. (A handler for SIGTERM is no sign of readiness: Deno installs its
+ * own at start, and exits 143 when no listener of the program is there yet.)
+ */
+export async function readsStdin(pid: number): Promise<boolean> {
+  const read = Deno.build.arch === "aarch64" ? "63" : "0";
+  const pipeOf = (fd: number) => Deno.readLink(`/proc/${pid}/fd/${fd}`).catch(() => undefined);
+  const syscallOf = (tid: string) =>
+    Deno.readTextFile(`/proc/${pid}/task/${tid}/syscall`).catch(() => "");
   try {
-    const status = await Deno.readTextFile(`/proc/${pid}/status`);
-    const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1];
-    if (mask === undefined) return false;
-    const bit = BigInt(signal === "SIGINT" ? 2 : 15) - 1n;
-    return ((BigInt(`0x${mask}`) >> bit) & 1n) === 1n;
+    const stdin = await pipeOf(0);
+    for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+      const [nr, fd] = (await syscallOf(task.name)).trim().split(" ");
+      // Deno reads a duplicate of fd 0: the same pipe.
+      if (nr === read && fd !== undefined && await pipeOf(Number(fd)) === stdin) return true;
+    }
   } catch {
-    return false;
+    // Gone.
   }
+  return false;
 }

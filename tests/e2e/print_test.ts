@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { fault, repeat, reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import {
-  catchesSignal,
   cliEnv,
   jsonLines,
+  readsStdin,
   runMoat,
   sessionFiles,
   spawnMoat,
@@ -339,8 +339,9 @@ Deno.test("moat exits 143 at once on SIGTERM while waiting for piped stdin, with
     openStdin: true,
   });
   const output = child.output();
-  // stdin is an open pipe nobody writes to; once moat listens for SIGTERM, terminate it.
-  await waitUntil("moat to handle SIGTERM", () => catchesSignal(child.pid, "SIGTERM"));
+  // stdin is an open pipe nobody writes to; once moat reads it (its own SIGTERM listener is
+  // there by then), terminate it.
+  await waitUntil("moat to read stdin", () => readsStdin(child.pid));
   child.kill("SIGTERM");
   const out = await output;
   await child.stdin.close().catch(() => {});
