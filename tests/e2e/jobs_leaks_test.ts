@@ -1,12 +1,14 @@
 /**
  * End-to-end: a background job leaves no process behind however moat ends — SIGINT, SIGTERM,
- * kill -9 of moat, or a crash of the tool host that runs the job. Every process of the job carries
- * a unique tag in its argv; the tests wait (bounded) for none to remain.
+ * kill -9 of moat, a crash of the tool host that runs the job, or the end of an interactive
+ * session. Every process of the job carries a unique tag in its argv; the tests wait (bounded)
+ * for none to remain.
  */
 import assert from "node:assert/strict";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
-import { cliEnv, jsonLines, processesMatching, spawnMoat, waitUntil } from "./_cli.ts";
+import { cliEnv, jsonLines, processesMatching, spawnMoat, startArgv, waitUntil } from "./_cli.ts";
+import { hasScript, startPty } from "./_pty.ts";
 
 type Ending = "SIGINT" | "SIGTERM" | "SIGKILL" | "host crash";
 
@@ -117,4 +119,44 @@ for (const sandbox of ["auto", "off"] as const) {
 // Without bubblewrap the tools run in a Worker of moat's own process: there is no host to crash.
 Deno.test("a running job in bubblewrap: a crash of its tool host leaves no process behind, and the run ends", async () => {
   await endWithJobRunning("host crash", "auto");
+});
+
+Deno.test({
+  name: "interactive mode: a job lives for the session, /jobs lists it, and exiting kills it",
+  ignore: !(await hasScript()),
+  async fn() {
+    await using server = await startFakeOpenAI();
+    await using ws = await createTempWorkspace();
+    await using home = await createTempWorkspace();
+    const tag = `tag-${crypto.randomUUID()}`;
+    const command = `bash -c 'exec -a ${tag} sleep 1000' & wait # ${tag}`;
+    server.script(
+      reply.toolCalls([{ id: "call_job", name: "bash", arguments: { command, background: true } }]),
+      reply.text("Started it."),
+      reply.text("Still here."),
+    );
+    await using pty = startPty([Deno.execPath(), ...(await startArgv(["--allow-run"]))], {
+      cwd: ws.dir,
+      env: cliEnv(home.dir, { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" }),
+    });
+    await pty.waitFor(/› $/);
+    let mark = pty.output.length;
+    await pty.type("start it\r");
+    await pty.waitFor(/Started it\.[\s\S]*› $/, { from: mark });
+    // The turn ended; the job did not.
+    mark = pty.output.length;
+    await pty.type("anything else?\r");
+    await pty.waitFor(/Still here\.[\s\S]*› $/, { from: mark });
+    assert.equal((await processesMatching(tag)).length >= 1, true, "the job runs between turns");
+    mark = pty.output.length;
+    await pty.type("/jobs\r");
+    await pty.waitFor(/Job "1"[^\n]*running[\s\S]*› $/, { from: mark });
+    await pty.type("\x04");
+    assert.equal(await pty.exited(), 0);
+    await waitUntil(
+      `no process tagged "${tag}" to remain`,
+      async () => (await processesMatching(tag)).length === 0,
+      10_000,
+    );
+  },
 });
