@@ -9,23 +9,29 @@ import type { HeldPlaceholder, MountPointOps, PlaceholderRemover } from "../sand
 import { startAfterMoat } from "./_after_moat.ts";
 
 /**
- * The remover (bash): `$1` is the list file, one path a line, in the order recorded. After the
- * end of stdin it removes them last first (a placeholder directory after what was made in it),
- * each only while no other run holds it (flock -n), when the locked entry is still the one at
- * the path, marked (mtime 0), and empty: `rmdir` keeps a directory with anything in it.
+ * The remover (bash): `$1` is the list file, one path a line, in the order recorded; `$2` a
+ * reference file with a modification time of 0 (the mark). After the end of stdin it removes
+ * them last first (a placeholder directory after what was made in it), each only while no other
+ * run holds it (flock -n), when the locked entry is still the one at the path (not a symlink),
+ * marked (neither newer nor older than the reference), and empty: `rmdir` keeps a directory with
+ * anything in it, a file is looked at again just before its `rm`. The checks are bash's own
+ * tests, so only flock forks per path: the entries, still locked, go in one `rm` (files) and one
+ * `rmdir` (directories, in the same order) at the end.
  */
-export const REMOVER_SCRIPT = "while IFS= read -r _; do :; done; list=$1; paths=(); " +
-  '[ -f "$list" ] && mapfile -t paths < "$list"; rm -f -- "$list"; ' +
+export const REMOVER_SCRIPT = "while IFS= read -r _; do :; done; list=$1; ref=$2; paths=(); " +
+  'files=(); dirs=(); [ -f "$list" ] && mapfile -t paths < "$list"; ' +
+  '[ -f "$ref" ] && [ ! -L "$ref" ] || paths=(); ' +
   "for ((i=${#paths[@]}-1; i>=0; i--)); do p=${paths[i]}; " +
   '[ -n "$p" ] && [ ! -L "$p" ] && { [ -f "$p" ] || [ -d "$p" ]; } || continue; ' +
   '{ exec {fd}<"$p"; } 2>/dev/null || continue; ' +
-  'if flock -n -x "$fd"; then ' +
-  'now=$(stat -c "%d:%i %Y:%s:%F" -- "$p" 2>/dev/null); it=$(stat -L -c "%d:%i" "/proc/self/fd/$fd"); ' +
-  "at=${now%% *}; mark=${now#* }; " +
-  'if [ "$at" = "$it" ]; then case $mark in ' +
-  '"0:"*":directory") rmdir -- "$p" 2>/dev/null ;; ' +
-  '"0:0:regular empty file") rm -f -- "$p" ;; esac; fi; fi; ' +
-  "exec {fd}<&-; done";
+  'if flock -n -x "$fd" && [ ! -L "$p" ] && [ "$p" -ef "/proc/self/fd/$fd" ] && ' +
+  '[ ! "$p" -nt "$ref" ] && [ ! "$p" -ot "$ref" ]; then ' +
+  'if [ -d "$p" ]; then dirs+=("$p"); continue; fi; ' +
+  'if [ -f "$p" ] && [ ! -s "$p" ]; then files+=("$p"); continue; fi; fi; ' +
+  "exec {fd}<&-; done; empty=(); " +
+  'for p in "${files[@]}"; do [ ! -L "$p" ] && [ -f "$p" ] && [ ! -s "$p" ] && empty+=("$p"); done; ' +
+  'rm -f -- "${empty[@]}" "$list" "$ref"; ' +
+  '[ ${#dirs[@]} -eq 0 ] || rmdir -- "${dirs[@]}" 2>/dev/null';
 
 /** Creates MountPointOps backed by Deno's file system calls and a bash remover. */
 export function createDenoMountPointOps(): MountPointOps {
@@ -79,15 +85,20 @@ export function createDenoMountPointOps(): MountPointOps {
       }
     },
     startRemover(): PlaceholderRemover | undefined {
-      let list: string;
+      const made: string[] = [];
       try {
-        list = Deno.makeTempFileSync({ prefix: "moat-placeholders-" });
+        made.push(Deno.makeTempFileSync({ prefix: "moat-placeholders-" }));
+        // The mark to compare with: a file of the remover's own, modified at 0.
+        made.push(Deno.makeTempFileSync({ prefix: "moat-placeholders-mark-" }));
+        Deno.utimeSync(made[1]!, 0, 0);
       } catch {
+        for (const path of made) Deno.remove(path).catch(() => {});
         return undefined;
       }
-      const remover = startAfterMoat(REMOVER_SCRIPT, "moat-placeholders", [list]);
+      const [list, mark] = made as [string, string];
+      const remover = startAfterMoat(REMOVER_SCRIPT, "moat-placeholders", [list, mark]);
       if (remover === undefined) {
-        Deno.remove(list).catch(() => {});
+        for (const path of made) Deno.remove(path).catch(() => {});
         return undefined;
       }
       return {
