@@ -33,8 +33,43 @@ export const REMOVER_SCRIPT = "while IFS= read -r _; do :; done; list=$1; ref=$2
   'rm -f -- "${empty[@]}" "$list" "$ref"; ' +
   '[ ${#dirs[@]} -eq 0 ] || rmdir -- "${dirs[@]}" 2>/dev/null';
 
-/** Creates MountPointOps backed by Deno's file system calls and a bash remover. */
-export function createDenoMountPointOps(): MountPointOps {
+/**
+ * How long `hold` waits for the mark of an empty entry made moments ago: another run may be
+ * between making its placeholder and marking it (preempted on a loaded machine), and a run that
+ * took it for a real entry would mount over it unheld, for that run's remover to remove.
+ */
+const MARK_WAIT_MS = 200;
+/** An entry modified longer ago than this is nobody's placeholder in the making. */
+const FRESH_MS = 5000;
+
+/**
+ * The entry's info (`stat`), once it is marked (mtime 0), or when it is no fresh empty entry,
+ * or after `waitMs`.
+ */
+function markedWithin(
+  stat: () => Deno.FileInfo,
+  isEmpty: (info: Deno.FileInfo) => boolean,
+  waitMs: number,
+): Deno.FileInfo {
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const info = stat();
+    const mtime = info.mtime?.getTime();
+    const fresh = mtime !== undefined && mtime !== 0 && Math.abs(Date.now() - mtime) < FRESH_MS;
+    if (!fresh || Date.now() >= deadline || !isEmpty(info)) return info;
+    Atomics.wait(sleeper, 0, 0, 2);
+  }
+}
+
+/**
+ * Creates MountPointOps backed by Deno's file system calls and a bash remover. `markWaitMs`: how
+ * long `hold` waits for the mark of an empty entry made moments ago (tests lengthen it).
+ */
+export function createDenoMountPointOps(
+  options: { markWaitMs?: number } = {},
+): MountPointOps {
+  const markWaitMs = options.markWaitMs ?? MARK_WAIT_MS;
   return {
     create(path, kind) {
       try {
@@ -59,11 +94,14 @@ export function createDenoMountPointOps(): MountPointOps {
         if (!before.isFile && !before.isDirectory) return undefined;
         file = Deno.openSync(path, { read: true });
         file.lockSync(false);
-        const locked = file.statSync();
+        const opened = file;
+        const isEmpty = (info: Deno.FileInfo) =>
+          info.isDirectory
+            ? Deno.readDirSync(path)[Symbol.iterator]().next().done === true
+            : info.size === 0;
+        const locked = markedWithin(() => opened.statSync(), isEmpty, markWaitMs);
         const now = Deno.lstatSync(path);
-        const empty = locked.isDirectory
-          ? Deno.readDirSync(path)[Symbol.iterator]().next().done === true
-          : locked.size === 0;
+        const empty = isEmpty(locked);
         const same = !now.isSymlink && now.ino === locked.ino && now.dev === locked.dev;
         if (!same || !empty || locked.mtime?.getTime() !== 0) {
           file.close();

@@ -95,3 +95,34 @@ Deno.test("the remover forks no program but flock, rm and rmdir (its checks are 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("hold() waits for the mark of an empty entry made moments ago: another run's placeholder in the making", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, ".idea");
+    await Deno.mkdir(path);
+    // The other run marks it only once this one locked it (as if preempted before its mark).
+    const marker = new Deno.Command("bash", {
+      args: [
+        "-c",
+        'while flock -n -x "$1" true; do sleep 0.01; done; touch -d @0 "$1"',
+        "marker",
+        path,
+      ],
+      stdin: "null",
+    }).spawn();
+    const ops = createDenoMountPointOps({ markWaitMs: 30_000 });
+    const held = ops.hold(path);
+    // Not waited for: the other run would wait for this one's lock forever.
+    if (held === undefined) marker.kill("SIGKILL");
+    const status = await marker.status;
+    assert.ok(held !== undefined, "held once marked");
+    assert.equal(status.code, 0);
+    held.release();
+    // An empty entry not made moments ago is somebody's own: not waited for, not held.
+    await Deno.utime(path, 1000, 1000);
+    assert.equal(ops.hold(path), undefined);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
