@@ -11,6 +11,7 @@ import { compaction } from "./m8_compaction.ts";
 import { firstResult } from "./m9_first_result.ts";
 import { checkpoint } from "./m10_checkpoint.ts";
 import { evalProfile } from "./m11_eval_profile.ts";
+import { noToolExit } from "./m12_no_tool_exit.ts";
 
 /** The measures `deno task bench` runs, in the issue's order. */
 export const MEASURES: Measure[] = [
@@ -25,4 +26,5 @@ export const MEASURES: Measure[] = [
   firstResult,
   checkpoint,
   evalProfile,
+  noToolExit,
 ];
