@@ -12,6 +12,7 @@ import { firstResult } from "./m9_first_result.ts";
 import { checkpoint } from "./m10_checkpoint.ts";
 import { evalProfile } from "./m11_eval_profile.ts";
 import { peakRss } from "./m12_rss.ts";
+import { noToolExit } from "./m13_no_tool_exit.ts";
 
 /** The measures `deno task bench` runs, in the issue's order. */
 export const MEASURES: Measure[] = [
@@ -27,4 +28,5 @@ export const MEASURES: Measure[] = [
   checkpoint,
   evalProfile,
   peakRss,
+  noToolExit,
 ];

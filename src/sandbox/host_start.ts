@@ -41,6 +41,9 @@ import type { MountPoints } from "./mount_points.ts";
 import type { SandboxSys } from "./ops.ts";
 import { workerPermissions } from "./permissions.ts";
 
+/** The descriptor on which bwrap writes the tool host's JSON status (`--json-status-fd`). */
+const BWRAP_STATUS_FD = 3;
+
 /** What every tool host of a run is started from, besides its access. */
 export interface HostSetup {
   /** Module URL of the tool Worker. */
@@ -150,7 +153,13 @@ export function createHostStarter(setup: HostSetup): HostStarter {
       ...(launch.denoDir === undefined ? {} : { DENO_DIR: launch.denoDir }),
     };
     const args = buildHostArgs({ ...view, env: hostEnv, command: launch.command });
-    return startProcessHost([bwrap.path, ...args], config, { processes: sys.processes });
+    // bwrap names the sandbox's first process on this descriptor (a copy of stderr), so that a
+    // host sent no call can be ended at once.
+    const status = ["--json-status-fd", String(BWRAP_STATUS_FD)];
+    return startProcessHost([bwrap.path, ...status, ...args], config, {
+      processes: sys.processes,
+      statusFd: BWRAP_STATUS_FD,
+    });
   };
 }
 

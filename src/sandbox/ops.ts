@@ -26,6 +26,21 @@ export interface HostProcess {
   readonly status: Promise<HostExit>;
   /** Sends SIGKILL; does nothing when the process is already gone. Must not throw. */
   kill(): void;
+  /**
+   * Sends SIGKILL to `pid`, the first process of the sandbox this process started (bwrap's
+   * child, pid 1 of its pid namespace: the kernel ends every process in it with it), while this
+   * process has not exited, so that `pid` is still its child and no reused number. Must not throw.
+   */
+  killChild(pid: number): void;
+}
+
+/** How to start a tool host process. */
+export interface HostSpawnOptions {
+  /**
+   * A descriptor of the program's (above 2) that is its stderr too: bwrap's `--json-status-fd`,
+   * whose first line names the sandbox's first process.
+   */
+  statusFd?: number;
 }
 
 /** Starts tool host processes. */
@@ -35,7 +50,7 @@ export interface HostProcessOps {
    * own process group and a Ctrl-C on moat's terminal does not reach it). Throws when the program
    * cannot be started.
    */
-  spawn(program: string, args: string[]): HostProcess;
+  spawn(program: string, args: string[], options?: HostSpawnOptions): HostProcess;
 }
 
 /** Facts about the running moat executable. */

@@ -16,9 +16,17 @@ export const CLOSE_INHERITED_FDS = 'for fd in /proc/self/fd/*; do fd="${fd##*/}"
 /** Creates HostProcessOps backed by Deno.Command. */
 export function createDenoHostProcessOps(): HostProcessOps {
   return {
-    spawn(program, args): HostProcess {
+    spawn(program, args, options = {}): HostProcess {
+      const { statusFd } = options;
+      if (statusFd !== undefined && (!Number.isInteger(statusFd) || statusFd < 3)) {
+        throw new Error(`The status descriptor "${statusFd}" is not a number above 2`);
+      }
+      // The status descriptor is a copy of stderr's, made after the others are closed.
+      const script = statusFd === undefined
+        ? CLOSE_INHERITED_FDS
+        : `${CLOSE_INHERITED_FDS} ${statusFd}>&2`;
       const child = new Deno.Command("bash", {
-        args: ["-c", CLOSE_INHERITED_FDS, "moat-host", program, ...args],
+        args: ["-c", script, "moat-host", program, ...args],
         // bwrap gets nothing of moat's environment (the API key included): in its pid namespace
         // its first process keeps the environment bwrap started with, readable in /proc/1/environ.
         // The host's own environment comes from --clearenv and --setenv; PATH only finds bash.
@@ -29,18 +37,40 @@ export function createDenoHostProcessOps(): HostProcessOps {
         stdout: "piped",
         stderr: "piped",
       }).spawn();
+      let exited = false;
+      const status = child.status.then((s) => {
+        exited = true;
+        return { code: s.code, signal: s.signal };
+      });
       return {
         pid: child.pid,
         stdin: child.stdin,
         stdout: child.stdout,
         stderr: child.stderr,
-        status: child.status.then((s) => ({ code: s.code, signal: s.signal })),
+        status,
         kill() {
           try {
             child.kill("SIGKILL");
           } catch { /* exited meanwhile */ }
         },
+        killChild(pid) {
+          // Only our child: once this process is gone its child may be too, and its number reused.
+          if (exited || !Number.isInteger(pid) || pid <= 1 || parentOf(pid) !== child.pid) return;
+          try {
+            Deno.kill(pid, "SIGKILL");
+          } catch { /* exited meanwhile */ }
+        },
       };
     },
   };
+}
+
+/** The parent of process `pid` (field 4 of /proc/PID/stat); undefined once it is gone. */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
 }

@@ -9,26 +9,67 @@ import type { HeldPlaceholder, MountPointOps, PlaceholderRemover } from "../sand
 import { startAfterMoat } from "./_after_moat.ts";
 
 /**
- * The remover (bash): `$1` is the list file, one path a line, in the order recorded. After the
- * end of stdin it removes them last first (a placeholder directory after what was made in it),
- * each only while no other run holds it (flock -n), when the locked entry is still the one at
- * the path, marked (mtime 0), and empty: `rmdir` keeps a directory with anything in it.
+ * The remover (bash): `$1` is the list file, one path a line, in the order recorded; `$2` a
+ * reference file with a modification time of 0 (the mark). After the end of stdin it removes
+ * them last first (a placeholder directory after what was made in it), each only while no other
+ * run holds it (flock -n), when the locked entry is still the one at the path (not a symlink),
+ * marked (neither newer nor older than the reference), and empty: `rmdir` keeps a directory with
+ * anything in it, a file is looked at again just before its `rm`. The checks are bash's own
+ * tests, so only flock forks per path: the entries, still locked, go in one `rm` (files) and one
+ * `rmdir` (directories, in the same order) at the end.
  */
-export const REMOVER_SCRIPT = "while IFS= read -r _; do :; done; list=$1; paths=(); " +
-  '[ -f "$list" ] && mapfile -t paths < "$list"; rm -f -- "$list"; ' +
+export const REMOVER_SCRIPT = "while IFS= read -r _; do :; done; list=$1; ref=$2; paths=(); " +
+  'files=(); dirs=(); [ -f "$list" ] && mapfile -t paths < "$list"; ' +
+  '[ -f "$ref" ] && [ ! -L "$ref" ] || paths=(); ' +
   "for ((i=${#paths[@]}-1; i>=0; i--)); do p=${paths[i]}; " +
   '[ -n "$p" ] && [ ! -L "$p" ] && { [ -f "$p" ] || [ -d "$p" ]; } || continue; ' +
   '{ exec {fd}<"$p"; } 2>/dev/null || continue; ' +
-  'if flock -n -x "$fd"; then ' +
-  'now=$(stat -c "%d:%i %Y:%s:%F" -- "$p" 2>/dev/null); it=$(stat -L -c "%d:%i" "/proc/self/fd/$fd"); ' +
-  "at=${now%% *}; mark=${now#* }; " +
-  'if [ "$at" = "$it" ]; then case $mark in ' +
-  '"0:"*":directory") rmdir -- "$p" 2>/dev/null ;; ' +
-  '"0:0:regular empty file") rm -f -- "$p" ;; esac; fi; fi; ' +
-  "exec {fd}<&-; done";
+  'if flock -n -x "$fd" && [ ! -L "$p" ] && [ "$p" -ef "/proc/self/fd/$fd" ] && ' +
+  '[ ! "$p" -nt "$ref" ] && [ ! "$p" -ot "$ref" ]; then ' +
+  'if [ -d "$p" ]; then dirs+=("$p"); continue; fi; ' +
+  'if [ -f "$p" ] && [ ! -s "$p" ]; then files+=("$p"); continue; fi; fi; ' +
+  "exec {fd}<&-; done; empty=(); " +
+  'for p in "${files[@]}"; do [ ! -L "$p" ] && [ -f "$p" ] && [ ! -s "$p" ] && empty+=("$p"); done; ' +
+  'rm -f -- "${empty[@]}" "$list" "$ref"; ' +
+  '[ ${#dirs[@]} -eq 0 ] || rmdir -- "${dirs[@]}" 2>/dev/null';
 
-/** Creates MountPointOps backed by Deno's file system calls and a bash remover. */
-export function createDenoMountPointOps(): MountPointOps {
+/**
+ * How long `hold` waits for the mark of an empty entry made moments ago: another run may be
+ * between making its placeholder and marking it (preempted on a loaded machine), and a run that
+ * took it for a real entry would mount over it unheld, for that run's remover to remove.
+ */
+const MARK_WAIT_MS = 200;
+/** An entry modified longer ago than this is nobody's placeholder in the making. */
+const FRESH_MS = 5000;
+
+/**
+ * The entry's info (`stat`), once it is marked (mtime 0), or when it is no fresh empty entry,
+ * or after `waitMs`.
+ */
+function markedWithin(
+  stat: () => Deno.FileInfo,
+  isEmpty: (info: Deno.FileInfo) => boolean,
+  waitMs: number,
+): Deno.FileInfo {
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const info = stat();
+    const mtime = info.mtime?.getTime();
+    const fresh = mtime !== undefined && mtime !== 0 && Math.abs(Date.now() - mtime) < FRESH_MS;
+    if (!fresh || Date.now() >= deadline || !isEmpty(info)) return info;
+    Atomics.wait(sleeper, 0, 0, 2);
+  }
+}
+
+/**
+ * Creates MountPointOps backed by Deno's file system calls and a bash remover. `markWaitMs`: how
+ * long `hold` waits for the mark of an empty entry made moments ago (tests lengthen it).
+ */
+export function createDenoMountPointOps(
+  options: { markWaitMs?: number } = {},
+): MountPointOps {
+  const markWaitMs = options.markWaitMs ?? MARK_WAIT_MS;
   return {
     create(path, kind) {
       try {
@@ -53,11 +94,14 @@ export function createDenoMountPointOps(): MountPointOps {
         if (!before.isFile && !before.isDirectory) return undefined;
         file = Deno.openSync(path, { read: true });
         file.lockSync(false);
-        const locked = file.statSync();
+        const opened = file;
+        const isEmpty = (info: Deno.FileInfo) =>
+          info.isDirectory
+            ? Deno.readDirSync(path)[Symbol.iterator]().next().done === true
+            : info.size === 0;
+        const locked = markedWithin(() => opened.statSync(), isEmpty, markWaitMs);
         const now = Deno.lstatSync(path);
-        const empty = locked.isDirectory
-          ? Deno.readDirSync(path)[Symbol.iterator]().next().done === true
-          : locked.size === 0;
+        const empty = isEmpty(locked);
         const same = !now.isSymlink && now.ino === locked.ino && now.dev === locked.dev;
         if (!same || !empty || locked.mtime?.getTime() !== 0) {
           file.close();
@@ -79,15 +123,20 @@ export function createDenoMountPointOps(): MountPointOps {
       }
     },
     startRemover(): PlaceholderRemover | undefined {
-      let list: string;
+      const made: string[] = [];
       try {
-        list = Deno.makeTempFileSync({ prefix: "moat-placeholders-" });
+        made.push(Deno.makeTempFileSync({ prefix: "moat-placeholders-" }));
+        // The mark to compare with: a file of the remover's own, modified at 0.
+        made.push(Deno.makeTempFileSync({ prefix: "moat-placeholders-mark-" }));
+        Deno.utimeSync(made[1]!, 0, 0);
       } catch {
+        for (const path of made) Deno.remove(path).catch(() => {});
         return undefined;
       }
-      const remover = startAfterMoat(REMOVER_SCRIPT, "moat-placeholders", [list]);
+      const [list, mark] = made as [string, string];
+      const remover = startAfterMoat(REMOVER_SCRIPT, "moat-placeholders", [list, mark]);
       if (remover === undefined) {
-        Deno.remove(list).catch(() => {});
+        for (const path of made) Deno.remove(path).catch(() => {});
         return undefined;
       }
       return {

@@ -174,8 +174,8 @@ Deno.test({
       workerUrl: FAKE_WORKER,
       sys: {
         processes: {
-          spawn(program, args) {
-            const child = processes.spawn(program, args);
+          spawn(program, args, options) {
+            const child = processes.spawn(program, args, options);
             pids.push(child.pid);
             return child;
           },

@@ -30,24 +30,37 @@ const CLOSE_GRACE_MS = 2000;
 /**
  * Starts the tool host as a subprocess (`command[0]` with the rest as args, e.g. bwrap …) through
  * `options.processes` (in its own session, away from the terminal's Ctrl-C) and sends it
- * `config`. stderr's tail is kept for error messages.
+ * `config`. stderr's tail is kept for error messages. `options.statusFd`: command[0] is bwrap,
+ * told to write its JSON status there (`--json-status-fd`); its first line, the first on stderr,
+ * names the sandbox's first process, which `close()` kills when the host was sent no call.
  */
 export function startProcessHost(
   command: string[],
   config: HostConfig,
-  options: { processes: HostProcessOps },
+  options: { processes: HostProcessOps; statusFd?: number },
 ): HostConnection {
   const [program, ...args] = command;
   if (program === undefined) throw new Error("startProcessHost needs a command");
-  const child = options.processes.spawn(program, args);
+  const { statusFd } = options;
+  const child = options.processes.spawn(
+    program,
+    args,
+    statusFd === undefined ? {} : { statusFd },
+  );
   const writer = child.stdin.getWriter();
   const encoder = new TextEncoder();
   let stdinOpen = true;
   let writing = Promise.resolve();
   let stderrTail = "";
+  // Until a call or query is sent the host runs nothing of its own, and nothing waits on it.
+  let used = false;
+  let sandboxPid: number | undefined;
+  let statusRead: () => void = () => {};
+  const statusSeen = new Promise<void>((resolve) => statusRead = resolve);
   const connection: HostConnection = {
     onMessage: () => {},
     send(msg) {
+      if (msg.type === "call" || msg.type === "query") used = true;
       if (!stdinOpen) return;
       const bytes = encoder.encode(JSON.stringify(msg) + "\n");
       writing = writing.then(() => writer.write(bytes)).catch(() => {
@@ -60,6 +73,14 @@ export function startProcessHost(
         stdinOpen = false;
         await writing;
         await writer.close().catch(() => {});
+      }
+      if (!used && statusFd !== undefined) {
+        // It may still be starting, bwrap still building the view (and making mount points in
+        // the workspace): killed with every process of the sandbox, not left to boot up to the
+        // end of its stdin. Its pid namespace ends with its first process, and bwrap exits only
+        // once that one is gone, so nothing of it runs after this run lets its placeholders go.
+        await settledWithin([statusSeen, child.status], CLOSE_GRACE_MS);
+        if (sandboxPid !== undefined) child.killChild(sandboxPid);
       }
       if (!await settledWithin([child.status], CLOSE_GRACE_MS)) child.kill();
       await connection.closed;
@@ -78,21 +99,47 @@ export function startProcessHost(
     }
   })().catch(() => {});
   const stderrDone = (async () => {
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+    // bwrap's status comes first, before the sandbox runs: what follows is the host's own.
+    let first = statusFd === undefined ? undefined : "";
+    for await (let chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+      if (first !== undefined) {
+        first += chunk;
+        const end = first.indexOf("\n");
+        if (end < 0 && first.length < 4096) continue;
+        sandboxPid = end < 0 ? undefined : childPidOf(first.slice(0, end));
+        chunk = sandboxPid === undefined ? first : first.slice(end + 1);
+        first = undefined;
+        statusRead();
+      }
       stderrTail = (stderrTail + chunk).slice(-2000);
     }
-  })().catch(() => {});
+  })().catch(() => {}).finally(statusRead);
   (connection as { closed: Promise<string> }).closed = (async () => {
     const status = await child.status;
     stdinOpen = false;
     await Promise.all([stdoutDone, stderrDone]);
     await writer.close().catch(() => {});
     const how = status.signal ? `killed by ${status.signal}` : `exit code ${status.code}`;
-    const detail = stderrTail.trim().split("\n").slice(-3).join(" / ");
+    // bwrap's last status line (the sandboxed program's exit code) is not the host's to say.
+    const lines = stderrTail.trim().split("\n").filter((l) => !BWRAP_EXIT_LINE.test(l));
+    const detail = lines.slice(-3).join(" / ");
     return detail ? `${how}: ${detail}` : how;
   })();
   connection.send({ type: "init", config });
   return connection;
+}
+
+/** bwrap's status line when the sandboxed program exited (`--json-status-fd`). */
+const BWRAP_EXIT_LINE = /^\{ "exit-code": -?\d+ \}$/;
+
+/** The `child-pid` of bwrap's first status line (`{ "child-pid": N, … }`); undefined if none. */
+function childPidOf(line: string): number | undefined {
+  try {
+    const pid = (JSON.parse(line) as { "child-pid"?: unknown })["child-pid"];
+    return typeof pid === "number" && Number.isInteger(pid) && pid > 1 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
