@@ -16,26 +16,44 @@ async function listing(ws: string): Promise<string[]> {
   return (await Array.fromAsync(Deno.readDir(ws))).map((e) => e.name).sort();
 }
 
-/** The processes (not zombies: their namespaces cannot be read) in the pid namespace `ns`. */
+/** The live processes (zombies are dead: left out) in the pid namespace `ns`. */
 async function processesIn(ns: number): Promise<number[]> {
   const pids: number[] = [];
   for await (const entry of Deno.readDir("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
     try {
-      if (await Deno.readLink(`/proc/${entry.name}/ns/pid`) === `pid:[${ns}]`) {
+      if (await Deno.readLink(`/proc/${entry.name}/ns/pid`) !== `pid:[${ns}]`) continue;
+      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
+      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") {
         pids.push(Number(entry.name));
       }
     } catch {
-      // Gone, or a zombie, meanwhile.
+      // Gone meanwhile.
     }
   }
   return pids;
 }
 
+/**
+ * The pid namespace of process `pid`, held open (a namespace's number is reused once it is freed:
+ * under parallel tests another sandbox's processes would be counted), or undefined when the
+ * process is gone already (its namespace with it).
+ */
+function holdNamespace(pid: number, ns: number): Deno.FsFile | undefined {
+  try {
+    const file = Deno.openSync(`/proc/${pid}/ns/pid`);
+    if (Deno.readLinkSync(`/proc/${pid}/ns/pid`) === `pid:[${ns}]`) return file;
+    file.close();
+  } catch {
+    // Gone.
+  }
+  return undefined;
+}
+
 /** A started host process: what its bwrap said first (its namespaces), and what it printed. */
 interface Watched {
-  /** The pid namespace bwrap named in its status line. */
-  namespace: Promise<number>;
+  /** The pid namespace bwrap named in its status line, held open; undefined once gone. */
+  namespace: Promise<{ ns: number; held: Deno.FsFile } | undefined>;
   /** Resolves once the host said it is ready. */
   ready: Promise<void>;
   /** Settles once both copies of its output ended. */
@@ -50,7 +68,7 @@ function watchedProcesses(started: Watched[]): HostProcessOps {
       const child = processes.spawn(program, args, options);
       const [err, hostErr] = child.stderr.tee();
       const [out, hostOut] = child.stdout.tee();
-      let named: (ns: number) => void = () => {};
+      let named: (held: { ns: number; held: Deno.FsFile } | undefined) => void = () => {};
       let ready: () => void = () => {};
       const watched: Watched = {
         namespace: new Promise((resolve) => named = resolve),
@@ -59,7 +77,10 @@ function watchedProcesses(started: Watched[]): HostProcessOps {
           (async () => {
             // The first line is bwrap's status (the rest is left: leaving cancels this copy).
             for await (const line of readLines(err)) {
-              return named((JSON.parse(line) as Record<string, number>)["pid-namespace"]!);
+              const status = JSON.parse(line) as Record<string, number>;
+              const ns = status["pid-namespace"]!;
+              const held = holdNamespace(status["child-pid"]!, ns);
+              return named(held === undefined ? undefined : { ns, held });
             }
           })(),
           (async () => {
@@ -98,7 +119,11 @@ Deno.test({
       } finally {
         await sb.close();
       }
-      assert.deepEqual(await processesIn(await host.namespace), [], when);
+      const namespace = await host.namespace;
+      if (namespace !== undefined) {
+        assert.deepEqual(await processesIn(namespace.ns), [], when);
+        namespace.held.close();
+      }
       assert.deepEqual(await listing(ws), before, when);
       await host.ended;
     }
