@@ -73,7 +73,14 @@ async function endWithJobRunning(ending: Ending, sandbox: "auto" | "off"): Promi
     if (ending === "host crash") {
       const hosts = await toolHostsUnder(child.pid);
       assert.ok(hosts.length > 0, "a tool host runs under moat");
-      for (const pid of hosts) Deno.kill(pid, "SIGKILL");
+      for (const pid of hosts) {
+        try {
+          Deno.kill(pid, "SIGKILL");
+        } catch (e) {
+          // Gone already: killed with another of the list (bwrap with the host it runs).
+          if (!(e instanceof Deno.errors.NotFound)) throw e;
+        }
+      }
     } else {
       child.kill(ending);
     }
