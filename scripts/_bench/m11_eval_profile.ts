@@ -8,7 +8,7 @@ import { reply, startFakeOpenAI } from "../../tests/support/fake_openai.ts";
 import { readStartTask } from "../compile.ts";
 import type { Measure } from "./measure.ts";
 import type { Row } from "./table.ts";
-import { moatRunSetup } from "./moat_run.ts";
+import { moatRunArgs, moatRunSetup } from "./moat_run.ts";
 
 interface ProfileNode {
   id: number;
@@ -70,9 +70,12 @@ export const evalProfile: Measure = {
     await Deno.mkdir(dir, { recursive: true });
     await using server = await startFakeOpenAI();
     server.script(reply.text("ok"));
-    const args = ["run", ...start.flags, "--cpu-prof", `--cpu-prof-dir=${dir}`];
-    args.push(join(env.projectRoot, start.entry), "--cwd", ws, "--base-url", server.baseURL);
-    args.push("--no-session", "say ok");
+    const args = moatRunArgs(env, start, {
+      ws,
+      baseURL: server.baseURL,
+      prompt: "say ok",
+      extra: ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+    });
     const out = await env.spawn(env.deno, {
       args,
       cwd: env.projectRoot,

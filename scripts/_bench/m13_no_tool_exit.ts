@@ -13,15 +13,11 @@ import type { Measure } from "./measure.ts";
 import { timeCommand } from "./run_cmd.ts";
 import { summarize } from "./stats.ts";
 import { ratio, type Row } from "./table.ts";
-import { moatRunSetup } from "./moat_run.ts";
+import { moatRunArgs, moatRunSetup } from "./moat_run.ts";
+import { entryNames } from "../../tests/support/workspace.ts";
 
 /** The reply's delays: at once (the host still starting), and a real model's least. */
 const MODEL_DELAYS_MS = [0, 300];
-
-/** The workspace's own entries, sorted. */
-async function listing(ws: string): Promise<string[]> {
-  return (await Array.fromAsync(Deno.readDir(ws))).map((e) => e.name).sort();
-}
 
 /** Measure 13. */
 export const noToolExit: Measure = {
@@ -34,19 +30,9 @@ export const noToolExit: Measure = {
     await Deno.writeTextFile(join(ws, "a.txt"), "a file\n");
     const git = await new Deno.Command("git", { args: ["init", "-q"], cwd: ws }).output();
     if (!git.success) throw new Error(`git init failed: ${new TextDecoder().decode(git.stderr)}`);
-    const before = await listing(ws);
+    const before = await entryNames(ws);
     await using server = await startFakeOpenAI();
-    const args = [
-      "run",
-      ...start.flags,
-      join(env.projectRoot, start.entry),
-      "--cwd",
-      ws,
-      "--base-url",
-      server.baseURL,
-      "--no-session",
-      "say hi",
-    ];
+    const args = moatRunArgs(env, start, { ws, baseURL: server.baseURL, prompt: "say hi" });
     const once = async (delayMs: number): Promise<{ ms: number; mode: string }> => {
       let repliedAt = 0;
       server.script((_req: RecordedRequest) => {
@@ -71,7 +57,7 @@ export const noToolExit: Measure = {
       if (!status.success || repliedAt === 0) {
         throw new Error(`moat run failed (code ${status.code}):\n${stderr}${stdout}`);
       }
-      const after = await listing(ws);
+      const after = await entryNames(ws);
       if (after.join("\n") !== before.join("\n")) {
         throw new Error(`the run left entries in the workspace: ${after.join(", ")}`);
       }

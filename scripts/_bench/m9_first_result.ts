@@ -10,7 +10,7 @@ import { readStartTask } from "../compile.ts";
 import type { Measure } from "./measure.ts";
 import { summarize } from "./stats.ts";
 import type { Row } from "./table.ts";
-import { moatRunSetup } from "./moat_run.ts";
+import { moatRunArgs, moatRunSetup } from "./moat_run.ts";
 import { type HostPhases, HostPhaseWatcher } from "./host_phases.ts";
 
 interface Run {
@@ -47,17 +47,7 @@ export const firstResult: Measure = {
     const { ws, childEnv } = await moatRunSetup(env, "first-result");
     await Deno.writeTextFile(join(ws, "a.txt"), "the first file\n".repeat(20));
     await using server = await startFakeOpenAI();
-    const args = [
-      "run",
-      ...start.flags,
-      join(env.projectRoot, start.entry),
-      "--cwd",
-      ws,
-      "--base-url",
-      server.baseURL,
-      "--no-session",
-      "read a.txt",
-    ];
+    const args = moatRunArgs(env, start, { ws, baseURL: server.baseURL, prompt: "read a.txt" });
     const once = async (delayMs: number): Promise<Run> => {
       let requestAt = 0;
       let repliedAt = 0;

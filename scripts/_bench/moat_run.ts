@@ -1,5 +1,30 @@
 /** What the measures that run the real moat share: a workspace, a home, and moat's environment. */
+import { join } from "node:path";
+import type { RunTask } from "../compile.ts";
 import type { BenchEnv } from "./env.ts";
+
+/**
+ * `deno run` arguments for one print-mode moat run under the start task's flags (`extra` Deno
+ * flags after them), in `ws` against `baseURL`, without a session.
+ */
+export function moatRunArgs(
+  env: BenchEnv,
+  start: RunTask,
+  run: { ws: string; baseURL: string; prompt: string; extra?: string[] },
+): string[] {
+  return [
+    "run",
+    ...start.flags,
+    ...(run.extra ?? []),
+    join(env.projectRoot, start.entry),
+    "--cwd",
+    run.ws,
+    "--base-url",
+    run.baseURL,
+    "--no-session",
+    run.prompt,
+  ];
+}
 
 /**
  * Makes `<name>-ws` and `<name>-home/{config,state}` under the bench's directory; the child
