@@ -7,6 +7,7 @@
  */
 import type { GroupReaper } from "../sandbox/ops.ts";
 import { startAfterMoat } from "./_after_moat.ts";
+import { procStatFields } from "./_proc_stat.ts";
 
 /**
  * `$1` is the list file ("PGID START" lines). Reads its input until "end" (moat stopped the
@@ -32,12 +33,7 @@ exit 0
 
 /** The start time of process `pid` (field 22 of /proc/PID/stat); undefined once it is gone. */
 export function startTimeOf(pid: number): string | undefined {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
+  return procStatFields(pid)?.[19];
 }
 
 /** Starts the reaper; undefined when its list or bash cannot be made. */

@@ -4,6 +4,7 @@
  * moat stops it through its stdin, and bwrap's `--die-with-parent` ends it when moat dies.
  */
 import type { HostProcess, HostProcessOps } from "../sandbox/ops.ts";
+import { procStatFields } from "./_proc_stat.ts";
 
 /**
  * A bash program that closes every descriptor above 2 and then runs its arguments. Descriptors
@@ -67,10 +68,6 @@ export function createDenoHostProcessOps(): HostProcessOps {
 
 /** The parent of process `pid` (field 4 of /proc/PID/stat); undefined once it is gone. */
 function parentOf(pid: number): number | undefined {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return undefined;
-  }
+  const parent = procStatFields(pid)?.[1];
+  return parent === undefined ? undefined : Number(parent);
 }

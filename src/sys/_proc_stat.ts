@@ -1,0 +1,15 @@
+/** Reading /proc/PID/stat (Linux). */
+
+/**
+ * The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses):
+ * `[0]` is the state (field 3), `[1]` the parent (field 4), `[19]` the start time (field 22).
+ * Undefined once the process is gone.
+ */
+export function procStatFields(pid: number): string[] | undefined {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
+}
