@@ -2,19 +2,9 @@
 import assert from "node:assert/strict";
 import { RUN_LATER } from "../../src/policy/_run_later.ts";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
-import { createTempWorkspace } from "../support/workspace.ts";
+import { createTempWorkspace, entryNames } from "../support/workspace.ts";
+import { BWRAP } from "../sandbox/_helpers.ts";
 import { cliEnv, processesMatching, runMoat, spawnMoat, waitUntil } from "./_cli.ts";
-
-const BWRAP = (() => {
-  try {
-    return Deno.statSync("/usr/bin/bwrap").isFile;
-  } catch {
-    return false;
-  }
-})();
-
-const names = async (dir: string) =>
-  (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
 
 Deno.test({
   name:
@@ -51,7 +41,7 @@ Deno.test({
       // those of other programs' run-later files.
       const runLater = RUN_LATER.map((e) => e.name);
       assert.deepEqual(
-        await names(ws.dir),
+        await entryNames(ws.dir),
         [".env", ".moat", "a.txt", "generated", ...runLater].sort(),
       );
     } finally {
@@ -60,11 +50,11 @@ Deno.test({
     const out = await output;
     assert.equal(out.signal, "SIGKILL", new TextDecoder().decode(out.stderr));
     await waitUntil("the placeholders to be removed", async () => {
-      return (await names(ws.dir)).join(",") === "a.txt";
+      return (await entryNames(ws.dir)).join(",") === "a.txt";
     }, 10_000);
     // The run's spill directory (bash's full outputs, the proxy's socket) goes too.
     await waitUntil("the run's temporary directory to be removed", async () => {
-      return (await names(tmp.dir)).filter((n) => n.startsWith("moat-")).length === 0;
+      return (await entryNames(tmp.dir)).filter((n) => n.startsWith("moat-")).length === 0;
     }, 10_000);
     await waitUntil(
       "the sleep to be gone",
@@ -97,5 +87,5 @@ Deno.test("moat --allow-write=srcc exits 2 with the flag it probably meant, befo
   const lines = fresh.stderr.split("\n");
   assert.match(lines[0] ?? "", /^moat: workspace /, fresh.stderr);
   assert.match(lines[1] ?? "", /grants a file that does not exist yet/, fresh.stderr);
-  assert.deepEqual(await names(ws.dir), ["src"]);
+  assert.deepEqual(await entryNames(ws.dir), ["src"]);
 });

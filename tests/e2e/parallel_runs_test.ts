@@ -5,19 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
-import { createTempWorkspace } from "../support/workspace.ts";
+import { createTempWorkspace, entryNames } from "../support/workspace.ts";
+import { BWRAP } from "../sandbox/_helpers.ts";
 import { cliEnv, runMoat, toolResultOf } from "./_cli.ts";
-
-const BWRAP = (() => {
-  try {
-    return Deno.statSync("/usr/bin/bwrap").isFile;
-  } catch {
-    return false;
-  }
-})();
-
-const names = async (dir: string) =>
-  (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
 
 Deno.test({
   name:
@@ -28,7 +18,7 @@ Deno.test({
     await using home = await createTempWorkspace();
     const git = await new Deno.Command("git", { args: ["init", "-q"], cwd: ws.dir }).output();
     assert.ok(git.success);
-    const before = await names(ws.dir);
+    const before = await entryNames(ws.dir);
     const run = async (i: number) => {
       await using server = await startFakeOpenAI();
       // Every other run calls bash (in the nested view, whose sources must all still exist).
@@ -55,7 +45,7 @@ Deno.test({
         assert.doesNotMatch(r.stderr + r.output, /Can't find source path/, r.stderr + r.output);
         if (r.calls) assert.match(r.output, /hello/, r.output);
       }
-      assert.deepEqual(await names(ws.dir), before, `round ${round}`);
+      assert.deepEqual(await entryNames(ws.dir), before, `round ${round}`);
     }
   },
 });

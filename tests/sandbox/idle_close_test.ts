@@ -9,12 +9,8 @@ import type { HostProcessOps } from "../../src/sandbox/ops.ts";
 import { readLines } from "../../src/sandbox/host/protocol.ts";
 import { createDenoHostProcessOps } from "../../src/sys/host_process.ts";
 import { defaultGrants } from "../support/grants.ts";
+import { entryNames } from "../support/workspace.ts";
 import { BWRAP, createLayout, hostGit, openSandbox } from "./_helpers.ts";
-
-/** The workspace's own entries. */
-async function listing(ws: string): Promise<string[]> {
-  return (await Array.fromAsync(Deno.readDir(ws))).map((e) => e.name).sort();
-}
 
 /** The live processes (zombies are dead: left out) in the pid namespace `ns`. */
 async function processesIn(ns: number): Promise<number[]> {
@@ -103,7 +99,7 @@ Deno.test({
     await using _ = layout.root;
     const ws = layout.ws;
     await hostGit(ws, "init", "-q");
-    const before = await listing(ws);
+    const before = await entryNames(ws);
     for (const when of ["at once", "named", "ready"] as const) {
       const started: Watched[] = [];
       const sb = await openSandbox(layout, "bwrap", defaultGrants(ws), {
@@ -113,7 +109,7 @@ Deno.test({
       assert.ok(host !== undefined && started.length === 1, when);
       try {
         // The run-later entries' placeholders stand while the sandbox is open.
-        assert.ok((await listing(ws)).includes(RUN_LATER[0]!.name), when);
+        assert.ok((await entryNames(ws)).includes(RUN_LATER[0]!.name), when);
         if (when === "named") await host.namespace;
         if (when === "ready") await host.ready;
       } finally {
@@ -124,7 +120,7 @@ Deno.test({
         assert.deepEqual(await processesIn(namespace.ns), [], when);
         namespace.held.close();
       }
-      assert.deepEqual(await listing(ws), before, when);
+      assert.deepEqual(await entryNames(ws), before, when);
       await host.ended;
     }
   },

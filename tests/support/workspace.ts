@@ -48,6 +48,11 @@ export async function createTempWorkspace(
   return ws;
 }
 
+/** The names of the entries of directory `dir`, sorted. */
+export async function entryNames(dir: string): Promise<string[]> {
+  return (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
+}
+
 /** Whether anything (a file, a directory, a dangling symlink) is at `path`. */
 export async function exists(path: string): Promise<boolean> {
   return (await lstatOrNull(path)) !== null;

@@ -76,17 +76,22 @@ Deno.test("an MCP server's forwarder loads its sockets only: not the tool host, 
   );
 });
 
-Deno.test("main.ts __tool-host serves the tool host protocol under the start task's flags", async () => {
-  await using ws = await createTempWorkspace({ "a.txt": "" });
+/** `main.ts __tool-host` under the start task's flags and `config`, in `cwd`, piped. */
+async function spawnToolHost(config: string, cwd: string): Promise<Deno.ChildProcess> {
   const start = await readStartTask(DENO_JSON);
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...start.flags, "--config", DENO_JSON, join(ROOT, "main.ts"), TOOL_HOST_COMMAND],
-    cwd: ws.dir,
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", ...start.flags, "--config", config, join(ROOT, "main.ts"), TOOL_HOST_COMMAND],
+    cwd,
     env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+}
+
+Deno.test("main.ts __tool-host serves the tool host protocol under the start task's flags", async () => {
+  await using ws = await createTempWorkspace({ "a.txt": "" });
+  const child = await spawnToolHost(DENO_JSON, ws.dir);
   const stderr = new Response(child.stderr).text();
   const writer = child.stdin.getWriter();
   const send = (msg: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(msg) + "\n"));
@@ -117,16 +122,8 @@ Deno.test("main.ts __tool-host serves the tool host protocol under the start tas
 
 Deno.test("main.ts __tool-host starts the tools Worker under the host's own config and lock", async () => {
   await using ws = await createTempWorkspace({ "a.txt": "" });
-  const start = await readStartTask(DENO_JSON);
   const config = join(ROOT, "src", "sandbox", "host", HOST_CONFIG_FILE);
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...start.flags, "--config", config, join(ROOT, "main.ts"), TOOL_HOST_COMMAND],
-    cwd: ws.dir,
-    env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = await spawnToolHost(config, ws.dir);
   const stderr = new Response(child.stderr).text();
   const writer = child.stdin.getWriter();
   const line = JSON.stringify({
