@@ -226,3 +226,23 @@ Deno.test("a job's result names its log file whenever it shows output, even whil
     await Promise.all(jobs.list().map((j) => j.ended));
   }
 });
+
+Deno.test("a job's output is capped: its log keeps the first 10 MiB, and a read only the end", async () => {
+  await using ws = await createTempWorkspace();
+  await using t = setup(ws);
+  // 13 MB of 100-byte lines, then a marker, from a job that keeps running.
+  await t.start(
+    "until [ -f go ]; do sleep 0.01; done; yes \"$(printf '%099d' 0)\" | head -n 130000; " +
+      "echo finished; exec sleep 30",
+  );
+  const waiting = call(t.job, { action: "wait", id: "1", pattern: "^finished$" });
+  await Deno.writeTextFile(ws.path("go"), "");
+  const waited = await waiting;
+  assert.equal(detailsOf(waited).waited, "match");
+  // What the model gets is the end of the output, not 12 MiB.
+  assert.ok(waited.output.length < 64 * 1024, `${waited.output.length} characters`);
+  assert.match(waited.output, /finished/);
+  const log = t.jobs.get("1")?.info().logFile;
+  assert.ok(log, "the job has a log file");
+  assert.equal((await Deno.stat(log)).size, 10 * 1024 * 1024);
+});
