@@ -72,6 +72,7 @@ export function createMountPoints(ops: MountPointOps, paths: PathOps): MountPoin
       }
       // Ours, or another run's placeholder (a real file or directory is not one: nothing to do).
       if (!looksLikePlaceholder(paths, target.path)) return undefined;
+      const looked = idOf(paths, target.path);
       const lock = ops.hold(target.path);
       if (lock !== undefined) {
         const problem = record(target.path);
@@ -82,8 +83,10 @@ export function createMountPoints(ops: MountPointOps, paths: PathOps): MountPoin
         held.set(target.path, lock);
         return undefined;
       }
-      // Removed by another run's remover between the look and the lock: make it again. Or
-      // made again meanwhile by a third run: look again (a real file fails every attempt).
+      // Still the entry looked at: a real one (nothing to hold). Else it was removed by another
+      // run's remover between the look and the lock (make it again), or made again by a third
+      // run meanwhile (look again).
+      if (looked !== undefined && idOf(paths, target.path) === looked) return undefined;
     }
     return undefined;
   };
