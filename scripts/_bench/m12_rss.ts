@@ -32,7 +32,11 @@ const LAYERS: Array<{ label: string; modules: string[] }> = [
   },
 ];
 
-async function importPeakMb(env: BenchEnv, modules: string[]): Promise<number> {
+/** The peak RSS (MB) of a fresh process that imports `modules`, and how long the imports took. */
+async function importPeak(
+  env: BenchEnv,
+  modules: string[],
+): Promise<{ mb: number; ms: number; fileMb: number }> {
   const out = await env.spawn(env.deno, {
     args: [
       "run",
@@ -50,7 +54,8 @@ async function importPeakMb(env: BenchEnv, modules: string[]): Promise<number> {
       `import of ${modules.join(", ")} failed: ${new TextDecoder().decode(out.stderr)}`,
     );
   }
-  return Number(new TextDecoder().decode(out.stdout).trim()) / 1024;
+  const [kb, ms, fileKb] = new TextDecoder().decode(out.stdout).trim().split(" ").map(Number);
+  return { mb: (kb ?? 0) / 1024, ms: ms ?? 0, fileMb: (fileKb ?? 0) / 1024 };
 }
 
 /** Measure 12. */
@@ -62,13 +67,18 @@ export const peakRss: Measure = {
     const start = await readStartTask(join(env.projectRoot, "deno.json"));
     const { childEnv } = await moatRunSetup(env, "peak-rss");
     await using server = await startFakeOpenAI();
-    const once = async (): Promise<{ mainMb: number; hostMb: number; atRequests: number[] }> => {
+    const once = async (): Promise<
+      { mainMb: number; hostMb: number; atRequests: number[]; fileAtFirst: number }
+    > => {
       // The main process's RSS as each model request arrives: memory by phase of the run.
       const atRequests: number[] = [];
+      let fileAtFirst = 0;
       let pid = 0;
       server.script(
         ...tourSteps().map((step) => (req: RecordedRequest, n: number) => {
           atRequests.push((statusKb(pid, "VmRSS") ?? 0) / 1024);
+          // File-backed pages: the deno executable's code that ran, not moat's data.
+          if (atRequests.length === 1) fileAtFirst = (statusKb(pid, "RssFile") ?? 0) / 1024;
           return typeof step === "function" ? step(req, n) : step;
         }),
       );
@@ -108,33 +118,42 @@ export const peakRss: Measure = {
         0,
         ...peaks.filter((p) => p.pid !== child.pid && p.comm === "deno").map((p) => p.hwmKb),
       );
-      return { mainMb: main / 1024, hostMb: host / 1024, atRequests };
+      return { mainMb: main / 1024, hostMb: host / 1024, atRequests, fileAtFirst };
     };
     await once();
     const main: number[] = [];
     const host: number[] = [];
     const first: number[] = [];
     const lastRequest: number[] = [];
+    const fileFirst: number[] = [];
     for (let i = 0; i < env.options.runs; i++) {
       const r = await once();
+      fileFirst.push(r.fileAtFirst);
       main.push(r.mainMb);
       host.push(r.hostMb);
       first.push(r.atRequests[0] ?? 0);
       lastRequest.push(r.atRequests[r.atRequests.length - 1] ?? 0);
     }
-    const layers: Array<{ label: string; mb: number }> = [];
+    const layers: Array<{ label: string; mb: number; ms: number; fileMb: number }> = [];
     for (const layer of LAYERS) {
-      const samples: number[] = [];
+      const samples: Array<{ mb: number; ms: number; fileMb: number }> = [];
       for (let i = 0; i < Math.min(3, env.options.runs); i++) {
-        samples.push(await importPeakMb(env, layer.modules));
+        samples.push(await importPeak(env, layer.modules));
       }
-      layers.push({ label: layer.label, mb: summarize(samples).median });
+      layers.push({
+        label: layer.label,
+        mb: summarize(samples.map((s) => s.mb)).median,
+        ms: summarize(samples.map((s) => s.ms)).median,
+        fileMb: summarize(samples.map((s) => s.fileMb)).median,
+      });
     }
     const mainStat = summarize(main);
     const last = layers[layers.length - 1]?.mb ?? 0;
+    const fileOf = (mb: number | undefined) => `${(mb ?? 0).toFixed(1)} MB of it file-backed`;
     const breakdown = layers.map((l, i) =>
       `${l.label}: ${l.mb.toFixed(1)} MB${
-        i === 0 ? "" : ` (+${(l.mb - (layers[i - 1]?.mb ?? 0)).toFixed(1)})`
+        i === 0 ? "" : ` (+${(l.mb - (layers[i - 1]?.mb ?? 0)).toFixed(1)}; imported in ` +
+          `${l.ms.toFixed(0)} ms)`
       }`
     ).join("; ");
     return [
@@ -151,10 +170,11 @@ export const peakRss: Measure = {
           `against the fake server, sampled every 5 ms; the tool host's own peak ${
             summarize(host).median.toFixed(1)
           } MB. ` +
-          `Peak of a fresh process that only imports, layer by layer: ${breakdown}; ` +
-          `the run's RSS at its first model request ${
+          `Peak of a fresh process that only imports, layer by layer: ${breakdown} (` +
+          `${fileOf(layers[layers.length - 1]?.fileMb)}: the deno executable's pages that ran; ` +
+          `Deno alone ${fileOf(layers[0]?.fileMb)}); the run's RSS at its first model request ${
             summarize(first).median.toFixed(1)
-          } MB, at its ` +
+          } MB (${fileOf(summarize(fileFirst).median)}), at its ` +
           `last ${summarize(lastRequest).median.toFixed(1)} MB, peak (at the end) ` +
           `${mainStat.median.toFixed(1)} MB: running the scenario adds ${
             (mainStat.median - last).toFixed(1)

@@ -10,7 +10,10 @@ export interface ProcInfo {
 }
 
 /** Reads a `kB` field (VmHWM, VmRSS, …) of /proc/<pid>/status; null when gone or absent. */
-export function statusKb(pid: number | "self", field: "VmHWM" | "VmRSS"): number | null {
+export function statusKb(
+  pid: number | "self",
+  field: "VmHWM" | "VmRSS" | "RssFile" | "RssAnon",
+): number | null {
   let text: string;
   try {
     text = Deno.readTextFileSync(`/proc/${pid}/status`);
