@@ -5,7 +5,7 @@
  */
 import type { AgentEvent } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
-import { replayCheckText } from "../replay/check.ts";
+import { replayCheckText } from "../replay/check_text.ts";
 import { hookLine } from "../hooks/mod.ts";
 import type { JobEvent } from "../report/jobs.ts";
 import {

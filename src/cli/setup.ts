@@ -9,7 +9,7 @@ import type { OpenAiClientOptions } from "../model/openai/mod.ts";
 import type { Grants } from "../policy/grants.ts";
 import type { GitOps, RewindFs } from "../rewind/mod.ts";
 import type { GrantPathOps } from "../policy/ops.ts";
-import { parseRecording, type Recording } from "../replay/recording.ts";
+import type { Recording } from "../replay/recording.ts";
 import { BUILTIN_TOOL_NAMES, NETWORK_TOOL_NAMES } from "../tools/registry.ts";
 import type { Sandbox, SandboxMode, SandboxOptions } from "../sandbox/mod.ts";
 import type { McpProcessOps } from "../mcp/mod.ts";
@@ -320,6 +320,8 @@ async function loadRecording(
         `The replay file "${path}" does not exist: pass a session file written by moat (see --session)`,
     };
   }
+  // Loaded only for a replay, like the rest of the replay's graph.
+  const { parseRecording } = await import("../replay/recording.ts");
   const parsed = parseRecording(path, text);
   return parsed.ok ? parsed : { ok: false, error: parsed.error };
 }

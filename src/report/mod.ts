@@ -5,7 +5,7 @@
 import type { AgentEvent, LimitName } from "../agent/mod.ts";
 import type { PermissionDecision } from "../policy/check.ts";
 import { addUsage, emptyUsage, type ModelErrorKind, type Usage } from "../model/types.ts";
-import type { ReplayCheckSummary } from "../replay/check.ts";
+import type { ReplayCheckSummary } from "../replay/check_text.ts";
 
 /** How the project came to be trusted. */
 export type TrustedBy = "flag" | "user_config" | "prompt";

@@ -1,7 +1,7 @@
 /** The lines the text renderer writes when a run starts and when it ends (to stderr, in order). */
 import { displayPath } from "../tools/mod.ts";
 import type { RunStartInfo, RunSummary } from "../report/mod.ts";
-import { replayCheckText } from "../replay/check.ts";
+import { replayCheckText } from "../replay/check_text.ts";
 import { footerLine, limitLine } from "./outcome_text.ts";
 import { escapeControls, escapeUnsafe } from "./terminal_text.ts";
 

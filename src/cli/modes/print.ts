@@ -14,7 +14,6 @@ import type { JobDetails } from "../../tools/mod.ts";
 import { costOf } from "../../report/usage.ts";
 import { type JobEvent, JobEvents, withJobEvents } from "../../report/jobs.ts";
 import { createReporter, startInfo } from "./_reporter.ts";
-import { startReplay } from "./replay.ts";
 import { runForAnswer } from "./_answer.ts";
 import { loadOutputSchema, type OutputSchema, SCHEMA_RETRIES } from "../structured.ts";
 
@@ -205,7 +204,12 @@ export async function printMode(setup: RunSetup): Promise<number> {
     };
     const replay = setup.recording === undefined
       ? undefined
-      : startReplay(setup, opened.engine, { recording: setup.recording, runOptions, warn });
+      // Loaded only for a replay: a run against a model does not need its graph.
+      : (await import("./replay.ts")).startReplay(setup, opened.engine, {
+        recording: setup.recording,
+        runOptions,
+        warn,
+      });
     const model = replay === undefined
       ? setup.deps.createModel(modelClientOptions(setup, settings.model, warn))
       : undefined;
