@@ -6,7 +6,7 @@ import { MCP_FORWARD_OPTION, TOOL_HOST_COMMAND } from "./src/sandbox/host/protoc
 interface CliModule {
   runCli(
     argv: string[],
-    environment: { env: Record<string, string>; cwd: string },
+    environment: { env: Record<string, string>; cwd: string; moduleRoot: string },
   ): Promise<number>;
 }
 interface ToolHostModule {
@@ -21,11 +21,16 @@ function load<T>(module: string): Promise<T> {
   return import(new URL(`./${module}`, import.meta.url).href);
 }
 
-if (import.meta.main) {
+/**
+ * Runs moat for this process's arguments and returns its exit code; `cliModule` (a path under
+ * this directory) is the CLI's module: the sources by default, or a bundle of them
+ * (scripts/bundle.ts writes an entry that passes its own).
+ */
+export async function runMoat(cliModule: string = LAZY_ENTRY_MODULES.cli): Promise<number> {
   // Each process loads only its own module graph: the sandboxed tool host never loads the CLI's
   // (the model SDK, rendering, sessions), an MCP server's forwarder loads only its sockets, and
   // `moat --version` loads nothing but the version.
-  const code = Deno.args.length === 1 && Deno.args[0] === "--version"
+  return Deno.args.length === 1 && Deno.args[0] === "--version"
     ? await printVersion()
     : Deno.args[0] === TOOL_HOST_COMMAND && Deno.args[1] === MCP_FORWARD_OPTION
     ? await (await load<McpForwardModule>(LAZY_ENTRY_MODULES.mcpForward)).runMcpForwarder(
@@ -35,12 +40,14 @@ if (import.meta.main) {
     ? await (await load<ToolHostModule>(LAZY_ENTRY_MODULES.toolHost)).runToolHost(
       Deno.args.slice(1),
     )
-    : await (await load<CliModule>(LAZY_ENTRY_MODULES.cli)).runCli(Deno.args, {
+    : await (await load<CliModule>(cliModule)).runCli(Deno.args, {
       env: Deno.env.toObject(),
       cwd: Deno.cwd(),
+      moduleRoot: new URL(".", import.meta.url).href,
     });
-  Deno.exit(code);
 }
+
+if (import.meta.main) Deno.exit(await runMoat());
 
 async function printVersion(): Promise<number> {
   const { VERSION } = await load<{ VERSION: string }>(LAZY_ENTRY_MODULES.version);

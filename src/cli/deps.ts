@@ -12,8 +12,11 @@ import { createDenoRewindFs } from "../sys/rewind_fs.ts";
 import type { CliFs } from "./io.ts";
 import type { CliDeps, SandboxRequest, SandboxResult } from "./setup.ts";
 
-/** Creates the production dependencies of runCli. */
-export function createDefaultDeps(fs: CliFs): CliDeps {
+/**
+ * Creates the production dependencies of runCli; `moduleRoot` is where moat's Worker modules are
+ * (main.ts's directory as a URL; default: this checkout).
+ */
+export function createDefaultDeps(fs: CliFs, options: { moduleRoot?: string } = {}): CliDeps {
   return {
     createModel: (options) => createOpenAiClient(options),
     createMcpProcessOps: () => createDenoMcpProcessOps(),
@@ -31,9 +34,13 @@ export function createDefaultDeps(fs: CliFs): CliDeps {
       // Removes it also when moat is killed before close().
       const reaper = startRunDirReaper(spillDir);
       const removeSpill = () => fs.removeTree(spillDir).then(() => reaper?.close());
-      const options: SandboxOptions = { ...request, spillDir, sys: createDenoSandboxSys() };
+      const sandboxOptions: SandboxOptions = {
+        ...request,
+        spillDir,
+        sys: createDenoSandboxSys(options.moduleRoot),
+      };
       try {
-        const sandbox = await createSandbox(options);
+        const sandbox = await createSandbox(sandboxOptions);
         let closing: Promise<void> | undefined;
         return {
           ok: true,

@@ -27,6 +27,12 @@ export interface CliEnvironment {
   deps?: Partial<CliDeps>;
   /** The standard streams as byte streams (`moat acp` speaks its protocol on them). */
   stdio?: { input: ReadableStream<Uint8Array>; output: WritableStream<Uint8Array> };
+  /**
+   * moat's module root: the directory of main.ts, as a URL (main.ts passes it). Where the
+   * checkout is and the Workers load from; default: found from this module (a bundled CLI's
+   * chunks are elsewhere).
+   */
+  moduleRoot?: string;
 }
 
 /**
@@ -35,8 +41,10 @@ export interface CliEnvironment {
  */
 export const TASK_CWD_VARIABLE = "MOAT_TASK_CWD";
 
-/** moat's checkout: where `deno task` runs the start task. */
-const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+/** moat's checkout (where `deno task` runs the start task): `moduleRoot`, else this one's. */
+function projectRoot(moduleRoot: string | undefined): string {
+  return fileURLToPath(moduleRoot ?? new URL("../..", import.meta.url));
+}
 
 /**
  * The directory moat was started from, and the environment without the task's variable (so no
@@ -46,12 +54,15 @@ const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url));
  * `deno task --cwd DIR`).
  */
 export async function startDirectory(
-  environment: { env: Record<string, string>; cwd: string },
+  environment: { env: Record<string, string>; cwd: string; moduleRoot?: string },
   fs: Pick<CliFs, "realPath">,
 ): Promise<{ env: Record<string, string>; cwd: string }> {
   const { [TASK_CWD_VARIABLE]: taskCwd, ...env } = environment.env;
   if (taskCwd === undefined || !isAbsolute(taskCwd)) return { env, cwd: environment.cwd };
-  const [here, root] = await Promise.all([fs.realPath(environment.cwd), fs.realPath(PROJECT_ROOT)]);
+  const [here, root] = await Promise.all([
+    fs.realPath(environment.cwd),
+    fs.realPath(projectRoot(environment.moduleRoot)),
+  ]);
   return { env, cwd: here !== null && here === root ? taskCwd : environment.cwd };
 }
 
@@ -63,7 +74,10 @@ export async function runCli(argv: string[], environment: CliEnvironment): Promi
     const fs = environment.fs ?? (await import("../sys/session_fs.ts")).createDenoCliFs();
     // Loaded only for a run: --help, --version and usage errors need no model or sandbox code.
     const loadDeps = async () =>
-      ({ ...await defaultDeps(environment.deps, fs), ...environment.deps }) as CliDeps;
+      ({
+        ...await defaultDeps(environment.deps, fs, environment.moduleRoot),
+        ...environment.deps,
+      }) as CliDeps;
     const start = await startDirectory(environment, fs);
     return await runCommand(argv, { ...environment, ...start, fs }, terminal, loadDeps);
   } catch (e) {
@@ -85,11 +99,18 @@ export async function runCli(argv: string[], environment: CliEnvironment): Promi
   }
 }
 
-async function defaultDeps(given: Partial<CliDeps> | undefined, fs: CliFs): Promise<CliDeps> {
+async function defaultDeps(
+  given: Partial<CliDeps> | undefined,
+  fs: CliFs,
+  moduleRoot: string | undefined,
+): Promise<CliDeps> {
   if (
     given?.createModel && given.openSandbox
   ) return given as CliDeps;
-  return (await import("./deps.ts")).createDefaultDeps(fs);
+  return (await import("./deps.ts")).createDefaultDeps(
+    fs,
+    moduleRoot === undefined ? {} : { moduleRoot },
+  );
 }
 
 async function runCommand(

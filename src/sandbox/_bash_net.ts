@@ -14,7 +14,6 @@ import { startWorkerHost } from "./host/connection.ts";
 import { tokenHex } from "./net/forward.ts";
 import { type NetProxyResult, startNetProxy } from "./net/proxy.ts";
 import type { NetOps } from "./ops.ts";
-import { workerModuleUrl } from "./worker/worker_modules.ts";
 
 /** Options of `createBashNetwork`. */
 export interface BashNetworkOptions {
@@ -26,6 +25,8 @@ export interface BashNetworkOptions {
   /** Receives each connection decision of the proxy. */
   onDecision?: (decision: PermissionDecision) => void;
   net: NetOps;
+  /** The module URL of the query Worker (./worker/query_worker.ts) that checks a target. */
+  queryWorkerUrl: string;
   /** Receives a one-line notice when the proxy cannot start. */
   warn(message: string): void;
   /** Whether "host:port" is in `--deny-net` (Deno's deny Worker says so); wins over the grants. */
@@ -76,7 +77,7 @@ export function createBashNetwork(options: BashNetworkOptions): BashNetwork {
         key,
         client: new ToolHostClient(() =>
           startWorkerHost({
-            workerUrl: workerModuleUrl("query"),
+            workerUrl: options.queryWorkerUrl,
             permissions: netPermissions(net),
             toolOptions: { cwd: options.cwd, spillDir: options.spillDir },
           })

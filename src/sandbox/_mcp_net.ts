@@ -14,7 +14,6 @@ import { startWorkerHost } from "./host/connection.ts";
 import { tokenHex } from "./net/forward.ts";
 import { type NetProxy, startNetProxy } from "./net/proxy.ts";
 import type { NetOps } from "./ops.ts";
-import { workerModuleUrl } from "./worker/worker_modules.ts";
 
 /** Options of `createMcpNetwork`. */
 export interface McpNetworkOptions {
@@ -26,6 +25,8 @@ export interface McpNetworkOptions {
   /** Receives each connection decision of a server's proxy. */
   onDecision?: (decision: PermissionDecision) => void;
   net: NetOps;
+  /** The module URL of the query Worker (./worker/query_worker.ts) that checks a target. */
+  queryWorkerUrl: string;
   /** Whether "host:port" is in `--deny-net`; wins over the server's hosts. */
   denied?(target: string): Promise<boolean>;
 }
@@ -66,7 +67,7 @@ export function createMcpNetwork(options: McpNetworkOptions): McpNetwork {
       if (known !== undefined) return { ok: true, endpoint: known };
       const query = new ToolHostClient(() =>
         startWorkerHost({
-          workerUrl: workerModuleUrl("query"),
+          workerUrl: options.queryWorkerUrl,
           permissions: netPermissions(hosts),
           toolOptions: { cwd: options.cwd, spillDir: options.spillDir },
         })

@@ -185,6 +185,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     grants: (): Grants => hosts.grants,
     ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
     net: sys.net,
+    queryWorkerUrl: workerModuleUrl("query", sys.runtime.moduleRoot?.()),
     // --deny-net as Deno matches it: the deny Worker holds the list as its net grants.
     denied: async (target: string) => {
       if (denyClient === undefined) return false;
@@ -198,7 +199,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const mcpNet = bwrap ? createMcpNetwork(netOptions) : undefined;
 
   const hostSetup: HostSetup = {
-    workerUrl: options.workerUrl ?? workerModuleUrl("tools"),
+    workerUrl: options.workerUrl ?? workerModuleUrl("tools", sys.runtime.moduleRoot?.()),
     toolOptions,
     ...(bwrap ? { bwrap } : {}),
     denied,
@@ -219,7 +220,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const denyClient = hasDenyLists(options.grants)
     ? new ToolHostClient(() =>
       startWorkerHost({
-        workerUrl: workerModuleUrl("query"),
+        workerUrl: workerModuleUrl("query", sys.runtime.moduleRoot?.()),
         permissions: denyPermissions(options.grants),
         toolOptions: { cwd: options.cwd, spillDir: options.spillDir },
       })

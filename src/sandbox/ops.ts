@@ -63,6 +63,11 @@ export interface RuntimeOps {
   standalone(): boolean;
   /** Deno's cache directory (real path) as `executable info --json` reports it, if known. */
   denoDir(executable: string): Promise<string | undefined>;
+  /**
+   * moat's module root (main.ts's directory, as a URL), where the Worker modules are loaded
+   * from; absent: next to src/sandbox/worker/worker_modules.ts (a bundled CLI's chunks are not).
+   */
+  moduleRoot?(): string;
 }
 
 /** A byte-stream connection (TCP or UNIX socket); `Deno.Conn` has this shape. */

@@ -6,9 +6,13 @@ import { createDenoCommandOps } from "./command.ts";
 /** How long `deno info --json` may take before the cache directory counts as unknown. */
 const DENO_INFO_TIMEOUT_MS = 10_000;
 
-/** Creates RuntimeOps backed by Deno.execPath, Deno.mainModule and `deno info --json`. */
-export function createDenoRuntimeOps(): RuntimeOps {
+/**
+ * Creates RuntimeOps backed by Deno.execPath, Deno.mainModule and `deno info --json`, with
+ * `moduleRoot` (main.ts's directory as a URL) when given.
+ */
+export function createDenoRuntimeOps(moduleRoot?: string): RuntimeOps {
   return {
+    ...(moduleRoot === undefined ? {} : { moduleRoot: () => moduleRoot }),
     execPath: () => Deno.execPath(),
     mainModule: () => Deno.mainModule,
     standalone: () => Deno.build.standalone,

@@ -12,11 +12,14 @@ import { createDenoApprovalFileOps, createDenoScanOps } from "./paths.ts";
 import { createDenoProcessOps } from "./process.ts";
 import { createDenoRuntimeOps } from "./runtime.ts";
 
-/** Creates the SandboxSys backed by Deno: processes, runtime facts, paths, commands, files, net, tools. */
-export function createDenoSandboxSys(): SandboxSys {
+/**
+ * Creates the SandboxSys backed by Deno: processes, runtime facts, paths, commands, files, net,
+ * tools; `moduleRoot` is where moat's Worker modules are (main.ts's directory as a URL).
+ */
+export function createDenoSandboxSys(moduleRoot?: string): SandboxSys {
   return {
     processes: createDenoHostProcessOps(),
-    runtime: createDenoRuntimeOps(),
+    runtime: createDenoRuntimeOps(moduleRoot),
     paths: createDenoScanOps(),
     commands: createDenoCommandOps(),
     files: createDenoApprovalFileOps(),

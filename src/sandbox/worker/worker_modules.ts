@@ -16,7 +16,13 @@ export const WORKER_MODULES = {
 /** One Worker role. */
 export type WorkerRole = keyof typeof WORKER_MODULES;
 
-/** The module URL of the Worker for `role`. */
-export function workerModuleUrl(role: WorkerRole): string {
-  return new URL(`./${WORKER_MODULES[role]}`, import.meta.url).href;
+/**
+ * The module URL of the Worker for `role`: under `root` (moat's module root, the directory of
+ * main.ts as a URL) when given — a bundled CLI's chunks are not beside these files — else next to
+ * this module.
+ */
+export function workerModuleUrl(role: WorkerRole, root?: string): string {
+  return root === undefined
+    ? new URL(`./${WORKER_MODULES[role]}`, import.meta.url).href
+    : new URL(`src/sandbox/worker/${WORKER_MODULES[role]}`, root).href;
 }
