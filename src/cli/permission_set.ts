@@ -5,7 +5,7 @@
  * Grants like the flags alone.
  */
 import { join } from "node:path";
-import { parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
+import type { ParseError } from "jsonc-parser";
 import { type GrantFlagValues, type Grants, parseGrantFlags } from "../policy/grants.ts";
 import type { GrantPathOps } from "../policy/ops.ts";
 import {
@@ -34,6 +34,8 @@ export async function workspaceSets(
     const read = await readTextOrReason(fs, file);
     if ("reason" in read) return { ok: false, error: `Could not read "${file}": ${read.reason}` };
     if (read.text === null) continue;
+    // Loaded only for a workspace that has a deno.json (its UMD build takes a few ms).
+    const { parse: parseJsonc, printParseErrorCode } = await import("jsonc-parser");
     const errors: ParseError[] = [];
     const data = parseJsonc(read.text, errors, { allowTrailingComma: true });
     if (errors.length > 0) {

@@ -244,7 +244,9 @@ export function computeProtection(
   return {
     protection: {
       workspace,
-      paths: paths.sort((a, b) => a.path.localeCompare(b.path)),
+      // Code-unit order, like the anchors': localeCompare's first call builds ICU's collator,
+      // about 8 ms before the first request.
+      paths: paths.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
       anchors: [...anchors].filter(writable).sort(),
       named: [...grants.namedWrite],
       flags: { allowAll: grants.allowAll, write: structuredClone(grants.write) },

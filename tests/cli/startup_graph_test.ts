@@ -20,7 +20,10 @@ interface InfoModule {
   dependencies?: Array<{ isDynamic?: boolean; code?: { specifier?: string } }>;
 }
 
-/** Local modules (paths relative to the root) reached from `roots` by run-time static imports. */
+/**
+ * Local modules (paths relative to the root) and npm packages (`npm:name`) reached from `roots`
+ * by run-time static imports.
+ */
 async function runtimeGraph(roots: readonly string[]): Promise<string[]> {
   const byUrl = new Map<string, InfoModule>();
   for (const root of roots) {
@@ -35,6 +38,7 @@ async function runtimeGraph(roots: readonly string[]): Promise<string[]> {
     for (const m of info.modules) byUrl.set(m.specifier, m);
   }
   const seen = new Set<string>();
+  const npm = new Set<string>();
   const stack = roots.map((r) => `file://${ROOT}/${r}`);
   while (stack.length > 0) {
     const url = stack.pop() as string;
@@ -42,11 +46,15 @@ async function runtimeGraph(roots: readonly string[]): Promise<string[]> {
     seen.add(url);
     for (const dep of byUrl.get(url)?.dependencies ?? []) {
       const next = dep.code?.specifier;
-      if (!dep.isDynamic && next !== undefined && next.startsWith("file:")) stack.push(next);
+      if (dep.isDynamic || next === undefined) continue;
+      if (next.startsWith("file:")) stack.push(next);
+      const name = /^npm:\/?(@[^/@]+\/[^/@]+|[^/@]+)/.exec(next)?.[1];
+      if (name !== undefined) npm.add(`npm:${name}`);
     }
   }
   const prefix = `file://${ROOT}/`;
-  return [...seen].filter((u) => u.startsWith(prefix)).map((u) => u.slice(prefix.length)).sort();
+  const local = [...seen].filter((u) => u.startsWith(prefix)).map((u) => u.slice(prefix.length));
+  return [...local, ...npm].sort();
 }
 
 Deno.test("print mode's start-up loads no replay code but the check's report text", async () => {
@@ -55,4 +63,16 @@ Deno.test("print mode's start-up loads no replay code but the check's report tex
   assert.deepEqual(graph.filter((p) => p.startsWith("src/replay/")), [
     "src/replay/check_text.ts",
   ]);
+});
+
+Deno.test("print mode's start-up loads neither the fetch tool's address checks nor a JSONC parser", async () => {
+  // ipaddr.js is needed at the first fetch, jsonc-parser only for a workspace's deno.json.
+  const graph = await runtimeGraph(PRINT_START);
+  assert.ok(graph.includes("npm:openai"), `the npm packages were read: ${graph.join(" ")}`);
+  assert.deepEqual(
+    graph.filter((p) =>
+      ["npm:ipaddr.js", "npm:jsonc-parser", "src/tools/fetch/_address.ts"].includes(p)
+    ),
+    [],
+  );
 });

@@ -3,7 +3,6 @@
  * the policy's, before the call), its name resolved here and every address checked, the
  * connection made to the checked address, and redirects followed by hand up to a limit.
  */
-import { explicitlyGranted, localKind } from "./_address.ts";
 import type { FetchedResponse, FetchNet, FetchPermissions, NetVerdict } from "./net.ts";
 import { urlHostPort } from "../../policy/mod.ts";
 
@@ -97,6 +96,8 @@ async function checkedAddress(
     };
   }
   const net = deps.permissions.net();
+  // Loaded at the first fetch (with ipaddr.js): a run that fetches nothing does not need it.
+  const { explicitlyGranted, localKind } = await import("./_address.ts");
   const label = (address: string) => `${address.includes(":") ? `[${address}]` : address}:${port}`;
   let refused: { address: string; kind: string } | undefined;
   for (const address of addresses) {
