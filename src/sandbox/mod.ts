@@ -349,7 +349,8 @@ async function openOsSandbox(options: SandboxOptions, warnings: string[]) {
   // Only the OS sandbox re-executes moat; --sandbox=off needs no launch (nor `deno info`).
   const launchPromise = requested === "off"
     ? undefined
-    : hostLaunch(sys, { script: options.hostScript, env: options.env });
+    // A substituted Worker (a test's) loads from the sources, which the bundle's view lacks.
+    : hostLaunch(sys, { script: options.hostScript, env: options.env, bundle: !options.workerUrl });
   let probe: BwrapProbe | undefined;
   if (requested !== "off") {
     const defaultProbe = () =>
