@@ -33,7 +33,12 @@ export function bundleDir(root: string): string {
 }
 
 async function deno(args: string[], cwd: string): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), { args, cwd, stdout: "piped", stderr: "piped" })
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+  })
     .output();
   const text = new TextDecoder();
   if (!out.success) throw new Error(`deno ${args.join(" ")} failed:\n${text.decode(out.stderr)}`);

@@ -60,8 +60,9 @@ export interface HostLaunch {
   denoDir?: string;
   /**
    * The tool host from its bundle (./host_bundle.ts), when the checkout's is up to date: its
-   * command, what its view shows of moat (the runtime and the bundle only), and its Workers'
-   * modules. Absent: the host runs from the sources (`command`, `hostReadOnlyPaths`).
+   * command, what its view shows of moat (the runtime and the bundle: not the checkout, no npm
+   * package, nothing of Deno's cache), and its Workers' modules. Absent: the host runs from the sources
+   * (`command`, `hostReadOnlyPaths`).
    */
   bundle?: HostBundleLaunch;
 }
@@ -139,7 +140,10 @@ export async function hostLaunch(
   };
 }
 
-/** The tool host from the bundle in `dir`: no config, so no lock and no npm package to find. */
+/**
+ * The tool host from the bundle in `dir`: no config, so no lock and no npm package to find, and
+ * nothing of moat to show but the runtime and the bundle.
+ */
 function bundleLaunch(executable: string, dir: string): HostBundleLaunch {
   const url = (file: string) => pathToFileURL(join(dir, file)).href;
   return {
