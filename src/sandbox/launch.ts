@@ -83,7 +83,10 @@ export async function hostLaunch(
   options: {
     script: string | undefined;
     env: Record<string, string>;
-    /** Whether the tool host may run from its bundle (default: yes). */
+    /**
+     * Whether the tool host may run from its bundle (default: yes); not with a substituted tools
+     * Worker (a test's), which loads from the sources that the bundle's view does not show.
+     */
     bundle?: boolean;
   },
 ): Promise<HostLaunch> {
