@@ -119,7 +119,8 @@ export const firstResult: Measure = {
         note: `\`moat "read a.txt"\` against the fake server, whose first reply (a read call) is ` +
           `delayed ${delayMs} ms: time from the end of that reply to the arrival of the request ` +
           "carrying the read's result (the tool host starts when the sandbox opens, not yet at process " +
-          `start); ${phaseLine(runs)}.`,
+          `start; in bubblewrap it runs from its bundle, src/sandbox/host/bundle/, when that is up ` +
+          `to date); ${phaseLine(runs)}.`,
       });
     }
     return rows;

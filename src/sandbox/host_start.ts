@@ -86,8 +86,11 @@ export function createHostStarter(setup: HostSetup): HostStarter {
   };
   const ignoredIds = idsOf((d) => d.ignored === true);
   return ({ grants, protection }: HostAccess): HostConnection => {
+    // In bubblewrap the host and its Workers run from the bundle when there is one.
+    const bundle = bwrap?.launch.bundle;
     const config: HostConfig = {
-      workerUrl: setup.workerUrl,
+      workerUrl: bundle?.workerUrl ?? setup.workerUrl,
+      ...(bundle === undefined ? {} : { helperUrl: bundle.helperUrl }),
       permissions: workerPermissions(grants, {
         spillDir: toolOptions.spillDir,
         ...(bwrap ? { bwrapPath: bwrap.path } : {}),
@@ -114,7 +117,7 @@ export function createHostStarter(setup: HostSetup): HostStarter {
       grants,
       cwd: toolOptions.cwd,
       spillDir: toolOptions.spillDir,
-      readOnlyPaths: launch.hostReadOnlyPaths,
+      readOnlyPaths: bundle?.readOnlyPaths ?? launch.hostReadOnlyPaths,
       ...(env["PATH"] === undefined ? {} : { toolPath: env["PATH"] }),
       paths: sys.paths,
       protection,
@@ -152,7 +155,8 @@ export function createHostStarter(setup: HostSetup): HostStarter {
       NO_COLOR: "1",
       ...(launch.denoDir === undefined ? {} : { DENO_DIR: launch.denoDir }),
     };
-    const args = buildHostArgs({ ...view, env: hostEnv, command: launch.command });
+    const command = bundle?.command ?? launch.command;
+    const args = buildHostArgs({ ...view, env: hostEnv, command });
     // bwrap names the sandbox's first process on this descriptor (a copy of stderr), so that a
     // host sent no call can be ended at once.
     const status = ["--json-status-fd", String(BWRAP_STATUS_FD)];

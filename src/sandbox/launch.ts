@@ -4,9 +4,10 @@
  * project, its npm packages and transpiled modules in Deno's cache) the host's view must show.
  */
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { PathOps, ScanOps } from "../policy/mod.ts";
 import { TOOL_HOST_COMMAND } from "./host/protocol.ts";
+import { freshHostBundle, HOST_BUNDLE_FILES } from "./host_bundle.ts";
 import type { SandboxSys } from "./ops.ts";
 
 /**
@@ -57,12 +58,37 @@ export interface HostLaunch {
   /** What the tool host sees of moat: its own packages (TOOL_HOST_PACKAGES) only. */
   hostReadOnlyPaths: string[];
   denoDir?: string;
+  /**
+   * The tool host from its bundle (./host_bundle.ts), when the checkout's is up to date: its
+   * command, what its view shows of moat (the runtime and the bundle: not the checkout, no npm
+   * package, nothing of Deno's cache), and its Workers' modules. Absent: the host runs from the sources
+   * (`command`, `hostReadOnlyPaths`).
+   */
+  bundle?: HostBundleLaunch;
+}
+
+/** How to start the tool host from its bundle. */
+export interface HostBundleLaunch {
+  command: string[];
+  readOnlyPaths: string[];
+  /** The tool Worker's module. */
+  workerUrl: string;
+  /** grep's helper Worker's module. */
+  helperUrl: string;
 }
 
 /** Works out the tool host command: the binary itself when compiled, else `deno run` + script. */
 export async function hostLaunch(
   sys: Pick<SandboxSys, "runtime" | "paths">,
-  options: { script: string | undefined; env: Record<string, string> },
+  options: {
+    script: string | undefined;
+    env: Record<string, string>;
+    /**
+     * Whether the tool host may run from its bundle (default: yes); not with a substituted tools
+     * Worker (a test's), which loads from the sources that the bundle's view does not show.
+     */
+    bundle?: boolean;
+  },
 ): Promise<HostLaunch> {
   const executable = sys.runtime.execPath();
   // The binary's name says nothing (deno may be installed under any name); the runtime knows.
@@ -97,6 +123,9 @@ export async function hostLaunch(
     : lockedPackages(sys.paths, join(hostDir, HOST_LOCK_FILE));
   const hostPackages = hostLocked !== undefined && hostLocked.length > 0 ? hostLocked : undefined;
   const runConfig = hostPackages === undefined ? config : hostConfig;
+  const bundleDir = config === undefined || options.bundle === false
+    ? undefined
+    : await freshHostBundle(sys.paths, project);
   return {
     command: [
       executable,
@@ -110,6 +139,28 @@ export async function hostLaunch(
     readOnlyPaths: [executable, project, ...cachedOf(locked)],
     hostReadOnlyPaths: [executable, project, ...cachedOf(hostPackages ?? locked)],
     ...(denoDir === undefined ? {} : { denoDir }),
+    ...(bundleDir === undefined ? {} : { bundle: bundleLaunch(executable, bundleDir) }),
+  };
+}
+
+/**
+ * The tool host from the bundle in `dir`: no config, so no lock and no npm package to find, and
+ * nothing of moat to show but the runtime and the bundle.
+ */
+function bundleLaunch(executable: string, dir: string): HostBundleLaunch {
+  const url = (file: string) => pathToFileURL(join(dir, file)).href;
+  return {
+    command: [
+      executable,
+      "run",
+      ...HOST_RUNTIME_FLAGS,
+      "--no-config",
+      join(dir, HOST_BUNDLE_FILES.host),
+      TOOL_HOST_COMMAND,
+    ],
+    readOnlyPaths: [executable, dir],
+    workerUrl: url(HOST_BUNDLE_FILES.tools),
+    helperUrl: url(HOST_BUNDLE_FILES.grep),
   };
 }
 

@@ -153,8 +153,7 @@ export interface Sandbox {
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const warnings: string[] = [];
   const { sys } = options;
-  const bwrap = await openOsSandbox(options, warnings);
-  const { env, toolOptions } = toolSetup(options, bwrap !== undefined);
+  const osSandbox = openOsSandbox(options, warnings); // The scans run while its probe does.
   // Once, from the start's grants and real paths: approvals widen the grants, never lift this,
   // and every tool host of the run (restarts included) enforces it. A directory approved later
   // may hold a repository of its own: its hooks and config are added then (only ever added).
@@ -163,9 +162,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     env: options.env,
     ops: sys.paths,
   });
-  warnings.push(...scan.warnings);
   // Also once: each denied path's kind and identity, which every later tool host must find again.
   const denied = scanDenied(options.grants, sys.paths);
+  const bwrap = await osSandbox;
+  const { env, toolOptions } = toolSetup(options, bwrap !== undefined);
+  warnings.push(...scan.warnings);
   // --deny-run masks every name of the program in the view: hardlinks and identical copies.
   const copies = bwrap && options.grants.denyRun.length > 0
     ? await findProgramCopies(options.grants.denyRun, {
@@ -350,7 +351,7 @@ async function openOsSandbox(options: SandboxOptions, warnings: string[]) {
   // Only the OS sandbox re-executes moat; --sandbox=off needs no launch (nor `deno info`).
   const launchPromise = requested === "off"
     ? undefined
-    : hostLaunch(sys, { script: options.hostScript, env: options.env });
+    : hostLaunch(sys, { script: options.hostScript, env: options.env, bundle: !options.workerUrl });
   let probe: BwrapProbe | undefined;
   if (requested !== "off") {
     const defaultProbe = () =>

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
 import { hostLaunch, type SandboxSys, TOOL_HOST_COMMAND } from "../../src/sandbox/mod.ts";
+import {
+  HOST_BUNDLE_FILES,
+  HOST_BUNDLE_MANIFEST,
+  hostBundleDigest,
+} from "../../src/sandbox/host_bundle.ts";
 
 const BASE_LOCK = {
   version: "5",
@@ -9,12 +14,20 @@ const BASE_LOCK = {
 
 function fakeSys(
   runtime: { exec: string; standalone: boolean },
-  options: { hostLock?: unknown; cached?: string[] } = {},
+  options: {
+    hostLock?: unknown;
+    cached?: string[];
+    /** A bundle: its manifest's text and its inputs' texts now (paths from the checkout). */
+    bundle?: { manifest: string; inputs: Record<string, string> };
+  } = {},
 ): SandboxSys {
   const hostDir = "/opt/moat/src/sandbox/host";
   const files = new Set([
     "/opt/moat/deno.json",
     ...(options.hostLock === undefined ? [] : [`${hostDir}/host_config.json`]),
+    ...(options.bundle === undefined
+      ? []
+      : Object.values(HOST_BUNDLE_FILES).map((f) => `${hostDir}/bundle/${f}`)),
   ]);
   const cache = new Set([
     "/cache/deno/npm/registry.npmjs.org/openai",
@@ -25,6 +38,12 @@ function fakeSys(
   const texts = new Map([
     ["/opt/moat/deno.lock", JSON.stringify(BASE_LOCK)],
     [`${hostDir}/host_lock.json`, JSON.stringify(options.hostLock)],
+    ...(options.bundle === undefined ? [] : [
+      [`${hostDir}/bundle/${HOST_BUNDLE_MANIFEST}`, options.bundle.manifest] as [string, string],
+      ...Object.entries(options.bundle.inputs).map((
+        [p, t],
+      ): [string, string] => [`/opt/moat/${p}`, t]),
+    ]),
   ]);
   const unused = () => {
     throw new Error("not used by hostLaunch");
@@ -117,4 +136,64 @@ Deno.test("hostLaunch() runs the tool host with its own lock, its view with only
     ...["openai", "@sinclair/typebox", "diff"].map((n) => `${npm}/${n}`),
     "/cache/deno/gen/file/opt/moat",
   ]);
+});
+
+/** A bundle built from `inputs`, as scripts/host_bundle.ts writes its manifest. */
+async function bundleOf(inputs: Record<string, string>): Promise<string> {
+  const names = Object.keys(inputs).sort();
+  const sha256 = await hostBundleDigest(names.map((n) => [n, inputs[n] as string]));
+  return JSON.stringify({ inputs: names, sha256 });
+}
+
+Deno.test("hostLaunch() runs the tool host from its bundle, which is all its view shows of moat", async () => {
+  const inputs = {
+    "src/tools/read.ts": "export const a = 1;\n",
+    "src/sandbox/host/host_lock.json": "{}",
+  };
+  const sys = fakeSys({ exec: "/usr/bin/deno", standalone: false }, {
+    hostLock: { version: "5", npm: { "@sinclair/typebox@0.34.52": {} } },
+    bundle: { manifest: await bundleOf(inputs), inputs },
+  });
+  const launch = await hostLaunch(sys, { script: undefined, env: {} });
+  const dir = "/opt/moat/src/sandbox/host/bundle";
+  assert.deepEqual(launch.bundle, {
+    command: [
+      "/usr/bin/deno",
+      "run",
+      ...launch.command.slice(2, -4),
+      "--no-config",
+      `${dir}/host.js`,
+      TOOL_HOST_COMMAND,
+    ],
+    // Neither the rest of moat's checkout nor an npm package nor Deno's cache: the bundle holds them.
+    readOnlyPaths: ["/usr/bin/deno", dir],
+    workerUrl: `file://${dir}/worker.js`,
+    helperUrl: `file://${dir}/grep_worker.js`,
+  });
+  // An MCP server's forwarder still runs from the sources.
+  assert.deepEqual(launch.command.slice(-2), ["/opt/moat/main.ts", TOOL_HOST_COMMAND]);
+  // A sandbox whose tools Worker is substituted (a test's) asks for none.
+  assert.equal(
+    (await hostLaunch(sys, { script: undefined, env: {}, bundle: false })).bundle,
+    undefined,
+  );
+});
+
+Deno.test("hostLaunch() leaves a bundle whose inputs changed since it was built: the host runs from the sources", async () => {
+  const built = { "src/tools/read.ts": "export const a = 1;\n" };
+  const manifest = await bundleOf(built);
+  for (
+    const now of [{ "src/tools/read.ts": "export const a = 2;\n" }, {}] as Record<string, string>[]
+  ) {
+    const sys = fakeSys({ exec: "/usr/bin/deno", standalone: false }, {
+      bundle: { manifest, inputs: now },
+    });
+    const launch = await hostLaunch(sys, { script: undefined, env: {} });
+    assert.equal(launch.bundle, undefined);
+  }
+  // An unreadable manifest is no bundle either.
+  const sys = fakeSys({ exec: "/usr/bin/deno", standalone: false }, {
+    bundle: { manifest: "{", inputs: built },
+  });
+  assert.equal((await hostLaunch(sys, { script: undefined, env: {} })).bundle, undefined);
 });

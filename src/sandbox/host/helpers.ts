@@ -43,10 +43,12 @@ export interface HelperHost {
 /**
  * Serves the helper requests of a tool Worker started with `permissions` and `guard`: each
  * helper gets the same permissions object (never more) and builds its fs from the same guard.
+ * `helperUrl`: the helper's module (default grep's Worker module, ../worker/grep_worker.ts).
  */
 export function createHelperHost(
   permissions: Deno.PermissionOptionsObject,
   guard: WireFsGuard | undefined,
+  helperUrl?: string,
 ): HelperHost {
   const running = new Map<number, { worker: Worker; control: MessagePort }>();
   const stop = (id: number) => {
@@ -62,7 +64,7 @@ export function createHelperHost(
       const { id, port, control } = request;
       let worker: Worker;
       try {
-        worker = new Worker(workerModuleUrl("grep"), {
+        worker = new Worker(helperUrl ?? workerModuleUrl("grep"), {
           type: "module",
           deno: { permissions },
         });

@@ -72,6 +72,8 @@ export interface WireFsGuard {
 export interface HostConfig {
   /** Module URL of the Worker (src/sandbox/worker/worker.ts unless a test substitutes one). */
   workerUrl: string;
+  /** Module URL of grep's helper Worker (default src/sandbox/worker/grep_worker.ts). */
+  helperUrl?: string;
   /** Deno permissions of the Worker, derived from the grants. */
   permissions: Deno.PermissionOptionsObject;
   toolOptions: WireToolOptions;

@@ -121,7 +121,8 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
           return;
         }
         // grep's helper Workers, started here with the tool Worker's permissions (./helpers.ts).
-        const helperHost = createHelperHost(msg.config.permissions, msg.config.toolOptions.guard);
+        const { permissions, toolOptions, helperUrl } = msg.config;
+        const helperHost = createHelperHost(permissions, toolOptions.guard, helperUrl);
         helpers = helperHost;
         worker.onmessage = (e: MessageEvent) => {
           if (isHelperRequest(e.data)) return helperHost.handle(e.data);
