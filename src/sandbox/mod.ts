@@ -154,9 +154,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const warnings: string[] = [];
   const { sys } = options;
   const osSandbox = openOsSandbox(options, warnings); // The scans run while its probe does.
-  // Once, from the start's grants and real paths: approvals widen the grants, never lift this,
-  // and every tool host of the run (restarts included) enforces it. A directory approved later
-  // may hold a repository of its own: its hooks and config are added then (only ever added).
+  // Once, from the start's grants and real paths: approvals never lift it, every host of the run
+  // enforces it; a directory approved later adds its own repository's hooks and config then.
   const scan = computeProtection(options.grants, {
     workspace: options.cwd,
     env: options.env,

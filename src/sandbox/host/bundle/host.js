@@ -307,8 +307,8 @@ var WORKER_MODULES = {
   /** Scans files for grep alongside the tools Worker, with its permissions. */
   grep: "grep_worker.ts"
 };
-function workerModuleUrl(role) {
-  return new URL(`./${WORKER_MODULES[role]}`, import.meta.url).href;
+function workerModuleUrl(role, root) {
+  return root === void 0 ? new URL(`./${WORKER_MODULES[role]}`, import.meta.url).href : new URL(`src/sandbox/worker/${WORKER_MODULES[role]}`, root).href;
 }
 
 // src/sandbox/host/helpers.ts

@@ -4,6 +4,9 @@ var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
 var __getOwnPropNames = Object.getOwnPropertyNames;
 var __getProtoOf = Object.getPrototypeOf;
 var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __esm = (fn, res) => function __init() {
+  return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;
+};
 var __commonJS = (cb, mod) => function __require() {
   return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
 };
@@ -27,6 +30,38 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   1 ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
   mod
 ));
+
+// src/policy/home.ts
+import { isAbsolute, resolve } from "node:path";
+function expandHome(p, home) {
+  if (!p.startsWith("~")) return {
+    ok: true,
+    path: p
+  };
+  if (p !== "~" && !p.startsWith("~/")) {
+    const prefix = p.split("/")[0];
+    return {
+      ok: false,
+      reason: `only "~" and "~/\u2026" are expanded (to HOME), not "${prefix}"; write the path in full, or "./${p}" for a file of that name in the working directory`
+    };
+  }
+  const dir = typeof home === "string" ? home : home?.ok ? home.path : void 0;
+  if (dir === void 0) {
+    const why = typeof home === "object" && !home.ok ? home.reason : "HOME is not set to an absolute path";
+    return {
+      ok: false,
+      reason: `${why}; write the path in full (an absolute path)`
+    };
+  }
+  return {
+    ok: true,
+    path: p === "~" ? dir : resolve(dir, p.slice(2))
+  };
+}
+var init_home = __esm({
+  "src/policy/home.ts"() {
+  }
+});
 
 // npm:ignore/7.0.5/index.js
 var require__ = __commonJS({
@@ -2143,1314 +2178,6 @@ var require__2 = __commonJS({
   }
 });
 
-// npm:ipaddr.js/2.5.0/lib/ipaddr.js
-var require_ipaddr = __commonJS({
-  "npm:ipaddr.js/2.5.0/lib/ipaddr.js"(exports, module) {
-    (function(root) {
-      "use strict";
-      const ipv4Part = "(0?\\d+|0x[a-f0-9]+)";
-      const ipv4Regexes = {
-        fourOctet: new RegExp(`^${ipv4Part}\\.${ipv4Part}\\.${ipv4Part}\\.${ipv4Part}$`, "i"),
-        threeOctet: new RegExp(`^${ipv4Part}\\.${ipv4Part}\\.${ipv4Part}$`, "i"),
-        twoOctet: new RegExp(`^${ipv4Part}\\.${ipv4Part}$`, "i"),
-        longValue: new RegExp(`^${ipv4Part}$`, "i")
-      };
-      const octalRegex = new RegExp(`^0[0-7]+$`, "i");
-      const hexRegex = new RegExp(`^0x[a-f0-9]+$`, "i");
-      const zoneIndex = "%[0-9a-z]{1,}";
-      const ipv6Part = "(?:[0-9a-f]+::?)+";
-      const ipv6Regexes = {
-        zoneIndex: new RegExp(zoneIndex, "i"),
-        "native": new RegExp(`^(::)?(${ipv6Part})?([0-9a-f]+)?(::)?(${zoneIndex})?$`, "i"),
-        deprecatedTransitional: new RegExp(`^(?:::)(${ipv4Part}\\.${ipv4Part}\\.${ipv4Part}\\.${ipv4Part}(${zoneIndex})?)$`, "i"),
-        transitional: new RegExp(`^((?:${ipv6Part})|(?:::)(?:${ipv6Part})?)${ipv4Part}\\.${ipv4Part}\\.${ipv4Part}\\.${ipv4Part}(${zoneIndex})?$`, "i")
-      };
-      function expandIPv6(string, parts) {
-        if (string.indexOf("::") !== string.lastIndexOf("::")) {
-          return null;
-        }
-        let colonCount = 0;
-        let lastColon = -1;
-        let zoneId = (string.match(ipv6Regexes.zoneIndex) || [])[0];
-        let replacement, replacementCount;
-        if (zoneId) {
-          zoneId = zoneId.substring(1);
-          string = string.replace(/%.+$/, "");
-        }
-        while ((lastColon = string.indexOf(":", lastColon + 1)) >= 0) {
-          colonCount++;
-        }
-        if (string.substr(0, 2) === "::") {
-          colonCount--;
-        }
-        if (string.substr(-2, 2) === "::") {
-          colonCount--;
-        }
-        if (colonCount >= parts) {
-          return null;
-        }
-        replacementCount = parts - colonCount;
-        replacement = ":";
-        while (replacementCount--) {
-          replacement += "0:";
-        }
-        string = string.replace("::", replacement);
-        if (string[0] === ":") {
-          string = string.slice(1);
-        }
-        if (string[string.length - 1] === ":") {
-          string = string.slice(0, -1);
-        }
-        parts = function() {
-          const ref = string.split(":");
-          const results = [];
-          for (let i = 0; i < ref.length; i++) {
-            results.push(ref[i].length > 4 ? NaN : parseInt(ref[i], 16));
-          }
-          return results;
-        }();
-        return {
-          parts,
-          zoneId
-        };
-      }
-      function matchCIDR(first, second, partSize, cidrBits) {
-        if (first.length !== second.length) {
-          throw new Error("ipaddr: cannot match CIDR for objects with different lengths");
-        }
-        let part = 0;
-        let shift;
-        while (cidrBits > 0) {
-          shift = partSize - cidrBits;
-          if (shift < 0) {
-            shift = 0;
-          }
-          if (first[part] >> shift !== second[part] >> shift) {
-            return false;
-          }
-          cidrBits -= partSize;
-          part += 1;
-        }
-        return true;
-      }
-      function parseIntAuto(string) {
-        if (hexRegex.test(string)) {
-          return parseInt(string, 16);
-        }
-        if (string[0] === "0" && !isNaN(parseInt(string[1], 10))) {
-          if (octalRegex.test(string)) {
-            return parseInt(string, 8);
-          }
-          throw new Error(`ipaddr: cannot parse ${string} as octal`);
-        }
-        return parseInt(string, 10);
-      }
-      function padPart(part, length) {
-        while (part.length < length) {
-          part = `0${part}`;
-        }
-        return part;
-      }
-      const ipaddr2 = {};
-      ipaddr2.IPv4 = function() {
-        function IPv4(octets) {
-          if (octets.length !== 4) {
-            throw new Error("ipaddr: ipv4 octet count should be 4");
-          }
-          let i, octet;
-          for (i = 0; i < octets.length; i++) {
-            octet = octets[i];
-            if (!(0 <= octet && octet <= 255)) {
-              throw new Error("ipaddr: ipv4 octet should fit in 8 bits");
-            }
-          }
-          this.octets = octets;
-        }
-        IPv4.prototype.SpecialRanges = {
-          unspecified: [
-            [
-              new IPv4([
-                0,
-                0,
-                0,
-                0
-              ]),
-              8
-            ]
-          ],
-          broadcast: [
-            [
-              new IPv4([
-                255,
-                255,
-                255,
-                255
-              ]),
-              32
-            ]
-          ],
-          // RFC3171
-          multicast: [
-            [
-              new IPv4([
-                224,
-                0,
-                0,
-                0
-              ]),
-              4
-            ]
-          ],
-          // RFC3927
-          linkLocal: [
-            [
-              new IPv4([
-                169,
-                254,
-                0,
-                0
-              ]),
-              16
-            ]
-          ],
-          // RFC5735
-          loopback: [
-            [
-              new IPv4([
-                127,
-                0,
-                0,
-                0
-              ]),
-              8
-            ]
-          ],
-          // RFC6598
-          carrierGradeNat: [
-            [
-              new IPv4([
-                100,
-                64,
-                0,
-                0
-              ]),
-              10
-            ]
-          ],
-          // RFC1918
-          "private": [
-            [
-              new IPv4([
-                10,
-                0,
-                0,
-                0
-              ]),
-              8
-            ],
-            [
-              new IPv4([
-                172,
-                16,
-                0,
-                0
-              ]),
-              12
-            ],
-            [
-              new IPv4([
-                192,
-                168,
-                0,
-                0
-              ]),
-              16
-            ]
-          ],
-          // Reserved and testing-only ranges; RFCs 5735, 5737, 2544, 1700
-          reserved: [
-            [
-              new IPv4([
-                192,
-                0,
-                0,
-                0
-              ]),
-              24
-            ],
-            [
-              new IPv4([
-                192,
-                0,
-                2,
-                0
-              ]),
-              24
-            ],
-            [
-              new IPv4([
-                192,
-                88,
-                99,
-                0
-              ]),
-              24
-            ],
-            [
-              new IPv4([
-                198,
-                18,
-                0,
-                0
-              ]),
-              15
-            ],
-            [
-              new IPv4([
-                198,
-                51,
-                100,
-                0
-              ]),
-              24
-            ],
-            [
-              new IPv4([
-                203,
-                0,
-                113,
-                0
-              ]),
-              24
-            ],
-            [
-              new IPv4([
-                240,
-                0,
-                0,
-                0
-              ]),
-              4
-            ]
-          ],
-          // RFC7534, RFC7535
-          as112: [
-            [
-              new IPv4([
-                192,
-                175,
-                48,
-                0
-              ]),
-              24
-            ],
-            [
-              new IPv4([
-                192,
-                31,
-                196,
-                0
-              ]),
-              24
-            ]
-          ],
-          // RFC7450
-          amt: [
-            [
-              new IPv4([
-                192,
-                52,
-                193,
-                0
-              ]),
-              24
-            ]
-          ]
-        };
-        IPv4.prototype.kind = function() {
-          return "ipv4";
-        };
-        IPv4.prototype.match = function(other, cidrRange) {
-          let ref;
-          if (cidrRange === void 0) {
-            ref = other;
-            other = ref[0];
-            cidrRange = ref[1];
-          }
-          if (other.kind() !== "ipv4") {
-            throw new Error("ipaddr: cannot match ipv4 address with non-ipv4 one");
-          }
-          return matchCIDR(this.octets, other.octets, 8, cidrRange);
-        };
-        IPv4.prototype.prefixLengthFromSubnetMask = function() {
-          let cidr = 0;
-          let stop = false;
-          const zerotable = {
-            0: 8,
-            128: 7,
-            192: 6,
-            224: 5,
-            240: 4,
-            248: 3,
-            252: 2,
-            254: 1,
-            255: 0
-          };
-          let i, octet, zeros;
-          for (i = 3; i >= 0; i -= 1) {
-            octet = this.octets[i];
-            if (octet in zerotable) {
-              zeros = zerotable[octet];
-              if (stop && zeros !== 0) {
-                return null;
-              }
-              if (zeros !== 8) {
-                stop = true;
-              }
-              cidr += zeros;
-            } else {
-              return null;
-            }
-          }
-          return 32 - cidr;
-        };
-        IPv4.prototype.range = function() {
-          return ipaddr2.subnetMatch(this, this.SpecialRanges);
-        };
-        IPv4.prototype.toByteArray = function() {
-          return this.octets.slice(0);
-        };
-        IPv4.prototype.toIPv4MappedAddress = function() {
-          return ipaddr2.IPv6.parse(`::ffff:${this.toString()}`);
-        };
-        IPv4.prototype.toNormalizedString = function() {
-          return this.toString();
-        };
-        IPv4.prototype.toString = function() {
-          return this.octets.join(".");
-        };
-        return IPv4;
-      }();
-      ipaddr2.IPv4.broadcastAddressFromCIDR = function(string) {
-        try {
-          const cidr = this.parseCIDR(string);
-          const ipInterfaceOctets = cidr[0].toByteArray();
-          const subnetMaskOctets = this.subnetMaskFromPrefixLength(cidr[1]).toByteArray();
-          const octets = [];
-          let i = 0;
-          while (i < 4) {
-            octets.push(parseInt(ipInterfaceOctets[i], 10) | parseInt(subnetMaskOctets[i], 10) ^ 255);
-            i++;
-          }
-          return new this(octets);
-        } catch (e) {
-          throw new Error("ipaddr: the address does not have IPv4 CIDR format", {
-            cause: e
-          });
-        }
-      };
-      ipaddr2.IPv4.isIPv4 = function(string) {
-        return this.parser(string) !== null;
-      };
-      ipaddr2.IPv4.isValid = function(string) {
-        try {
-          new this(this.parser(string));
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      ipaddr2.IPv4.isValidCIDR = function(string) {
-        try {
-          this.parseCIDR(string);
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      ipaddr2.IPv4.isValidFourPartDecimal = function(string) {
-        if (ipaddr2.IPv4.isValid(string) && string.match(/^(0|[1-9]\d*)(\.(0|[1-9]\d*)){3}$/)) {
-          return true;
-        } else {
-          return false;
-        }
-      };
-      ipaddr2.IPv4.isValidCIDRFourPartDecimal = function(string) {
-        const match = string.match(/^(.+)\/(\d+)$/);
-        if (!ipaddr2.IPv4.isValidCIDR(string) || !match) {
-          return false;
-        }
-        return ipaddr2.IPv4.isValidFourPartDecimal(match[1]);
-      };
-      ipaddr2.IPv4.networkAddressFromCIDR = function(string) {
-        let cidr, i, ipInterfaceOctets, octets, subnetMaskOctets;
-        try {
-          cidr = this.parseCIDR(string);
-          ipInterfaceOctets = cidr[0].toByteArray();
-          subnetMaskOctets = this.subnetMaskFromPrefixLength(cidr[1]).toByteArray();
-          octets = [];
-          i = 0;
-          while (i < 4) {
-            octets.push(parseInt(ipInterfaceOctets[i], 10) & parseInt(subnetMaskOctets[i], 10));
-            i++;
-          }
-          return new this(octets);
-        } catch (e) {
-          throw new Error("ipaddr: the address does not have IPv4 CIDR format", {
-            cause: e
-          });
-        }
-      };
-      ipaddr2.IPv4.parse = function(string) {
-        const parts = this.parser(string);
-        if (parts === null) {
-          throw new Error("ipaddr: string is not formatted like an IPv4 Address");
-        }
-        return new this(parts);
-      };
-      ipaddr2.IPv4.parseCIDR = function(string) {
-        let match;
-        if (match = string.match(/^(.+)\/(\d+)$/)) {
-          const maskLength = parseInt(match[2]);
-          if (maskLength >= 0 && maskLength <= 32) {
-            const parsed = [
-              this.parse(match[1]),
-              maskLength
-            ];
-            Object.defineProperty(parsed, "toString", {
-              value: function() {
-                return this.join("/");
-              }
-            });
-            return parsed;
-          }
-        }
-        throw new Error("ipaddr: string is not formatted like an IPv4 CIDR range");
-      };
-      ipaddr2.IPv4.parser = function(string) {
-        let match, part, value;
-        if (match = string.match(ipv4Regexes.fourOctet)) {
-          return function() {
-            const ref = match.slice(1, 6);
-            const results = [];
-            for (let i = 0; i < ref.length; i++) {
-              part = ref[i];
-              results.push(parseIntAuto(part));
-            }
-            return results;
-          }();
-        } else if (match = string.match(ipv4Regexes.longValue)) {
-          value = parseIntAuto(match[1]);
-          if (value > 4294967295 || value < 0) {
-            throw new Error("ipaddr: address outside defined range");
-          }
-          return function() {
-            const results = [];
-            let shift;
-            for (shift = 0; shift <= 24; shift += 8) {
-              results.push(value >> shift & 255);
-            }
-            return results;
-          }().reverse();
-        } else if (match = string.match(ipv4Regexes.twoOctet)) {
-          return function() {
-            const ref = match.slice(1, 4);
-            const results = [];
-            value = parseIntAuto(ref[1]);
-            if (value > 16777215 || value < 0) {
-              throw new Error("ipaddr: address outside defined range");
-            }
-            results.push(parseIntAuto(ref[0]));
-            results.push(value >> 16 & 255);
-            results.push(value >> 8 & 255);
-            results.push(value & 255);
-            return results;
-          }();
-        } else if (match = string.match(ipv4Regexes.threeOctet)) {
-          return function() {
-            const ref = match.slice(1, 5);
-            const results = [];
-            value = parseIntAuto(ref[2]);
-            if (value > 65535 || value < 0) {
-              throw new Error("ipaddr: address outside defined range");
-            }
-            results.push(parseIntAuto(ref[0]));
-            results.push(parseIntAuto(ref[1]));
-            results.push(value >> 8 & 255);
-            results.push(value & 255);
-            return results;
-          }();
-        } else {
-          return null;
-        }
-      };
-      ipaddr2.IPv4.subnetMaskFromPrefixLength = function(prefix) {
-        prefix = parseInt(prefix);
-        if (Number.isNaN(prefix) || prefix < 0 || prefix > 32) {
-          throw new Error("ipaddr: invalid IPv4 prefix length");
-        }
-        const octets = [
-          0,
-          0,
-          0,
-          0
-        ];
-        let j = 0;
-        const filledOctetCount = Math.floor(prefix / 8);
-        while (j < filledOctetCount) {
-          octets[j] = 255;
-          j++;
-        }
-        if (filledOctetCount < 4) {
-          octets[filledOctetCount] = Math.pow(2, prefix % 8) - 1 << 8 - prefix % 8;
-        }
-        return new this(octets);
-      };
-      ipaddr2.IPv6 = function() {
-        function IPv6(parts, zoneId) {
-          let i, part;
-          if (parts.length === 16) {
-            this.parts = [];
-            for (i = 0; i <= 14; i += 2) {
-              this.parts.push(parts[i] << 8 | parts[i + 1]);
-            }
-          } else if (parts.length === 8) {
-            this.parts = parts;
-          } else {
-            throw new Error("ipaddr: ipv6 part count should be 8 or 16");
-          }
-          for (i = 0; i < this.parts.length; i++) {
-            part = this.parts[i];
-            if (!(0 <= part && part <= 65535)) {
-              throw new Error("ipaddr: ipv6 part should fit in 16 bits");
-            }
-          }
-          if (zoneId) {
-            this.zoneId = zoneId;
-          }
-        }
-        IPv6.prototype.SpecialRanges = {
-          // RFC4291, here and after
-          unspecified: [
-            new IPv6([
-              0,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            128
-          ],
-          linkLocal: [
-            new IPv6([
-              65152,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            10
-          ],
-          multicast: [
-            new IPv6([
-              65280,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            8
-          ],
-          loopback: [
-            new IPv6([
-              0,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0,
-              1
-            ]),
-            128
-          ],
-          uniqueLocal: [
-            new IPv6([
-              64512,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            7
-          ],
-          ipv4Mapped: [
-            new IPv6([
-              0,
-              0,
-              0,
-              0,
-              0,
-              65535,
-              0,
-              0
-            ]),
-            96
-          ],
-          // RFC3879
-          deprecatedSiteLocal: [
-            new IPv6([
-              65216,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            10
-          ],
-          // RFC6666
-          discard: [
-            new IPv6([
-              256,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            64
-          ],
-          // RFC6145
-          rfc6145: [
-            new IPv6([
-              0,
-              0,
-              0,
-              0,
-              65535,
-              0,
-              0,
-              0
-            ]),
-            96
-          ],
-          rfc6052: [
-            // RFC6052
-            [
-              new IPv6([
-                100,
-                65435,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0
-              ]),
-              96
-            ],
-            // RFC8215
-            [
-              new IPv6([
-                100,
-                65435,
-                1,
-                0,
-                0,
-                0,
-                0,
-                0
-              ]),
-              48
-            ]
-          ],
-          // RFC3056
-          "6to4": [
-            new IPv6([
-              8194,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            16
-          ],
-          // RFC6052, RFC6146
-          teredo: [
-            new IPv6([
-              8193,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            32
-          ],
-          // RFC5180
-          benchmarking: [
-            new IPv6([
-              8193,
-              2,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            48
-          ],
-          // RFC7450
-          amt: [
-            new IPv6([
-              8193,
-              3,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            32
-          ],
-          as112v6: [
-            // RFC7535
-            [
-              new IPv6([
-                8193,
-                4,
-                274,
-                0,
-                0,
-                0,
-                0,
-                0
-              ]),
-              48
-            ],
-            // RFC7534
-            [
-              new IPv6([
-                9760,
-                79,
-                32768,
-                0,
-                0,
-                0,
-                0,
-                0
-              ]),
-              48
-            ]
-          ],
-          // RFC4843
-          deprecatedOrchid: [
-            new IPv6([
-              8193,
-              16,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            28
-          ],
-          // RFC7343
-          orchid2: [
-            new IPv6([
-              8193,
-              32,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            28
-          ],
-          // RFC9374
-          droneRemoteIdProtocolEntityTags: [
-            new IPv6([
-              8193,
-              48,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            28
-          ],
-          // RFC9602
-          segmentRouting: [
-            new IPv6([
-              24320,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0,
-              0
-            ]),
-            16
-          ],
-          reserved: [
-            // RFC3849
-            [
-              new IPv6([
-                8193,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0
-              ]),
-              23
-            ],
-            // RFC2928
-            [
-              new IPv6([
-                8193,
-                3512,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0
-              ]),
-              32
-            ],
-            // RFC9637
-            [
-              new IPv6([
-                16383,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0
-              ]),
-              20
-            ]
-          ]
-        };
-        IPv6.prototype.isIPv4MappedAddress = function() {
-          return this.range() === "ipv4Mapped";
-        };
-        IPv6.prototype.kind = function() {
-          return "ipv6";
-        };
-        IPv6.prototype.match = function(other, cidrRange) {
-          let ref;
-          if (cidrRange === void 0) {
-            ref = other;
-            other = ref[0];
-            cidrRange = ref[1];
-          }
-          if (other.kind() !== "ipv6") {
-            throw new Error("ipaddr: cannot match ipv6 address with non-ipv6 one");
-          }
-          return matchCIDR(this.parts, other.parts, 16, cidrRange);
-        };
-        IPv6.prototype.prefixLengthFromSubnetMask = function() {
-          let cidr = 0;
-          let stop = false;
-          const zerotable = {
-            0: 16,
-            32768: 15,
-            49152: 14,
-            57344: 13,
-            61440: 12,
-            63488: 11,
-            64512: 10,
-            65024: 9,
-            65280: 8,
-            65408: 7,
-            65472: 6,
-            65504: 5,
-            65520: 4,
-            65528: 3,
-            65532: 2,
-            65534: 1,
-            65535: 0
-          };
-          let part, zeros;
-          for (let i = 7; i >= 0; i -= 1) {
-            part = this.parts[i];
-            if (part in zerotable) {
-              zeros = zerotable[part];
-              if (stop && zeros !== 0) {
-                return null;
-              }
-              if (zeros !== 16) {
-                stop = true;
-              }
-              cidr += zeros;
-            } else {
-              return null;
-            }
-          }
-          return 128 - cidr;
-        };
-        IPv6.prototype.range = function() {
-          return ipaddr2.subnetMatch(this, this.SpecialRanges);
-        };
-        IPv6.prototype.toByteArray = function() {
-          let part;
-          const bytes = [];
-          const ref = this.parts;
-          for (let i = 0; i < ref.length; i++) {
-            part = ref[i];
-            bytes.push(part >> 8);
-            bytes.push(part & 255);
-          }
-          return bytes;
-        };
-        IPv6.prototype.toFixedLengthString = function() {
-          const addr = function() {
-            const results = [];
-            for (let i = 0; i < this.parts.length; i++) {
-              results.push(padPart(this.parts[i].toString(16), 4));
-            }
-            return results;
-          }.call(this).join(":");
-          let suffix = "";
-          if (this.zoneId) {
-            suffix = `%${this.zoneId}`;
-          }
-          return addr + suffix;
-        };
-        IPv6.prototype.toIPv4Address = function() {
-          if (!this.isIPv4MappedAddress()) {
-            throw new Error("ipaddr: trying to convert a generic ipv6 address to ipv4");
-          }
-          const ref = this.parts.slice(-2);
-          const high = ref[0];
-          const low = ref[1];
-          return new ipaddr2.IPv4([
-            high >> 8,
-            high & 255,
-            low >> 8,
-            low & 255
-          ]);
-        };
-        IPv6.prototype.toNormalizedString = function() {
-          const addr = function() {
-            const results = [];
-            for (let i = 0; i < this.parts.length; i++) {
-              results.push(this.parts[i].toString(16));
-            }
-            return results;
-          }.call(this).join(":");
-          let suffix = "";
-          if (this.zoneId) {
-            suffix = `%${this.zoneId}`;
-          }
-          return addr + suffix;
-        };
-        IPv6.prototype.toRFC5952String = function() {
-          const regex = /((^|:)(0(:|$)){2,})/g;
-          let suffix = "";
-          if (this.zoneId) {
-            suffix = `%${this.zoneId}`;
-          }
-          const normalized = this.toNormalizedString();
-          const string = normalized.slice(0, normalized.length - suffix.length);
-          let bestMatchIndex = 0;
-          let bestMatchLength = -1;
-          let bestMatchGroups = -1;
-          let match;
-          while (match = regex.exec(string)) {
-            const groups = (match[0].match(/0/g) || []).length;
-            if (groups > bestMatchGroups) {
-              bestMatchGroups = groups;
-              bestMatchIndex = match.index;
-              bestMatchLength = match[0].length;
-            }
-          }
-          if (bestMatchLength < 0) {
-            return string + suffix;
-          }
-          return `${string.substring(0, bestMatchIndex)}::${string.substring(bestMatchIndex + bestMatchLength)}${suffix}`;
-        };
-        IPv6.prototype.toString = function() {
-          return this.toRFC5952String();
-        };
-        return IPv6;
-      }();
-      ipaddr2.IPv6.broadcastAddressFromCIDR = function(string) {
-        try {
-          const cidr = this.parseCIDR(string);
-          const ipInterfaceOctets = cidr[0].toByteArray();
-          const subnetMaskOctets = this.subnetMaskFromPrefixLength(cidr[1]).toByteArray();
-          const octets = [];
-          let i = 0;
-          while (i < 16) {
-            octets.push(parseInt(ipInterfaceOctets[i], 10) | parseInt(subnetMaskOctets[i], 10) ^ 255);
-            i++;
-          }
-          return new this(octets);
-        } catch (e) {
-          throw new Error("ipaddr: the address does not have IPv6 CIDR format", {
-            cause: e
-          });
-        }
-      };
-      ipaddr2.IPv6.isIPv6 = function(string) {
-        return this.parser(string) !== null;
-      };
-      ipaddr2.IPv6.isValid = function(string) {
-        if (typeof string === "string" && string.indexOf(":") === -1) {
-          return false;
-        }
-        try {
-          const addr = this.parser(string);
-          new this(addr.parts, addr.zoneId);
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      ipaddr2.IPv6.isValidCIDR = function(string) {
-        if (typeof string === "string" && string.indexOf(":") === -1) {
-          return false;
-        }
-        try {
-          this.parseCIDR(string);
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      ipaddr2.IPv6.networkAddressFromCIDR = function(string) {
-        let cidr, i, ipInterfaceOctets, octets, subnetMaskOctets;
-        try {
-          cidr = this.parseCIDR(string);
-          ipInterfaceOctets = cidr[0].toByteArray();
-          subnetMaskOctets = this.subnetMaskFromPrefixLength(cidr[1]).toByteArray();
-          octets = [];
-          i = 0;
-          while (i < 16) {
-            octets.push(parseInt(ipInterfaceOctets[i], 10) & parseInt(subnetMaskOctets[i], 10));
-            i++;
-          }
-          return new this(octets);
-        } catch (e) {
-          throw new Error("ipaddr: the address does not have IPv6 CIDR format", {
-            cause: e
-          });
-        }
-      };
-      ipaddr2.IPv6.parse = function(string) {
-        const addr = this.parser(string);
-        if (addr === null) {
-          throw new Error("ipaddr: string is not formatted like an IPv6 Address");
-        }
-        return new this(addr.parts, addr.zoneId);
-      };
-      ipaddr2.IPv6.parseCIDR = function(string) {
-        let maskLength, match, parsed;
-        if (match = string.match(/^(.+)\/(\d+)$/)) {
-          maskLength = parseInt(match[2]);
-          if (maskLength >= 0 && maskLength <= 128) {
-            parsed = [
-              this.parse(match[1]),
-              maskLength
-            ];
-            Object.defineProperty(parsed, "toString", {
-              value: function() {
-                return this.join("/");
-              }
-            });
-            return parsed;
-          }
-        }
-        throw new Error("ipaddr: string is not formatted like an IPv6 CIDR range");
-      };
-      ipaddr2.IPv6.parser = function(string) {
-        let addr, i, match, octet, octets, zoneId;
-        if (match = string.match(ipv6Regexes.deprecatedTransitional)) {
-          return this.parser(`::ffff:${match[1]}`);
-        }
-        if (ipv6Regexes.native.test(string)) {
-          return expandIPv6(string, 8);
-        }
-        if (match = string.match(ipv6Regexes.transitional)) {
-          zoneId = match[6] || "";
-          addr = match[1];
-          if (!match[1].endsWith("::")) {
-            addr = addr.slice(0, -1);
-          }
-          addr = expandIPv6(addr + zoneId, 6);
-          if (addr && addr.parts) {
-            octets = [
-              parseInt(match[2]),
-              parseInt(match[3]),
-              parseInt(match[4]),
-              parseInt(match[5])
-            ];
-            for (i = 0; i < octets.length; i++) {
-              octet = octets[i];
-              if (!(0 <= octet && octet <= 255)) {
-                return null;
-              }
-            }
-            addr.parts.push(octets[0] << 8 | octets[1]);
-            addr.parts.push(octets[2] << 8 | octets[3]);
-            return {
-              parts: addr.parts,
-              zoneId: addr.zoneId
-            };
-          }
-        }
-        return null;
-      };
-      ipaddr2.IPv6.subnetMaskFromPrefixLength = function(prefix) {
-        prefix = parseInt(prefix);
-        if (Number.isNaN(prefix) || prefix < 0 || prefix > 128) {
-          throw new Error("ipaddr: invalid IPv6 prefix length");
-        }
-        const octets = [
-          0,
-          0,
-          0,
-          0,
-          0,
-          0,
-          0,
-          0,
-          0,
-          0,
-          0,
-          0,
-          0,
-          0,
-          0,
-          0
-        ];
-        let j = 0;
-        const filledOctetCount = Math.floor(prefix / 8);
-        while (j < filledOctetCount) {
-          octets[j] = 255;
-          j++;
-        }
-        if (filledOctetCount < 16) {
-          octets[filledOctetCount] = Math.pow(2, prefix % 8) - 1 << 8 - prefix % 8;
-        }
-        return new this(octets);
-      };
-      ipaddr2.fromByteArray = function(bytes) {
-        const length = bytes.length;
-        if (length === 4) {
-          return new ipaddr2.IPv4(bytes);
-        } else if (length === 16) {
-          return new ipaddr2.IPv6(bytes);
-        } else {
-          throw new Error("ipaddr: the binary input is neither an IPv6 nor IPv4 address");
-        }
-      };
-      ipaddr2.isValid = function(string) {
-        return ipaddr2.IPv6.isValid(string) || ipaddr2.IPv4.isValid(string);
-      };
-      ipaddr2.isValidCIDR = function(string) {
-        return ipaddr2.IPv6.isValidCIDR(string) || ipaddr2.IPv4.isValidCIDR(string);
-      };
-      ipaddr2.parse = function(string) {
-        if (ipaddr2.IPv6.isValid(string)) {
-          return ipaddr2.IPv6.parse(string);
-        } else if (ipaddr2.IPv4.isValid(string)) {
-          return ipaddr2.IPv4.parse(string);
-        } else {
-          throw new Error("ipaddr: the address has neither IPv6 nor IPv4 format");
-        }
-      };
-      ipaddr2.parseCIDR = function(string) {
-        try {
-          return ipaddr2.IPv6.parseCIDR(string);
-        } catch {
-          try {
-            return ipaddr2.IPv4.parseCIDR(string);
-          } catch (e) {
-            throw new Error("ipaddr: the address has neither IPv6 nor IPv4 CIDR format", {
-              cause: e
-            });
-          }
-        }
-      };
-      ipaddr2.process = function(string) {
-        const addr = this.parse(string);
-        if (addr.kind() === "ipv6" && addr.isIPv4MappedAddress()) {
-          return addr.toIPv4Address();
-        } else {
-          return addr;
-        }
-      };
-      ipaddr2.subnetMatch = function(address, rangeList, defaultName) {
-        let i, rangeName, rangeSubnets, subnet;
-        if (defaultName === void 0 || defaultName === null) {
-          defaultName = "unicast";
-        }
-        for (rangeName in rangeList) {
-          if (Object.prototype.hasOwnProperty.call(rangeList, rangeName)) {
-            rangeSubnets = rangeList[rangeName];
-            if (rangeSubnets[0] && !(rangeSubnets[0] instanceof Array)) {
-              rangeSubnets = [
-                rangeSubnets
-              ];
-            }
-            for (i = 0; i < rangeSubnets.length; i++) {
-              subnet = rangeSubnets[i];
-              if (address.kind() === subnet[0].kind() && address.match.apply(address, subnet)) {
-                return rangeName;
-              }
-            }
-          }
-        }
-        return defaultName;
-      };
-      if (typeof module !== "undefined" && module.exports) {
-        module.exports = ipaddr2;
-      } else {
-        root.ipaddr = ipaddr2;
-      }
-    })(exports);
-  }
-});
-
 // npm:damerau-levenshtein/1.0.8/index.js
 var require__3 = __commonJS({
   "npm:damerau-levenshtein/1.0.8/index.js"(exports, module) {
@@ -3500,6 +2227,320 @@ var require__3 = __commonJS({
         };
       }
     };
+  }
+});
+
+// src/policy/_grant_typos.ts
+import { basename as basename3, dirname as dirname5, join as join9 } from "node:path";
+var import_damerau_levenshtein;
+var init_grant_typos = __esm({
+  "src/policy/_grant_typos.ts"() {
+    import_damerau_levenshtein = __toESM(require__3());
+  }
+});
+
+// src/policy/net_deny.ts
+var init_net_deny = __esm({
+  "src/policy/net_deny.ts"() {
+  }
+});
+
+// src/policy/tool_env.ts
+var init_tool_env = __esm({
+  "src/policy/tool_env.ts"() {
+  }
+});
+
+// src/policy/grants.ts
+import { basename as basename4, dirname as dirname6, isAbsolute as isAbsolute4, join as join10, resolve as resolve3 } from "node:path";
+var init_grants = __esm({
+  "src/policy/grants.ts"() {
+    init_home();
+    init_grant_typos();
+    init_net_deny();
+    init_tool_env();
+  }
+});
+
+// src/policy/grant_hints.ts
+import { isAbsolute as isAbsolute5, relative as relative3 } from "node:path";
+function flagWith(kind, grant, item, cwd) {
+  const paths = kind === "read" || kind === "write";
+  const shown = (p) => {
+    if (!paths) return p;
+    const rel = relative3(cwd, p);
+    return rel === "" ? "." : rel === ".." || rel.startsWith("../") || isAbsolute5(rel) ? p : rel;
+  };
+  if (grant.allowAll) return `-A --allow-${kind}=${shown(item)}`;
+  const current = grant.current === true ? paths ? [
+    "/"
+  ] : [] : grant.current.map(shown);
+  return `--allow-${kind}=${[
+    .../* @__PURE__ */ new Set([
+      ...current,
+      shown(item)
+    ])
+  ].join(",")}`;
+}
+var init_grant_hints = __esm({
+  "src/policy/grant_hints.ts"() {
+  }
+});
+
+// src/policy/approve.ts
+import { dirname as dirname7 } from "node:path";
+var init_approve = __esm({
+  "src/policy/approve.ts"() {
+  }
+});
+
+// src/policy/check.ts
+var init_check = __esm({
+  "src/policy/check.ts"() {
+    init_approve();
+  }
+});
+
+// src/policy/_git_config.ts
+import { dirname as dirname8, isAbsolute as isAbsolute6, join as join11, resolve as resolve4 } from "node:path";
+var MAX_CONFIG_BYTES;
+var init_git_config = __esm({
+  "src/policy/_git_config.ts"() {
+    MAX_CONFIG_BYTES = 1 << 20;
+  }
+});
+
+// src/policy/_run_later.ts
+function runLaterEntry(name) {
+  return BY_NAME.get(name);
+}
+var AGENT, RUN_LATER, BY_NAME;
+var init_run_later = __esm({
+  "src/policy/_run_later.ts"() {
+    AGENT = "whose hooks and MCP servers run outside the sandbox once the project is trusted";
+    RUN_LATER = [
+      {
+        name: ".claude",
+        why: "agent_config",
+        sentence: `it holds Claude Code's settings, ${AGENT}`
+      },
+      {
+        name: ".codex",
+        why: "agent_config",
+        sentence: `it holds Codex CLI's settings, ${AGENT}`
+      },
+      {
+        name: ".agents",
+        why: "agent_config",
+        sentence: `it holds coding agents' settings, ${AGENT}`
+      },
+      {
+        name: ".gemini",
+        why: "agent_config",
+        sentence: `it holds Gemini CLI's settings, ${AGENT}`
+      },
+      {
+        name: ".qwen",
+        why: "agent_config",
+        sentence: `it holds Qwen Code's settings, ${AGENT}`
+      },
+      {
+        name: ".cursor",
+        why: "agent_config",
+        sentence: `it holds Cursor's settings, ${AGENT}`
+      },
+      {
+        name: "opencode.json",
+        why: "agent_config",
+        sentence: `it holds opencode's settings, ${AGENT}`
+      },
+      {
+        name: "opencode.jsonc",
+        why: "agent_config",
+        sentence: `it holds opencode's settings, ${AGENT}`
+      },
+      {
+        name: ".opencode",
+        why: "agent_config",
+        sentence: `it holds opencode's settings, ${AGENT}`
+      },
+      {
+        name: ".pi",
+        why: "agent_config",
+        sentence: `it holds pi's settings, ${AGENT}`
+      },
+      {
+        name: ".mcp.json",
+        why: "mcp_config",
+        sentence: "it names MCP servers that other coding agents start outside the sandbox"
+      },
+      {
+        name: ".vscode",
+        why: "editor_config",
+        sentence: "VS Code runs its tasks (on folder open), terminal profiles and launch configurations outside the sandbox"
+      },
+      {
+        name: ".idea",
+        why: "editor_config",
+        sentence: "JetBrains IDEs run its run configurations outside the sandbox"
+      },
+      {
+        name: ".devcontainer",
+        why: "editor_config",
+        sentence: "dev container tools run its commands (postCreateCommand, \u2026) outside the sandbox"
+      },
+      {
+        name: ".envrc",
+        why: "direnv",
+        sentence: "direnv runs it outside the sandbox on cd"
+      },
+      {
+        name: ".gitmodules",
+        why: "gitmodules",
+        sentence: "it sets the URLs and update commands git uses for submodules outside the sandbox"
+      }
+    ];
+    BY_NAME = new Map(RUN_LATER.map((entry) => [
+      entry.name,
+      entry
+    ]));
+  }
+});
+
+// src/policy/_within.ts
+function isWithin(p, base) {
+  if (base === "/") return true;
+  return p === base || p.startsWith(base + "/");
+}
+var init_within = __esm({
+  "src/policy/_within.ts"() {
+  }
+});
+
+// src/policy/protected.ts
+import { basename as basename5, dirname as dirname9, isAbsolute as isAbsolute7, join as join12, resolve as resolve5 } from "node:path";
+function findProtection(protection, path) {
+  const hits = protection.paths.filter((p) => isWithin(path, p.path)).map((p) => ({
+    path: p.path,
+    why: p.why
+  }));
+  const pattern = patternHit(protection.workspace, path);
+  if (pattern !== void 0) hits.push(pattern);
+  hits.sort((a, b) => a.path.length - b.path.length);
+  return hits.find((hit) => !protection.named.some((named) => isWithin(named, hit.path) && isWithin(path, named)));
+}
+function patternHit(workspace, path) {
+  const parts = path.split("/");
+  const lower = parts.map((p) => p.toLowerCase());
+  for (let i = 0; i + 1 < parts.length; i++) {
+    if (lower[i] !== ".git") continue;
+    const why = GIT_PATTERN.get(lower[i + 1]);
+    if (why !== void 0) return {
+      path: parts.slice(0, i + 2).join("/"),
+      why
+    };
+    if (lower[i + 1] !== "modules") continue;
+    for (let j = i + 2; j < parts.length; j++) {
+      if (MODULE_DATA.has(lower[j])) break;
+      const inModule = GIT_PATTERN.get(lower[j]);
+      if (inModule !== void 0 && j > i + 2) {
+        return {
+          path: parts.slice(0, j + 1).join("/"),
+          why: inModule
+        };
+      }
+    }
+  }
+  const moat = join12(workspace, ".moat");
+  return isWithin(path, moat) ? {
+    path: moat,
+    why: "moat_project"
+  } : void 0;
+}
+function protectedDetail(protection, hit) {
+  const why = hit.why in WHY ? WHY[hit.why] : runLaterEntry(basename5(hit.path))?.sentence ?? "it makes programs run outside the sandbox";
+  return `"${hit.path}" is protected because ${why}; to allow it, add it to --allow-write (e.g. ${allowHint(protection, hit.path)})`;
+}
+function allowHint(protection, path) {
+  const { allowAll, write } = protection.flags;
+  return flagWith("write", {
+    allowAll,
+    current: write
+  }, path, protection.workspace);
+}
+var WHY, GIT_PATTERN, MODULE_DATA;
+var init_protected = __esm({
+  "src/policy/protected.ts"() {
+    init_git_config();
+    init_run_later();
+    init_within();
+    init_grant_hints();
+    init_grants();
+    WHY = {
+      hooks: "git runs it outside the sandbox",
+      hooks_path: "it is the core.hooksPath directory, whose hooks git runs outside the sandbox",
+      git_config: "it can make git run programs",
+      git_file: "it chooses which git directory, and so which hooks, git uses",
+      moat_project: "it holds moat's own project settings",
+      moat_user: "it holds moat's own user settings",
+      moat_state: "it holds moat's sessions and rewind checkpoints",
+      git_global: "it is a global git configuration, which can make git run programs"
+    };
+    GIT_PATTERN = /* @__PURE__ */ new Map([
+      [
+        "hooks",
+        "hooks"
+      ],
+      [
+        "config",
+        "git_config"
+      ],
+      [
+        "config.worktree",
+        "git_config"
+      ]
+    ]);
+    MODULE_DATA = /* @__PURE__ */ new Set([
+      "refs",
+      "logs",
+      "objects",
+      "info",
+      "worktrees"
+    ]);
+  }
+});
+
+// src/policy/ops.ts
+var init_ops = __esm({
+  "src/policy/ops.ts"() {
+  }
+});
+
+// src/policy/git_excludes.ts
+import { dirname as dirname10, join as join13, relative as relative4, resolve as resolve6 } from "node:path";
+var MAX_EXCLUDES_BYTES, MAX_CONFIG_BYTES2;
+var init_git_excludes = __esm({
+  "src/policy/git_excludes.ts"() {
+    init_git_config();
+    init_within();
+    MAX_EXCLUDES_BYTES = 256 * 1024;
+    MAX_CONFIG_BYTES2 = 1 << 20;
+  }
+});
+
+// src/policy/mod.ts
+var init_mod = __esm({
+  "src/policy/mod.ts"() {
+    init_grants();
+    init_home();
+    init_grant_hints();
+    init_check();
+    init_approve();
+    init_protected();
+    init_ops();
+    init_net_deny();
+    init_within();
+    init_git_excludes();
   }
 });
 
@@ -9286,35 +8327,8 @@ function decodeForEdit(bytes, shown) {
 }
 
 // src/tools/paths.ts
+init_home();
 import { basename as basename2, dirname as dirname3, isAbsolute as isAbsolute2, join as join4, relative, resolve as resolve2, sep } from "node:path";
-
-// src/policy/home.ts
-import { isAbsolute, resolve } from "node:path";
-function expandHome(p, home) {
-  if (!p.startsWith("~")) return {
-    ok: true,
-    path: p
-  };
-  if (p !== "~" && !p.startsWith("~/")) {
-    const prefix = p.split("/")[0];
-    return {
-      ok: false,
-      reason: `only "~" and "~/\u2026" are expanded (to HOME), not "${prefix}"; write the path in full, or "./${p}" for a file of that name in the working directory`
-    };
-  }
-  const dir = typeof home === "string" ? home : home?.ok ? home.path : void 0;
-  if (dir === void 0) {
-    const why = typeof home === "object" && !home.ok ? home.reason : "HOME is not set to an absolute path";
-    return {
-      ok: false,
-      reason: `${why}; write the path in full (an absolute path)`
-    };
-  }
-  return {
-    ok: true,
-    path: p === "~" ? dir : resolve(dir, p.slice(2))
-  };
-}
 
 // src/tools/placeholders.ts
 function placeholderFilter(fs, paths) {
@@ -11578,231 +10592,8 @@ function createBuiltinTools(options) {
 // src/tools/fetch/mod.ts
 import { join as join14 } from "node:path";
 
-// src/tools/fetch/_address.ts
-var import_ipaddr = __toESM(require_ipaddr());
-
-// src/policy/grants.ts
-import { basename as basename4, dirname as dirname6, isAbsolute as isAbsolute4, join as join10, resolve as resolve3 } from "node:path";
-
-// src/policy/_grant_typos.ts
-var import_damerau_levenshtein = __toESM(require__3());
-import { basename as basename3, dirname as dirname5, join as join9 } from "node:path";
-
-// src/policy/grant_hints.ts
-import { isAbsolute as isAbsolute5, relative as relative3 } from "node:path";
-function flagWith(kind, grant, item, cwd) {
-  const paths = kind === "read" || kind === "write";
-  const shown = (p) => {
-    if (!paths) return p;
-    const rel = relative3(cwd, p);
-    return rel === "" ? "." : rel === ".." || rel.startsWith("../") || isAbsolute5(rel) ? p : rel;
-  };
-  if (grant.allowAll) return `-A --allow-${kind}=${shown(item)}`;
-  const current = grant.current === true ? paths ? [
-    "/"
-  ] : [] : grant.current.map(shown);
-  return `--allow-${kind}=${[
-    .../* @__PURE__ */ new Set([
-      ...current,
-      shown(item)
-    ])
-  ].join(",")}`;
-}
-
-// src/policy/approve.ts
-import { dirname as dirname7 } from "node:path";
-
-// src/policy/protected.ts
-import { basename as basename5, dirname as dirname9, isAbsolute as isAbsolute7, join as join12, resolve as resolve5 } from "node:path";
-
-// src/policy/_git_config.ts
-import { dirname as dirname8, isAbsolute as isAbsolute6, join as join11, resolve as resolve4 } from "node:path";
-var MAX_CONFIG_BYTES = 1 << 20;
-
-// src/policy/_run_later.ts
-var AGENT = "whose hooks and MCP servers run outside the sandbox once the project is trusted";
-var RUN_LATER = [
-  {
-    name: ".claude",
-    why: "agent_config",
-    sentence: `it holds Claude Code's settings, ${AGENT}`
-  },
-  {
-    name: ".codex",
-    why: "agent_config",
-    sentence: `it holds Codex CLI's settings, ${AGENT}`
-  },
-  {
-    name: ".agents",
-    why: "agent_config",
-    sentence: `it holds coding agents' settings, ${AGENT}`
-  },
-  {
-    name: ".gemini",
-    why: "agent_config",
-    sentence: `it holds Gemini CLI's settings, ${AGENT}`
-  },
-  {
-    name: ".qwen",
-    why: "agent_config",
-    sentence: `it holds Qwen Code's settings, ${AGENT}`
-  },
-  {
-    name: ".cursor",
-    why: "agent_config",
-    sentence: `it holds Cursor's settings, ${AGENT}`
-  },
-  {
-    name: "opencode.json",
-    why: "agent_config",
-    sentence: `it holds opencode's settings, ${AGENT}`
-  },
-  {
-    name: "opencode.jsonc",
-    why: "agent_config",
-    sentence: `it holds opencode's settings, ${AGENT}`
-  },
-  {
-    name: ".opencode",
-    why: "agent_config",
-    sentence: `it holds opencode's settings, ${AGENT}`
-  },
-  {
-    name: ".pi",
-    why: "agent_config",
-    sentence: `it holds pi's settings, ${AGENT}`
-  },
-  {
-    name: ".mcp.json",
-    why: "mcp_config",
-    sentence: "it names MCP servers that other coding agents start outside the sandbox"
-  },
-  {
-    name: ".vscode",
-    why: "editor_config",
-    sentence: "VS Code runs its tasks (on folder open), terminal profiles and launch configurations outside the sandbox"
-  },
-  {
-    name: ".idea",
-    why: "editor_config",
-    sentence: "JetBrains IDEs run its run configurations outside the sandbox"
-  },
-  {
-    name: ".devcontainer",
-    why: "editor_config",
-    sentence: "dev container tools run its commands (postCreateCommand, \u2026) outside the sandbox"
-  },
-  {
-    name: ".envrc",
-    why: "direnv",
-    sentence: "direnv runs it outside the sandbox on cd"
-  },
-  {
-    name: ".gitmodules",
-    why: "gitmodules",
-    sentence: "it sets the URLs and update commands git uses for submodules outside the sandbox"
-  }
-];
-var BY_NAME = new Map(RUN_LATER.map((entry) => [
-  entry.name,
-  entry
-]));
-function runLaterEntry(name) {
-  return BY_NAME.get(name);
-}
-
-// src/policy/_within.ts
-function isWithin(p, base) {
-  if (base === "/") return true;
-  return p === base || p.startsWith(base + "/");
-}
-
-// src/policy/protected.ts
-var WHY = {
-  hooks: "git runs it outside the sandbox",
-  hooks_path: "it is the core.hooksPath directory, whose hooks git runs outside the sandbox",
-  git_config: "it can make git run programs",
-  git_file: "it chooses which git directory, and so which hooks, git uses",
-  moat_project: "it holds moat's own project settings",
-  moat_user: "it holds moat's own user settings",
-  moat_state: "it holds moat's sessions and rewind checkpoints",
-  git_global: "it is a global git configuration, which can make git run programs"
-};
-var GIT_PATTERN = /* @__PURE__ */ new Map([
-  [
-    "hooks",
-    "hooks"
-  ],
-  [
-    "config",
-    "git_config"
-  ],
-  [
-    "config.worktree",
-    "git_config"
-  ]
-]);
-var MODULE_DATA = /* @__PURE__ */ new Set([
-  "refs",
-  "logs",
-  "objects",
-  "info",
-  "worktrees"
-]);
-function findProtection(protection, path) {
-  const hits = protection.paths.filter((p) => isWithin(path, p.path)).map((p) => ({
-    path: p.path,
-    why: p.why
-  }));
-  const pattern = patternHit(protection.workspace, path);
-  if (pattern !== void 0) hits.push(pattern);
-  hits.sort((a, b) => a.path.length - b.path.length);
-  return hits.find((hit) => !protection.named.some((named) => isWithin(named, hit.path) && isWithin(path, named)));
-}
-function patternHit(workspace, path) {
-  const parts = path.split("/");
-  const lower = parts.map((p) => p.toLowerCase());
-  for (let i = 0; i + 1 < parts.length; i++) {
-    if (lower[i] !== ".git") continue;
-    const why = GIT_PATTERN.get(lower[i + 1]);
-    if (why !== void 0) return {
-      path: parts.slice(0, i + 2).join("/"),
-      why
-    };
-    if (lower[i + 1] !== "modules") continue;
-    for (let j = i + 2; j < parts.length; j++) {
-      if (MODULE_DATA.has(lower[j])) break;
-      const inModule = GIT_PATTERN.get(lower[j]);
-      if (inModule !== void 0 && j > i + 2) {
-        return {
-          path: parts.slice(0, j + 1).join("/"),
-          why: inModule
-        };
-      }
-    }
-  }
-  const moat = join12(workspace, ".moat");
-  return isWithin(path, moat) ? {
-    path: moat,
-    why: "moat_project"
-  } : void 0;
-}
-function protectedDetail(protection, hit) {
-  const why = hit.why in WHY ? WHY[hit.why] : runLaterEntry(basename5(hit.path))?.sentence ?? "it makes programs run outside the sandbox";
-  return `"${hit.path}" is protected because ${why}; to allow it, add it to --allow-write (e.g. ${allowHint(protection, hit.path)})`;
-}
-function allowHint(protection, path) {
-  const { allowAll, write } = protection.flags;
-  return flagWith("write", {
-    allowAll,
-    current: write
-  }, path, protection.workspace);
-}
-
-// src/policy/git_excludes.ts
-import { dirname as dirname10, join as join13, relative as relative4, resolve as resolve6 } from "node:path";
-var MAX_EXCLUDES_BYTES = 256 * 1024;
-var MAX_CONFIG_BYTES2 = 1 << 20;
+// src/tools/fetch/_hops.ts
+init_mod();
 
 // src/tools/fetch/mod.ts
 var FetchParams = Type.Object({
@@ -12026,6 +10817,7 @@ function grepThreads(parent, options = {}) {
 }
 
 // src/sandbox/worker/_guarded_fs.ts
+init_mod();
 import { basename as basename6, dirname as dirname11, join as join15 } from "node:path";
 function guardFsOps(inner, guard) {
   const deniedRead = (p) => guard.denyRead.some((d) => isWithin(p, d));
@@ -12188,6 +10980,7 @@ function toolFsOps(guard, createDenoFsOps2) {
 }
 
 // src/sandbox/bwrap/hide_view.ts
+init_mod();
 import { join as join16 } from "node:path";
 function hiddenDirArgs(dirs, entries) {
   const args = [];
