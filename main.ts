@@ -1,5 +1,6 @@
 /** moat entry point: argv and environment in, exit code out. The only place that calls Deno.exit. */
 import { LAZY_ENTRY_MODULES } from "./src/entry_modules.ts";
+import { freshCliBundle } from "./src/sys/cli_bundle.ts";
 import { MCP_FORWARD_OPTION, TOOL_HOST_COMMAND } from "./src/sandbox/host/protocol.ts";
 
 // What main.ts uses of each entry module (a type import would join them to the graph again).
@@ -18,15 +19,24 @@ interface McpForwardModule {
 
 /** Imports one of LAZY_ENTRY_MODULES; the computed specifier keeps it out of the start-up graph. */
 function load<T>(module: string): Promise<T> {
-  return import(new URL(`./${module}`, import.meta.url).href);
+  return import(new URL(module, new URL("./", import.meta.url)).href);
+}
+
+/** The CLI's module: its local bundle while it is fresh (src/sys/cli_bundle.ts), else the sources. */
+function cliModuleUrl(): string {
+  const root = decodeURIComponent(new URL(".", import.meta.url).pathname).replace(/\/$/, "");
+  const bundled = import.meta.url.startsWith("file:") && Deno.env.get("MOAT_NO_BUNDLE") !== "1"
+    ? freshCliBundle(root)
+    : undefined;
+  return bundled ?? LAZY_ENTRY_MODULES.cli;
 }
 
 /**
- * Runs moat for this process's arguments and returns its exit code; `cliModule` (a path under
- * this directory) is the CLI's module: the sources by default, or a bundle of them
- * (scripts/bundle.ts writes an entry that passes its own).
+ * Runs moat for this process's arguments and returns its exit code; `cliModule` (a URL, or a
+ * path under this directory) is the CLI's module: by default its fresh local bundle or the
+ * sources; the release's entry (scripts/bundle.ts) passes the bundle it was compiled with.
  */
-export async function runMoat(cliModule: string = LAZY_ENTRY_MODULES.cli): Promise<number> {
+export async function runMoat(cliModule?: string): Promise<number> {
   // Each process loads only its own module graph: the sandboxed tool host never loads the CLI's
   // (the model SDK, rendering, sessions), an MCP server's forwarder loads only its sockets, and
   // `moat --version` loads nothing but the version.
@@ -40,7 +50,7 @@ export async function runMoat(cliModule: string = LAZY_ENTRY_MODULES.cli): Promi
     ? await (await load<ToolHostModule>(LAZY_ENTRY_MODULES.toolHost)).runToolHost(
       Deno.args.slice(1),
     )
-    : await (await load<CliModule>(cliModule)).runCli(Deno.args, {
+    : await (await load<CliModule>(cliModule ?? cliModuleUrl())).runCli(Deno.args, {
       env: Deno.env.toObject(),
       cwd: Deno.cwd(),
       moduleRoot: new URL(".", import.meta.url).href,

@@ -7,10 +7,11 @@
  * With DENORT_BIN set (a local denort, e.g. for offline builds) only the host target is built
  * unless --target says otherwise, because one denort binary fits one target.
  */
-import { basename, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { LAZY_ENTRY_MODULES } from "../src/entry_modules.ts";
+import { writeBundle } from "./_bundle_build.ts";
 import {
   WORKER_MODULES,
   workerModuleUrl,
@@ -94,7 +95,7 @@ export function outputPath(outDir: string, target: string): string {
 export function compileArgs(
   target: string,
   run: RunTask,
-  options: { outDir?: string; include?: readonly string[] } = {},
+  options: { outDir?: string; include?: readonly string[]; entry?: string } = {},
 ): string[] {
   const args = ["compile", ...run.flags];
   for (const module of options.include ?? INCLUDED_MODULES) args.push("--include", module);
@@ -103,7 +104,7 @@ export function compileArgs(
     target,
     "--output",
     outputPath(options.outDir ?? "dist", target),
-    run.entry,
+    options.entry ?? run.entry,
   );
   return args;
 }
@@ -111,7 +112,9 @@ export function compileArgs(
 /** Reads the `start` task of deno.json. */
 export async function readStartTask(denoJsonPath: string): Promise<RunTask> {
   const config = JSON.parse(await Deno.readTextFile(denoJsonPath));
-  const task = config?.tasks?.start;
+  const start = config?.tasks?.start;
+  // A task is a command, or an object with its command (and the tasks it depends on).
+  const task = typeof start === "string" ? start : start?.command;
   if (typeof task !== "string") throw new Error(`${denoJsonPath} has no "start" task`);
   return parseRunTask(task);
 }
@@ -125,6 +128,15 @@ export async function sha256Sums(files: readonly string[]): Promise<string> {
     out += `${hex}  ${basename(file)}\n`;
   }
   return out;
+}
+
+/** The CLI bundle's current build (written first when stale), relative to `root`. */
+async function releaseBuild(root: string): Promise<string> {
+  const outcome = await writeBundle(root);
+  const dir = outcome.kind === "built"
+    ? outcome.dir
+    : dirname(dirname(fileURLToPath(outcome.main)));
+  return relative(root, dir);
 }
 
 function log(line: string): void {
@@ -158,10 +170,17 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
+  // The release is compiled from the CLI's bundle (scripts/bundle.ts), what `deno task start`
+  // runs too: the build's entry, its chunks, and the modules loaded by URL from the sources.
+  const build = await releaseBuild(root);
   await Deno.mkdir(outDir, { recursive: true });
   const built: string[] = [];
   for (const target of targets) {
-    const args = compileArgs(target, run, { outDir });
+    const args = compileArgs(target, run, {
+      outDir,
+      entry: join(build, "moat.ts"),
+      include: [...INCLUDED_MODULES, join(build, "cli")],
+    });
     log(`compile: deno ${args.join(" ")}`);
     // DENORT_BIN is read by `deno compile` itself from the inherited environment.
     const status = await new Deno.Command(Deno.execPath(), { args, cwd: root }).spawn().status;

@@ -4,15 +4,20 @@ import { EXIT } from "../src/cli/exit.ts";
 
 async function denoConfig(): Promise<{
   imports: Record<string, string>;
-  tasks: Record<string, string>;
+  tasks: Record<string, string | { command: string; dependencies?: string[] }>;
   test: Record<string, unknown>;
 }> {
   return JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
 }
 
+/** A task's command: the string, or the command of a task written as an object. */
+function command(task: string | { command: string } | undefined): string {
+  return typeof task === "string" ? task : task?.command ?? "";
+}
+
 Deno.test("deno task test gates on type-check, lint and formatting before running tests", async () => {
   const { tasks } = await denoConfig();
-  const steps = (tasks.test ?? "").split("&&").map((s) => s.trim());
+  const steps = command(tasks.test).split("&&").map((s) => s.trim());
   assert.match(steps[0] ?? "", /^deno check\b/);
   assert.ok(steps.some((s) => /^deno lint\b/.test(s)), "lint step missing");
   assert.ok(steps.some((s) => /^deno fmt --check\b/.test(s)), "fmt --check step missing");
@@ -23,6 +28,15 @@ Deno.test("deno task test gates on type-check, lint and formatting before runnin
   if (/--no-check\b/.test(last)) {
     assert.match(steps[0] ?? "", /\stests\/(\s|$)/, "deno check must cover tests/");
   }
+});
+
+Deno.test("deno task start and deno task test build the CLI's bundle first when it is stale", async () => {
+  const { tasks } = await denoConfig();
+  for (const name of ["start", "test"]) {
+    const task = tasks[name];
+    assert.ok(typeof task === "object" && task.dependencies?.includes("bundle"), name);
+  }
+  assert.match(command(tasks.bundle), /\bscripts\/bundle\.ts$/);
 });
 
 Deno.test("deno.json turns the op and resource sanitizers on", async () => {

@@ -16,7 +16,7 @@ const denoJson = join(root, "deno.json");
 
 Deno.test("compileArgs() passes exactly the runtime flags of the start task", async () => {
   const config = JSON.parse(await Deno.readTextFile(denoJson));
-  const startWords: string[] = config.tasks.start.split(/\s+/);
+  const startWords: string[] = config.tasks.start.command.split(/\s+/);
   const startFlags = startWords.filter((w) => w.startsWith("-"));
   const run = await readStartTask(denoJson);
   for (const target of TARGETS) {
