@@ -77,7 +77,10 @@ export async function loadOutputSchema(
     };
   }
   // Loaded only for --output-schema: it is a large module graph.
-  const { Ajv } = await import("ajv");
+  const ajvModule = await import("ajv");
+  // From the sources Deno names ajv's exports; from the CLI's bundle the CommonJS module is the
+  // default export only (its `Ajv` property is the same class).
+  const Ajv = ajvModule.Ajv ?? ajvModule.default;
   const ajv = new Ajv({ allErrors: true, strict: false });
   let validate;
   try {
