@@ -79,6 +79,7 @@ function newMatcher(input: ScanTarget): LineMatcher {
   return new LineMatcher({
     line: search.line,
     finder: search.finder,
+    needle: search.needle,
     context: search.context,
     cap,
     maxChars: SCAN_LINE_CHARS,
