@@ -54,23 +54,41 @@ interface Level {
   prefix: string;
   ig: Ignore;
   /**
-   * Every pattern matches by a path's last segment (none has a "/" before its end, "**" or a
-   * backslash): entries are then tested by name, with their directory's result carried down the
-   * walk, instead of the ignore package re-deriving the parents from each whole path (its main
-   * cost). Same answers; anything less plain is tested by whole paths.
+   * Every pattern matches by a path's last segment (none has a "/" before its end other than a
+   * leading one, "**" or a backslash): entries are then tested by name, with their directory's
+   * result carried down the walk, instead of the ignore package re-deriving the parents from each
+   * whole path (its main cost). Same answers; anything less plain is tested by whole paths.
    */
   byName: boolean;
+  /**
+   * For a `byName` level, the rules that can match below its own directory's entries: all but
+   * the anchored ones (a leading "/" matches only there; a rule that cannot match a path changes
+   * nothing about it).
+   */
+  deep: Ignore;
 }
 
-/** True when every pattern of an ignore file matches by a path's last segment (see Level). */
-function matchesByName(text: string): boolean {
-  return text.split(/\r?\n/).every((line) => {
+/** How the patterns of an ignore file match (see Level): null when not all by name. */
+function nameRules(text: string): { anchored: boolean } | null {
+  let anchored = false;
+  for (const line of text.split(/\r?\n/)) {
     const t = line.trimEnd();
-    if (t === "" || t.startsWith("#")) return true;
-    if (t.includes("\\") || t.includes("**")) return false;
-    const slash = t.indexOf("/");
-    return slash === -1 || slash === t.length - 1;
-  });
+    if (t === "" || t.startsWith("#")) continue;
+    let p = t.startsWith("!") ? t.slice(1) : t;
+    if (p.includes("\\") || p.includes("**")) return null;
+    if (p.startsWith("/")) {
+      anchored = true;
+      p = p.slice(1);
+    }
+    const slash = p.indexOf("/");
+    if (p === "" || p === "/" || (slash !== -1 && slash !== p.length - 1)) return null;
+  }
+  return { anchored };
+}
+
+/** An ignore file without its anchored patterns (those with a leading "/", maybe negated). */
+function withoutAnchored(text: string): string {
+  return text.split(/\r?\n/).filter((line) => !/^!?\//.test(line)).join("\n");
 }
 
 function toPosix(p: string): string {
@@ -84,6 +102,8 @@ function withSep(dir: string): string {
 async function loadLevel(fs: FsOps, dir: string, names: Set<string>): Promise<Level | null> {
   let ig: Ignore | null = null;
   let byName = true;
+  let anchored = false;
+  const texts: string[] = [];
   for (const file of IGNORE_FILES) {
     if (!names.has(file)) continue;
     try {
@@ -91,12 +111,21 @@ async function loadLevel(fs: FsOps, dir: string, names: Set<string>): Promise<Le
       const text = new TextDecoder().decode(bytes);
       ig ??= ignore();
       ig.add(text);
-      byName &&= matchesByName(text);
+      texts.push(text);
+      const rules = nameRules(text);
+      byName &&= rules !== null;
+      anchored ||= rules?.anchored === true;
     } catch (e) {
       if (!(e instanceof FsError)) throw e;
     }
   }
-  return ig === null ? null : { dir, prefix: withSep(dir), ig, byName };
+  if (ig === null) return null;
+  let deep = ig;
+  if (byName && anchored) {
+    deep = ignore();
+    for (const text of texts) deep.add(withoutAnchored(text));
+  }
+  return { dir, prefix: withSep(dir), ig, byName, deep };
 }
 
 /** True when a posix relative path leaves its base ("..", "../x"); a name like "..env" does not. */
@@ -143,9 +172,10 @@ function isEntryIgnored(
     if (level.byName) {
       // As the package does: a directory ignored at this level decides for all below it.
       const parent = chain[i] ?? null;
+      const rules = frame.prefix === level.prefix ? level.ig : level.deep;
       result = parent !== null && parent.ignored
         ? parent
-        : level.ig.test(entry.isDir ? `${entry.name}/` : entry.name);
+        : rules.test(entry.isDir ? `${entry.name}/` : entry.name);
     } else {
       result = testWhole(level, entry.path, entry.isDir);
     }

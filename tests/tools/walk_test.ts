@@ -41,6 +41,12 @@ const PATTERNS = [
   "**/build",
   "x\\ y.ts",
   "b/*.ts",
+  // Anchored to the ignore file's directory: by name there, never below it.
+  "/b/",
+  "/tmp/",
+  "!/a",
+  "/x*",
+  "/build",
 ];
 
 /** A random tree: file paths (posix, relative to /ws) → contents, ignore files included. */

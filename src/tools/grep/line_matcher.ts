@@ -1,6 +1,7 @@
 /** Finding matching lines and their context in a stream of byte chunks with bounded memory. */
 import { BINARY_SNIFF_BYTES, looksBinary } from "../lines.ts";
-import { detach, nextLongLine } from "./_text.ts";
+import { candidateSearch, detach, nextLongLine } from "./_text.ts";
+import type { Needle } from "./pattern.ts";
 
 /** A row found by `LineMatcher`: a matching line, a context line, or a group separator. */
 export type MatchRow =
@@ -17,6 +18,11 @@ export interface LineMatcherOptions {
    * `line`). Null tests every line with `line`.
    */
   finder: RegExp | null;
+  /**
+   * A literal every line that `line` matches contains: candidates are found by it instead of
+   * `finder` (a string search is much cheaper than a regex). Null or absent: `finder` decides.
+   */
+  needle?: Needle | null;
   /** Lines of context before and after each match. */
   context: number;
   /** Matches to find at most; scanning stops once they and their after-context are in. */
@@ -55,6 +61,8 @@ export class LineMatcher {
   /** Matching lines found so far. */
   matches = 0;
   readonly #o: LineMatcherOptions;
+  /** Start of the next candidate at or after `from` in a block, or -1; null: test every line. */
+  readonly #find: ((text: string, from: number) => number) | null;
   readonly #carryLimit: number;
   // The first block is decoded with BOM removal (a file's BOM is not text); later ones keep it.
   readonly #firstDecoder = new TextDecoder();
@@ -76,6 +84,7 @@ export class LineMatcher {
 
   constructor(options: LineMatcherOptions) {
     this.#o = options;
+    this.#find = candidateSearch(options.finder, options.needle ?? null);
     this.#carryLimit = options.maxChars * 4 + 4;
   }
 
@@ -218,14 +227,14 @@ export class LineMatcher {
   #block(text: string, final: boolean): void {
     const o = this.#o;
     const len = text.length;
-    const finder = o.finder;
+    const find = this.#find;
     let pos = 0;
     this.#settle();
     let n = this.#lineNo;
     // Lines over maxChars are tested on their head only, where `$` or `\b` can match at the cut
     // although the finder sees no match in the whole line: such lines are always tested. Only a
     // block longer than maxChars can hold one.
-    const checkLong = finder !== null && len > o.maxChars;
+    const checkLong = find !== null && len > o.maxChars;
     let nextLong = -1;
     // Line number bookkeeping: `n` is the number of the line starting at `pos`.
     while (pos < len && !this.#done) {
@@ -234,12 +243,9 @@ export class LineMatcher {
           this.#done = true;
           break;
         }
-        if (finder !== null) {
-          finder.lastIndex = pos;
-          const m = finder.exec(text);
-          const p = m === null ? len : m.index;
-          let start = p === 0 ? 0 : text.lastIndexOf("\n", p - 1) + 1;
-          if (m === null) start = len;
+        if (find !== null) {
+          const p = find(text, pos);
+          let start = p === -1 ? len : p === 0 ? 0 : text.lastIndexOf("\n", p - 1) + 1;
           if (checkLong) {
             if (nextLong < pos) nextLong = nextLongLine(text, pos, o.maxChars);
             if (nextLong < start) start = nextLong;

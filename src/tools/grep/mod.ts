@@ -139,10 +139,11 @@ export function createGrepTool(options: GrepToolOptions): Tool<typeof GrepParams
     let stop: "limit" | "bytes" | null = null;
     let lastYield = performance.now();
     // Synchronous scans block this thread: give the event loop a turn now and then.
-    const pace: Pace = async () => {
-      if (performance.now() - lastYield < YIELD_EVERY_MS) return;
-      await yieldToEventLoop();
-      lastYield = performance.now();
+    const pace: Pace = () => {
+      if (performance.now() - lastYield < YIELD_EVERY_MS) return undefined;
+      return yieldToEventLoop().then(() => {
+        lastYield = performance.now();
+      });
     };
     const scanner = createFileScanner(fs, { chunkBytes, concurrency });
     const scan = (path: string, rel: string): Promise<ScanOutcome> =>

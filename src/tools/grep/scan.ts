@@ -24,8 +24,11 @@ export interface FileResult {
 /** A file's matches; "binary" for a binary file; null for no match or an unreadable file. */
 export type ScanOutcome = FileResult | "binary" | null;
 
-/** Gives the event loop a turn when synchronous work has run long enough. */
-export type Pace = () => Promise<void>;
+/**
+ * Gives the event loop a turn when synchronous work has run long enough: a promise to wait on
+ * then, else undefined (nothing to wait for, not even a microtask).
+ */
+export type Pace = () => Promise<void> | undefined;
 
 /** What scanning one file needs besides its path. */
 export interface ScanTarget {
@@ -79,6 +82,7 @@ function newMatcher(input: ScanTarget): LineMatcher {
   return new LineMatcher({
     line: search.line,
     finder: search.finder,
+    needle: search.needle,
     context: search.context,
     cap,
     maxChars: SCAN_LINE_CHARS,
@@ -102,12 +106,15 @@ async function scanChunks(
   buf: Uint8Array,
   input: ScanInput,
 ): Promise<ScanOutcome> {
+  // Reads and turns are awaited only when they are promises: a synchronous read (most files
+  // are one) then costs no microtask.
   let filled = 0;
   let total = 0;
   let eof = false;
   while (filled < BINARY_SNIFF_BYTES) {
     const want = buf.length - filled;
-    const n = await read(buf.subarray(filled));
+    let n = read(buf.subarray(filled));
+    if (n instanceof Promise) n = await n;
     if (n === null || n === 0) {
       eof = true;
       break;
@@ -122,8 +129,10 @@ async function scanChunks(
   const matcher = newMatcher(input);
   if (!matcher.pushFirst(buf.subarray(0, filled))) return "binary";
   while (!eof && !matcher.done && !input.signal.aborted) {
-    await input.pace();
-    const n = await read(buf);
+    const turn = input.pace();
+    if (turn !== undefined) await turn;
+    let n = read(buf);
+    if (n instanceof Promise) n = await n;
     if (n === null || n === 0) break;
     total += n;
     matcher.push(buf.subarray(0, n));

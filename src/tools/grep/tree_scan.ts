@@ -31,7 +31,7 @@ export interface TreeScanOptions {
   glob: ((rel: string) => boolean) | null;
   signal: AbortSignal;
   /** Gives the event loop a turn when due (the calling thread's scans and walk are synchronous). */
-  pace: () => Promise<void>;
+  pace: () => Promise<void> | undefined;
   /** The sandbox's placeholders, skipped while unused (see `walkTree`). */
   hidden?: PlaceholderFilter;
   /** Scans one file on the calling thread. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { candidateFinder } from "../../../src/tools/grep/pattern.ts";
+import { candidateFinder, type Needle } from "../../../src/tools/grep/pattern.ts";
 import { LineMatcher, type MatchRow } from "../../../src/tools/grep/line_matcher.ts";
 import { BINARY_SNIFF_BYTES } from "../../../src/tools/lines.ts";
 import { prng } from "../_helpers.ts";
@@ -53,13 +53,14 @@ function reference(
 
 function run(
   bytes: Uint8Array,
-  pattern: { source: string; flags?: string },
+  pattern: { source: string; flags?: string; needle?: Needle },
   o: { context: number; cap: number; maxChars: number; chunk: number },
 ): LineMatcher {
   const flags = pattern.flags ?? "";
   const m = new LineMatcher({
     line: new RegExp(pattern.source, flags),
     finder: candidateFinder(pattern.source, flags.includes("i")),
+    needle: pattern.needle ?? null,
     context: o.context,
     cap: o.cap,
     maxChars: o.maxChars,
@@ -133,6 +134,70 @@ Deno.test("LineMatcher finds the same rows as a line-by-line scan for any chunki
       }
     }
   }
+});
+
+/** Patterns with a literal every matching line contains, as compileSearch finds them. */
+const NEEDLED = [
+  { source: "needle", needle: "needle" },
+  { source: "é😀", needle: "é😀" },
+  { source: "o\\(", needle: "o(" },
+  { source: "ab\\r", needle: "ab\r" }, // a line's trailing CR is not in the line: never a match
+  { source: "^foo\\s*bar$", needle: "foo" },
+  { source: "fo{1,2}bar", needle: "bar" },
+  { source: "x\\W+foo(?!\\s)", needle: "foo" },
+  { source: RegExp.escape("( é.*"), needle: "( é.*" },
+];
+
+Deno.test("LineMatcher finds the same rows with a needle, searched by any of its characters", () => {
+  const rand = prng(7);
+  const pieces = [...PIECES, "( é.*", "é😀", "o(", "ab\r", "foobar", "fooo bar", "x-foo"];
+  for (let round = 0; round < 30; round++) {
+    const lines: string[] = [];
+    for (let i = 0; i < 1 + Math.floor(rand() * 40); i++) {
+      let line = "";
+      for (let w = Math.floor(rand() * 6); w > 0; w--) {
+        line += pieces[Math.floor(rand() * pieces.length)];
+      }
+      lines.push(line + (rand() < 0.3 ? "\r" : ""));
+    }
+    const text = lines.join("\n") + (rand() < 0.5 ? "\n" : "");
+    const bytes = encoder.encode(rand() < 0.2 ? `\uFEFF${text}` : text);
+    for (const { source, needle } of NEEDLED) {
+      for (let rare = 0; rare < needle.length; rare++) {
+        for (const chunk of [1, 5, 100_000]) {
+          const o = {
+            context: Math.floor(rand() * 3),
+            cap: rand() < 0.3 ? 1 + Math.floor(rand() * 3) : 1000,
+            maxChars: rand() < 0.2 ? 6 : 1000,
+            chunk,
+          };
+          const expected = reference(text, new RegExp(source), o);
+          const got = run(bytes, { source, needle: { text: needle, rare } }, o);
+          const what = `${JSON.stringify(text)} /${source}/ @${rare} ${JSON.stringify(o)}`;
+          assert.deepEqual(got.rows, expected, what);
+        }
+      }
+    }
+  }
+});
+
+Deno.test("LineMatcher takes its candidates from the needle when it has one", () => {
+  // A finder that never matches: only the needle can find the lines.
+  const m = new LineMatcher({
+    line: /handle_[a-z]+_[0-9]{3}\(/,
+    finder: /(?!)/gm,
+    needle: { text: "handle_", rare: 6 },
+    context: 0,
+    cap: 10,
+    maxChars: 100,
+    format: (t) => t,
+  });
+  m.push(encoder.encode("handle_x\n  handle_io_042(y) é\nhandle handle_\r\nhandle_ab_123(\n"));
+  m.end();
+  assert.deepEqual(m.rows, [
+    { kind: "match", line: 2, text: "  handle_io_042(y) é" },
+    { kind: "match", line: 4, text: "handle_ab_123(" },
+  ]);
 });
 
 Deno.test("LineMatcher finds a match spanning a chunk boundary and on a last line without LF", () => {
