@@ -204,7 +204,7 @@ Deno.test("close() removes the placeholders in moat's own process: no flock, rm 
     const moat = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", new URL("./_placeholders_close_entry.ts", import.meta.url).pathname, ws],
       clearEnv: true,
-      env: { PATH: await bashOnly(dir), TMPDIR: tmp, HOME: dir },
+      env: { PATH: await bashOnly(dir), TMPDIR: tmp, HOME: Deno.env.get("HOME") ?? dir },
       stdout: "null",
       stderr: "piped",
     }).output();
