@@ -1,13 +1,13 @@
 /**
  * Measure 13: the exit of a run that calls no tool. The fake server answers with text (at once,
  * and after 300 ms), in a git workspace (the README's case: the tool host's view has a placeholder
- * for each run-later entry), and the figure is how long after the reply ended the moat process
- * exited: the tool host started at the start, sent no call, must not hold the exit back, and
- * nothing may be left in the workspace. Baseline: an empty `deno run` with the same flags, spawn
- * to exit.
+ * for each run-later entry), and the figure is how long after the reply ended (the fake server
+ * sent its last event) the moat process exited: the tool host started at the start, sent no
+ * call, must not hold the exit back, and nothing may be left in the workspace. Baseline: an empty
+ * `deno run` with the same flags, spawn to exit.
  */
 import { join } from "node:path";
-import { type RecordedRequest, reply, startFakeOpenAI } from "../../tests/support/fake_openai.ts";
+import { reply, startFakeOpenAI } from "../../tests/support/fake_openai.ts";
 import { readStartTask } from "../compile.ts";
 import type { Measure } from "./measure.ts";
 import { timeCommand } from "./run_cmd.ts";
@@ -31,15 +31,16 @@ export const noToolExit: Measure = {
     const git = await new Deno.Command("git", { args: ["init", "-q"], cwd: ws }).output();
     if (!git.success) throw new Error(`git init failed: ${new TextDecoder().decode(git.stderr)}`);
     const before = await entryNames(ws);
-    await using server = await startFakeOpenAI();
+    // The reply's end: when the server sent its last event (not the delay's end: under load its
+    // timer and its writes lag by several ms, which is none of moat's time).
+    let repliedAt = 0;
+    await using server = await startFakeOpenAI({
+      onStreamEnd: () => repliedAt = performance.now(),
+    });
     const args = moatRunArgs(env, start, { ws, baseURL: server.baseURL, prompt: "say hi" });
     const once = async (delayMs: number): Promise<{ ms: number; mode: string }> => {
-      let repliedAt = 0;
-      server.script((_req: RecordedRequest) => {
-        // The reply's last byte goes out right after the delay (it is a few hundred bytes).
-        repliedAt = performance.now() + delayMs;
-        return { ...reply.text("hi"), options: { delayMs } };
-      });
+      repliedAt = 0;
+      server.script(reply.text("hi", { delayMs }));
       const child = env.spawn(env.deno, {
         args,
         cwd: env.projectRoot,
@@ -102,7 +103,8 @@ export const noToolExit: Measure = {
         target: "≤ 1× empty",
         met: s.median <= b.median,
         note: `\`moat "say hi"\` in a git workspace against the fake server, whose only reply ` +
-          `(text) is delayed ${delayMs} ms: time from the end of that reply to the exit of the ` +
+          `(text) is delayed ${delayMs} ms: time from the end of that reply (the server sent its ` +
+          "last event) to the exit of the " +
           "moat process (the answer printed, the uncalled tool host ended with its sandbox, the " +
           "placeholders removed; nothing is left in the workspace), vs spawn to exit of an " +
           "empty `deno run` with the start task's flags.",

@@ -145,14 +145,17 @@ export interface HeldPlaceholder {
 }
 
 /**
- * The process that removes the run's placeholders once moat is gone (however it ended): it runs
- * outside the sandbox in a session of its own and starts removing when its standard input
- * reaches the end (moat closed it, or moat died).
+ * The removal of the run's placeholders: moat removes them itself when it closes, and a process
+ * outside the sandbox, in a session of its own, removes what is left once its standard input
+ * reaches the end (moat closed it, or moat died: however moat ended).
  */
 export interface PlaceholderRemover {
   /** Records `path` (before it is created) in the remover's list; false when it cannot. */
   record(path: string): boolean;
-  /** Ends the list: the remover removes what is still a placeholder and exits. Must not reject. */
+  /**
+   * Ends the list: removes what is still an unused placeholder (in moat's process, not one
+   * process per path) and lets the remover exit; resolves once it has. Must not reject.
+   */
   close(): Promise<void>;
 }
 

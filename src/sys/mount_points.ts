@@ -16,7 +16,9 @@ import { startAfterMoat } from "./_after_moat.ts";
  * marked (neither newer nor older than the reference), and empty: `rmdir` keeps a directory with
  * anything in it, a file is looked at again just before its `rm`. The checks are bash's own
  * tests, so only flock forks per path: the entries, still locked, go in one `rm` (files) and one
- * `rmdir` (directories, in the same order) at the end.
+ * `rmdir` (directories, in the same order) at the end. When moat closes it, moat has already
+ * made the same checks itself and removed the list and the mark: nothing is left to do, and
+ * nothing forks.
  */
 export const REMOVER_SCRIPT = "while IFS= read -r _; do :; done; list=$1; ref=$2; paths=(); " +
   'files=(); dirs=(); [ -f "$list" ] && mapfile -t paths < "$list"; ' +
@@ -30,6 +32,7 @@ export const REMOVER_SCRIPT = "while IFS= read -r _; do :; done; list=$1; ref=$2
   'if [ -f "$p" ] && [ ! -s "$p" ]; then files+=("$p"); continue; fi; fi; ' +
   "exec {fd}<&-; done; empty=(); " +
   'for p in "${files[@]}"; do [ ! -L "$p" ] && [ -f "$p" ] && [ ! -s "$p" ] && empty+=("$p"); done; ' +
+  '[ ${#empty[@]} -eq 0 ] && [ ! -e "$list" ] && [ ! -e "$ref" ] || ' +
   'rm -f -- "${empty[@]}" "$list" "$ref"; ' +
   '[ ${#dirs[@]} -eq 0 ] || rmdir -- "${dirs[@]}" 2>/dev/null';
 
@@ -139,17 +142,68 @@ export function createDenoMountPointOps(
         for (const path of made) Deno.remove(path).catch(() => {});
         return undefined;
       }
+      const recorded: string[] = [];
+      let closing: Promise<void> | undefined;
       return {
         record(path) {
           try {
             Deno.writeTextFileSync(list, `${path}\n`, { append: true });
+            recorded.push(path);
             return true;
           } catch {
             return false;
           }
         },
-        close: () => remover.close(),
+        close() {
+          // Done here, without a process per path; the remover, left with no list, only exits
+          // (it does the same work itself when moat dies first, or if a step here fails).
+          closing ??= (async () => {
+            removeUnusedPlaceholders(recorded);
+            for (const path of made) removeQuietly(path);
+            await remover.close();
+          })();
+          return closing;
+        },
       };
     },
   };
+}
+
+/**
+ * Removes, last first, each of `paths` that is still an unused placeholder: the remover's checks
+ * (REMOVER_SCRIPT) made in this process, under a non-blocking exclusive flock(2) of its own —
+ * locked by no other run, still the entry at the path (not a symlink), marked (modified at 0),
+ * and empty (a directory is removed only while empty). Must not throw.
+ */
+export function removeUnusedPlaceholders(paths: readonly string[]): void {
+  for (let i = paths.length - 1; i >= 0; i--) {
+    const path = paths[i]!;
+    let file: Deno.FsFile | undefined;
+    try {
+      // A FIFO or device would block the open; a symlink is nobody's placeholder.
+      const before = Deno.lstatSync(path);
+      if (!before.isFile && !before.isDirectory || before.isFile && before.size !== 0) continue;
+      file = Deno.openSync(path, { read: true });
+      if (!file.tryLockSync(true)) continue;
+      const locked = file.statSync();
+      const now = Deno.lstatSync(path);
+      const same = !now.isSymlink && now.ino === locked.ino && now.dev === locked.dev;
+      if (!same || locked.mtime?.getTime() !== 0) continue;
+      if (now.isFile && now.size !== 0) continue;
+      // Still locked: a run that holds it next finds it gone and makes it again.
+      Deno.removeSync(path);
+    } catch {
+      // Gone, or filled meanwhile (a directory with anything in it stays).
+    } finally {
+      file?.close();
+    }
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // Gone already; the remover removes what is left.
+  }
 }

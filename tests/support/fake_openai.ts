@@ -190,6 +190,11 @@ export interface FakeOpenAIOptions {
   ollamaVersion?: string;
   /** GET /v1/models answers this status with OpenAI's error body instead of the list. */
   modelsStatus?: number;
+  /**
+   * Called when a streamed response has sent its last event, or ended early (the bench times a
+   * run's exit from the end of its last reply).
+   */
+  onStreamEnd?: () => void;
 }
 
 /** The running fake server. */
@@ -873,6 +878,7 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOp
   let commentsSent = 0;
   const idleWaiters: Array<() => void> = [];
   function streamEnded() {
+    options.onStreamEnd?.();
     openStreams--;
     if (openStreams === 0) { for (const w of idleWaiters.splice(0)) w(); }
   }

@@ -430,3 +430,18 @@ Deno.test("reply.sse plays a raw body byte for byte, and a stall after it sends 
   await reader.cancel().catch(() => {});
   await server.waitForStreamsClosed();
 });
+
+Deno.test("fake server calls onStreamEnd once a streamed reply has sent its last event", async () => {
+  let ends = 0;
+  await using server = await startFakeOpenAI({ onStreamEnd: () => ends++ });
+  server.script(reply.text("hello there"));
+  const stream = await sdk(server.baseURL).chat.completions.create({
+    model: "fake-model",
+    messages: userHi,
+    stream: true,
+  });
+  let text = "";
+  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+  assert.equal(text, "hello there");
+  assert.equal(ends, 1);
+});
