@@ -622,11 +622,113 @@ function candidateFinder(source, ignoreCase) {
 }
 function compileSearch(spec) {
   const source = spec.literal ? RegExp.escape(spec.pattern) : spec.pattern;
+  const line = new RegExp(source, spec.ignoreCase ? "i" : "");
   return {
-    line: new RegExp(source, spec.ignoreCase ? "i" : ""),
+    line,
     finder: candidateFinder(source, spec.ignoreCase),
+    needle: searchNeedle(spec),
     context: spec.context
   };
+}
+var MIN_REGEX_NEEDLE = 3;
+function searchNeedle(spec) {
+  if (spec.ignoreCase) return null;
+  let text = spec.pattern;
+  if (!spec.literal) {
+    const required = requiredLiteral(spec.pattern);
+    if (required === null || required.length < MIN_REGEX_NEEDLE) return null;
+    text = required;
+  }
+  if (text === "" || text.includes("\n")) return null;
+  return {
+    text,
+    rare: rarestIndex(text)
+  };
+}
+var BY_FREQUENCY = ` etaoinsrlhdcupmfgywbvkxjqz	.,()=;"'/:-_{}0123456789[]<>*#+!&|ETASRINOLCDPMFUBGHWVYKXJQZ`;
+function rarestIndex(text) {
+  let best = 0;
+  let bestRank = Infinity;
+  for (let i = 0; i < text.length; i++) {
+    const at = BY_FREQUENCY.indexOf(text[i]);
+    const rank = at === -1 ? -1 : BY_FREQUENCY.length - at;
+    if (rank < bestRank) {
+      best = i;
+      bestRank = rank;
+    }
+  }
+  return best;
+}
+function escapeTail(source, i) {
+  const c = source[i];
+  const rest = source.slice(i + 1);
+  if ("dDwWsSbBnrtvf".includes(c)) return 0;
+  if (c === "x") return /^[0-9A-Fa-f]{2}/.test(rest) ? 2 : 0;
+  if (c === "u") {
+    if (/^[0-9A-Fa-f]{4}/.test(rest)) return 4;
+    const braced = /^\{[0-9A-Fa-f]+\}/.exec(rest);
+    return braced === null ? 0 : braced[0].length;
+  }
+  if (c === "c") return /^[A-Za-z]/.test(rest) ? 1 : 0;
+  if (c === "k" || c === "p" || c === "P") {
+    const named = /^(<[^>]*>|\{[^}]*\})/.exec(rest);
+    return named === null ? 0 : named[0].length;
+  }
+  if (/[0-9]/.test(c)) return /^[0-9]*/.exec(rest)[0].length;
+  return null;
+}
+function requiredLiteral(source) {
+  let best = "";
+  let run = "";
+  let depth = 0;
+  const close = (quantified) => {
+    const r = quantified ? run.slice(0, -1) : run;
+    if (r.length > best.length) best = r;
+    run = "";
+  };
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") {
+      const next = source[++i];
+      if (next === void 0) return null;
+      if (/[^0-9A-Za-z]/.test(next)) {
+        if (depth === 0) run += next;
+        continue;
+      }
+      const tail = escapeTail(source, i);
+      if (tail === null) return null;
+      i += tail;
+      close(false);
+    } else if (c === "[") {
+      close(false);
+      let j = i + 1;
+      if (source[j] === "^") j++;
+      while (j < source.length && source[j] !== "]") j += source[j] === "\\" ? 2 : 1;
+      if (j >= source.length) return null;
+      i = j;
+    } else if (c === "(") {
+      close(false);
+      depth++;
+    } else if (c === ")") {
+      depth--;
+    } else if (c === "|") {
+      if (depth === 0) return null;
+    } else if (depth > 0) {
+      continue;
+    } else if (c === "*" || c === "+" || c === "?") {
+      close(true);
+    } else if (c === "{") {
+      const quantifier = /^\{[0-9]+(,[0-9]*)?\}/.exec(source.slice(i));
+      close(quantifier !== null);
+      if (quantifier !== null) i += quantifier[0].length - 1;
+    } else if (c === "." || c === "^" || c === "$") {
+      close(false);
+    } else {
+      run += c;
+    }
+  }
+  close(false);
+  return best === "" ? null : best;
 }
 
 // src/tools/lines.ts
@@ -661,6 +763,26 @@ function detach(text) {
   joined.charCodeAt(1);
   return joined.slice(1);
 }
+function findNeedle(text, from, needle, rare) {
+  if (rare === 0) return text.indexOf(needle, from);
+  const c = needle[rare];
+  for (let i = text.indexOf(c, from + rare); i !== -1; i = text.indexOf(c, i + 1)) {
+    if (text.startsWith(needle, i - rare)) return i - rare;
+  }
+  return -1;
+}
+function candidateSearch(finder, needle) {
+  if (needle !== null) {
+    const { text, rare } = needle;
+    return (block, from) => findNeedle(block, from, text, rare);
+  }
+  if (finder === null) return null;
+  return (block, from) => {
+    finder.lastIndex = from;
+    const m = finder.exec(block);
+    return m === null ? -1 : m.index;
+  };
+}
 
 // src/tools/grep/line_matcher.ts
 var LineMatcher = class {
@@ -669,6 +791,8 @@ var LineMatcher = class {
   /** Matching lines found so far. */
   matches = 0;
   #o;
+  /** Start of the next candidate at or after `from` in a block, or -1; null: test every line. */
+  #find;
   #carryLimit;
   // The first block is decoded with BOM removal (a file's BOM is not text); later ones keep it.
   #firstDecoder = new TextDecoder();
@@ -691,6 +815,7 @@ var LineMatcher = class {
   #kept = [];
   constructor(options) {
     this.#o = options;
+    this.#find = candidateSearch(options.finder, options.needle ?? null);
     this.#carryLimit = options.maxChars * 4 + 4;
   }
   /** True once more input cannot change the rows (the cap and its after-context are reached). */
@@ -835,11 +960,11 @@ var LineMatcher = class {
   #block(text, final) {
     const o = this.#o;
     const len = text.length;
-    const finder = o.finder;
+    const find = this.#find;
     let pos = 0;
     this.#settle();
     let n = this.#lineNo;
-    const checkLong = finder !== null && len > o.maxChars;
+    const checkLong = find !== null && len > o.maxChars;
     let nextLong = -1;
     while (pos < len && !this.#done) {
       if (this.#after === 0) {
@@ -847,12 +972,9 @@ var LineMatcher = class {
           this.#done = true;
           break;
         }
-        if (finder !== null) {
-          finder.lastIndex = pos;
-          const m = finder.exec(text);
-          const p = m === null ? len : m.index;
-          let start = p === 0 ? 0 : text.lastIndexOf("\n", p - 1) + 1;
-          if (m === null) start = len;
+        if (find !== null) {
+          const p = find(text, pos);
+          let start = p === -1 ? len : p === 0 ? 0 : text.lastIndexOf("\n", p - 1) + 1;
           if (checkLong) {
             if (nextLong < pos) nextLong = nextLongLine(text, pos, o.maxChars);
             if (nextLong < start) start = nextLong;
@@ -1009,6 +1131,7 @@ function newMatcher(input) {
   return new LineMatcher({
     line: search.line,
     finder: search.finder,
+    needle: search.needle,
     context: search.context,
     cap,
     maxChars: SCAN_LINE_CHARS,

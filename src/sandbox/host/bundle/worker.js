@@ -8773,14 +8773,26 @@ var IGNORE_FILES = [
 ];
 var MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 var YIELD_EVERY_MS = 50;
-function matchesByName(text) {
-  return text.split(/\r?\n/).every((line) => {
+function nameRules(text) {
+  let anchored = false;
+  for (const line of text.split(/\r?\n/)) {
     const t = line.trimEnd();
-    if (t === "" || t.startsWith("#")) return true;
-    if (t.includes("\\") || t.includes("**")) return false;
-    const slash = t.indexOf("/");
-    return slash === -1 || slash === t.length - 1;
-  });
+    if (t === "" || t.startsWith("#")) continue;
+    let p = t.startsWith("!") ? t.slice(1) : t;
+    if (p.includes("\\") || p.includes("**")) return null;
+    if (p.startsWith("/")) {
+      anchored = true;
+      p = p.slice(1);
+    }
+    const slash = p.indexOf("/");
+    if (p === "" || p === "/" || slash !== -1 && slash !== p.length - 1) return null;
+  }
+  return {
+    anchored
+  };
+}
+function withoutAnchored(text) {
+  return text.split(/\r?\n/).filter((line) => !/^!?\//.test(line)).join("\n");
 }
 function toPosix(p) {
   return sep2 === "/" ? p : p.split(sep2).join("/");
@@ -8791,6 +8803,8 @@ function withSep(dir) {
 async function loadLevel(fs, dir, names) {
   let ig = null;
   let byName = true;
+  let anchored = false;
+  const texts = [];
   for (const file of IGNORE_FILES) {
     if (!names.has(file)) continue;
     try {
@@ -8800,16 +8814,26 @@ async function loadLevel(fs, dir, names) {
       const text = new TextDecoder().decode(bytes);
       ig ??= (0, import_ignore.default)();
       ig.add(text);
-      byName &&= matchesByName(text);
+      texts.push(text);
+      const rules = nameRules(text);
+      byName &&= rules !== null;
+      anchored ||= rules?.anchored === true;
     } catch (e) {
       if (!(e instanceof FsError)) throw e;
     }
   }
-  return ig === null ? null : {
+  if (ig === null) return null;
+  let deep = ig;
+  if (byName && anchored) {
+    deep = (0, import_ignore.default)();
+    for (const text of texts) deep.add(withoutAnchored(text));
+  }
+  return {
     dir,
     prefix: withSep(dir),
     ig,
-    byName
+    byName,
+    deep
   };
 }
 function isOutside(rel) {
@@ -8838,7 +8862,8 @@ function isEntryIgnored(frame, entry, results) {
     let result;
     if (level.byName) {
       const parent = chain[i] ?? null;
-      result = parent !== null && parent.ignored ? parent : level.ig.test(entry.isDir ? `${entry.name}/` : entry.name);
+      const rules = frame.prefix === level.prefix ? level.ig : level.deep;
+      result = parent !== null && parent.ignored ? parent : rules.test(entry.isDir ? `${entry.name}/` : entry.name);
     } else {
       result = testWhole(level, entry.path, entry.isDir);
     }
@@ -9179,11 +9204,113 @@ function candidateFinder(source, ignoreCase) {
 }
 function compileSearch(spec) {
   const source = spec.literal ? RegExp.escape(spec.pattern) : spec.pattern;
+  const line = new RegExp(source, spec.ignoreCase ? "i" : "");
   return {
-    line: new RegExp(source, spec.ignoreCase ? "i" : ""),
+    line,
     finder: candidateFinder(source, spec.ignoreCase),
+    needle: searchNeedle(spec),
     context: spec.context
   };
+}
+var MIN_REGEX_NEEDLE = 3;
+function searchNeedle(spec) {
+  if (spec.ignoreCase) return null;
+  let text = spec.pattern;
+  if (!spec.literal) {
+    const required = requiredLiteral(spec.pattern);
+    if (required === null || required.length < MIN_REGEX_NEEDLE) return null;
+    text = required;
+  }
+  if (text === "" || text.includes("\n")) return null;
+  return {
+    text,
+    rare: rarestIndex(text)
+  };
+}
+var BY_FREQUENCY = ` etaoinsrlhdcupmfgywbvkxjqz	.,()=;"'/:-_{}0123456789[]<>*#+!&|ETASRINOLCDPMFUBGHWVYKXJQZ`;
+function rarestIndex(text) {
+  let best = 0;
+  let bestRank = Infinity;
+  for (let i = 0; i < text.length; i++) {
+    const at = BY_FREQUENCY.indexOf(text[i]);
+    const rank = at === -1 ? -1 : BY_FREQUENCY.length - at;
+    if (rank < bestRank) {
+      best = i;
+      bestRank = rank;
+    }
+  }
+  return best;
+}
+function escapeTail(source, i) {
+  const c = source[i];
+  const rest = source.slice(i + 1);
+  if ("dDwWsSbBnrtvf".includes(c)) return 0;
+  if (c === "x") return /^[0-9A-Fa-f]{2}/.test(rest) ? 2 : 0;
+  if (c === "u") {
+    if (/^[0-9A-Fa-f]{4}/.test(rest)) return 4;
+    const braced = /^\{[0-9A-Fa-f]+\}/.exec(rest);
+    return braced === null ? 0 : braced[0].length;
+  }
+  if (c === "c") return /^[A-Za-z]/.test(rest) ? 1 : 0;
+  if (c === "k" || c === "p" || c === "P") {
+    const named = /^(<[^>]*>|\{[^}]*\})/.exec(rest);
+    return named === null ? 0 : named[0].length;
+  }
+  if (/[0-9]/.test(c)) return /^[0-9]*/.exec(rest)[0].length;
+  return null;
+}
+function requiredLiteral(source) {
+  let best = "";
+  let run = "";
+  let depth = 0;
+  const close = (quantified) => {
+    const r = quantified ? run.slice(0, -1) : run;
+    if (r.length > best.length) best = r;
+    run = "";
+  };
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") {
+      const next = source[++i];
+      if (next === void 0) return null;
+      if (/[^0-9A-Za-z]/.test(next)) {
+        if (depth === 0) run += next;
+        continue;
+      }
+      const tail = escapeTail(source, i);
+      if (tail === null) return null;
+      i += tail;
+      close(false);
+    } else if (c === "[") {
+      close(false);
+      let j = i + 1;
+      if (source[j] === "^") j++;
+      while (j < source.length && source[j] !== "]") j += source[j] === "\\" ? 2 : 1;
+      if (j >= source.length) return null;
+      i = j;
+    } else if (c === "(") {
+      close(false);
+      depth++;
+    } else if (c === ")") {
+      depth--;
+    } else if (c === "|") {
+      if (depth === 0) return null;
+    } else if (depth > 0) {
+      continue;
+    } else if (c === "*" || c === "+" || c === "?") {
+      close(true);
+    } else if (c === "{") {
+      const quantifier = /^\{[0-9]+(,[0-9]*)?\}/.exec(source.slice(i));
+      close(quantifier !== null);
+      if (quantifier !== null) i += quantifier[0].length - 1;
+    } else if (c === "." || c === "^" || c === "$") {
+      close(false);
+    } else {
+      run += c;
+    }
+  }
+  close(false);
+  return best === "" ? null : best;
 }
 
 // src/tools/grep/_text.ts
@@ -9205,6 +9332,26 @@ function detach(text) {
   joined.charCodeAt(1);
   return joined.slice(1);
 }
+function findNeedle(text, from, needle, rare) {
+  if (rare === 0) return text.indexOf(needle, from);
+  const c = needle[rare];
+  for (let i = text.indexOf(c, from + rare); i !== -1; i = text.indexOf(c, i + 1)) {
+    if (text.startsWith(needle, i - rare)) return i - rare;
+  }
+  return -1;
+}
+function candidateSearch(finder, needle) {
+  if (needle !== null) {
+    const { text, rare } = needle;
+    return (block, from) => findNeedle(block, from, text, rare);
+  }
+  if (finder === null) return null;
+  return (block, from) => {
+    finder.lastIndex = from;
+    const m = finder.exec(block);
+    return m === null ? -1 : m.index;
+  };
+}
 
 // src/tools/grep/line_matcher.ts
 var LineMatcher = class {
@@ -9213,6 +9360,8 @@ var LineMatcher = class {
   /** Matching lines found so far. */
   matches = 0;
   #o;
+  /** Start of the next candidate at or after `from` in a block, or -1; null: test every line. */
+  #find;
   #carryLimit;
   // The first block is decoded with BOM removal (a file's BOM is not text); later ones keep it.
   #firstDecoder = new TextDecoder();
@@ -9235,6 +9384,7 @@ var LineMatcher = class {
   #kept = [];
   constructor(options) {
     this.#o = options;
+    this.#find = candidateSearch(options.finder, options.needle ?? null);
     this.#carryLimit = options.maxChars * 4 + 4;
   }
   /** True once more input cannot change the rows (the cap and its after-context are reached). */
@@ -9379,11 +9529,11 @@ var LineMatcher = class {
   #block(text, final) {
     const o = this.#o;
     const len = text.length;
-    const finder = o.finder;
+    const find = this.#find;
     let pos = 0;
     this.#settle();
     let n = this.#lineNo;
-    const checkLong = finder !== null && len > o.maxChars;
+    const checkLong = find !== null && len > o.maxChars;
     let nextLong = -1;
     while (pos < len && !this.#done) {
       if (this.#after === 0) {
@@ -9391,12 +9541,9 @@ var LineMatcher = class {
           this.#done = true;
           break;
         }
-        if (finder !== null) {
-          finder.lastIndex = pos;
-          const m = finder.exec(text);
-          const p = m === null ? len : m.index;
-          let start = p === 0 ? 0 : text.lastIndexOf("\n", p - 1) + 1;
-          if (m === null) start = len;
+        if (find !== null) {
+          const p = find(text, pos);
+          let start = p === -1 ? len : p === 0 ? 0 : text.lastIndexOf("\n", p - 1) + 1;
           if (checkLong) {
             if (nextLong < pos) nextLong = nextLongLine(text, pos, o.maxChars);
             if (nextLong < start) start = nextLong;
@@ -9567,6 +9714,7 @@ function newMatcher(input) {
   return new LineMatcher({
     line: search.line,
     finder: search.finder,
+    needle: search.needle,
     context: search.context,
     cap,
     maxChars: SCAN_LINE_CHARS,
@@ -9586,7 +9734,8 @@ async function scanChunks(read, size, buf, input) {
   let eof = false;
   while (filled < BINARY_SNIFF_BYTES) {
     const want = buf.length - filled;
-    const n = await read(buf.subarray(filled));
+    let n = read(buf.subarray(filled));
+    if (n instanceof Promise) n = await n;
     if (n === null || n === 0) {
       eof = true;
       break;
@@ -9601,8 +9750,10 @@ async function scanChunks(read, size, buf, input) {
   const matcher = newMatcher(input);
   if (!matcher.pushFirst(buf.subarray(0, filled))) return "binary";
   while (!eof && !matcher.done && !input.signal.aborted) {
-    await input.pace();
-    const n = await read(buf);
+    const turn = input.pace();
+    if (turn !== void 0) await turn;
+    let n = read(buf);
+    if (n instanceof Promise) n = await n;
     if (n === null || n === 0) break;
     total += n;
     matcher.push(buf.subarray(0, n));
@@ -9947,10 +10098,11 @@ function createGrepTool(options) {
     let files = 0;
     let stop = null;
     let lastYield = performance.now();
-    const pace = async () => {
-      if (performance.now() - lastYield < YIELD_EVERY_MS2) return;
-      await yieldToEventLoop();
-      lastYield = performance.now();
+    const pace = () => {
+      if (performance.now() - lastYield < YIELD_EVERY_MS2) return void 0;
+      return yieldToEventLoop().then(() => {
+        lastYield = performance.now();
+      });
     };
     const scanner = createFileScanner(fs, {
       chunkBytes,
