@@ -30,9 +30,9 @@ Deno.test("deno task test gates on type-check, lint and formatting before runnin
   }
 });
 
-Deno.test("deno task start and deno task test build the CLI's bundle first when it is stale", async () => {
+Deno.test("deno task start, test and install build the CLI's bundle first when it is stale", async () => {
   const { tasks } = await denoConfig();
-  for (const name of ["start", "test"]) {
+  for (const name of ["start", "test", "install"]) {
     const task = tasks[name];
     assert.ok(typeof task === "object" && task.dependencies?.includes("bundle"), name);
   }
