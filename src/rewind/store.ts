@@ -13,7 +13,14 @@
  * reported, unless `force`. This covers files created after the checkpoint too: they are removed
  * only when they still are as in `expected`.
  */
-import { BUILD_INDEX, CHAIN_REF, git, type GitOutcome, parseRawDiff, type StoreRepo } from "./_git.ts";
+import {
+  BUILD_INDEX,
+  CHAIN_REF,
+  git,
+  type GitOutcome,
+  parseRawDiff,
+  type StoreRepo,
+} from "./_git.ts";
 import { chainHead, recordCheckpoint, snapshot, type SnapshotState } from "./_snapshot.ts";
 import type { GitOps } from "./git_ops.ts";
 import { isAbsolute, relative, resolve as resolvePath, sep } from "node:path";

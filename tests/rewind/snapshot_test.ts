@@ -5,7 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type CheckpointStore, createCheckpointStore, type GitCommand } from "../../src/rewind/mod.ts";
+import {
+  type CheckpointStore,
+  createCheckpointStore,
+  type GitCommand,
+} from "../../src/rewind/mod.ts";
 import { createDenoGitOps } from "../../src/sys/git.ts";
 
 /** A work tree and its store, whose git calls are recorded (their subcommands, in order). */
