@@ -146,3 +146,17 @@ Deno.test("each kind of change after the turn-start hash alone is caught by the 
     });
   }
 });
+
+Deno.test("a checkpoint extends the chain another store of the same directory moved meanwhile", async () => {
+  await withTree(async (work, store) => {
+    await seed(work);
+    const first = must(await store.checkpoint("one")).id;
+    const gitDir = join(work, "..", "store.git");
+    const other = createCheckpointStore({ gitDir, workTree: work, git: createDenoGitOps() });
+    await write(work, "a.txt", "other\n");
+    const second = must(await other.checkpoint("two")).id;
+    await write(work, "a.txt", "mine\n");
+    const third = must(await store.checkpoint("three")).id;
+    assert.deepEqual(must(await store.list()).map((c) => c.id), [third, second, first]);
+  });
+});
