@@ -2,7 +2,9 @@
  * Measure 10: the rewind checkpoint of a turn (issue 30) on the 50,000-file tree of measure 5:
  * the first checkpoint of a session (every file hashed into the private git directory), then
  * the per-turn one, taken before a turn's first change after one file changed (git re-hashes
- * only what changed, from its private index's stat data).
+ * only what changed, from its private index's stat data), and the one on the critical path: the
+ * tree hashed at the turn's start, then the checkpoint before the first change, which only checks
+ * that nothing changed since.
  */
 import { join } from "node:path";
 import { createCheckpointStore } from "../../src/rewind/mod.ts";
@@ -81,7 +83,10 @@ export const checkpoint: Measure = {
         `turn's first change and so on the critical path of that call; the per-turn figure is ` +
         `the second checkpoint after one new file, the baseline the session's first (every ` +
         `file hashed). moat hashes the tree when a turn starts, while the model thinks; the ` +
-        `second row is what the first change then waits for. Turns that only read take none.`,
+        `second row is what the first change then waits for: \`update-index --refresh\` and ` +
+        `\`ls-files --others --exclude-standard\` side by side (nothing changed since the ` +
+        `hash: no tracked file differs, no new file; else the full \`add\`), \`write-tree\`, ` +
+        `\`commit-tree\`, \`update-ref\`. Turns that only read take none.`,
     }];
   },
 };

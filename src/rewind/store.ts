@@ -21,6 +21,7 @@ import {
   parseRawDiff,
   type StoreRepo,
 } from "./_git.ts";
+import { chainHead, recordCheckpoint, snapshot, type SnapshotState } from "./_snapshot.ts";
 import type { GitOps } from "./git_ops.ts";
 import { isAbsolute, relative, resolve as resolvePath, sep } from "node:path";
 
@@ -104,8 +105,12 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
   const misplaced = inside === "" || !(inside.split(sep)[0] === ".." || isAbsolute(inside));
   let ready: Promise<GitOutcome> | undefined;
   let queue: Promise<unknown> = Promise.resolve();
-  const serial = <T>(op: () => Promise<StoreResult<T>>): Promise<StoreResult<T>> => {
+  const state: SnapshotState = { hashed: false, chain: false };
+  /** Runs `op` after the calls before it; `hashed` says whether the call before was a prepare. */
+  const serial = <T>(op: (hashed: boolean) => Promise<StoreResult<T>>) => {
     const run = queue.then(async (): Promise<StoreResult<T>> => {
+      const hashed = state.hashed;
+      state.hashed = false;
       if (misplaced) {
         return {
           ok: false,
@@ -119,56 +124,30 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
         ready = undefined; // a later call tries again
         return init;
       }
-      return await op();
+      return await op(hashed);
     });
     queue = run.catch(() => {});
     return run;
   };
   return {
-    checkpoint: (label) => serial(() => record(repo, label)),
+    checkpoint: (label) => serial((hashed) => recordCheckpoint(repo, state, { label, hashed })),
     prepare: () =>
       serial(async () => {
         const tree = await snapshot(repo);
-        return tree.ok ? { ok: true, value: undefined } : tree;
+        if (!tree.ok) return tree;
+        state.chain ||= await chainHead(repo) !== undefined;
+        state.hashed = true;
+        return { ok: true, value: undefined };
       }),
     list: () => serial(() => list(repo)),
     diff: (id) => serial(() => diff(repo, id)),
     between: (from, to) => serial(() => between(repo, from, to)),
-    restore: (id, opts = {}) => serial(() => restore(repo, id, opts)),
+    restore: (id, opts = {}) => serial(() => restore(repo, state, id, opts)),
   };
 }
 
-/** The work tree's files as a tree object, through the private index. */
-async function snapshot(repo: StoreRepo): Promise<StoreResult<string>> {
-  const add = await git(repo, ["add", "--all", "--", "."]);
-  if (!add.ok) return add;
-  const tree = await git(repo, ["write-tree"]);
-  return tree.ok ? { ok: true, value: tree.stdout.trim() } : tree;
-}
-
-/** The newest checkpoint, or undefined when there is none yet. */
-async function head(repo: StoreRepo): Promise<string | undefined> {
-  const found = await git(repo, ["rev-parse", "--verify", "--quiet", CHAIN_REF]);
-  return found.ok ? found.stdout.trim() : undefined;
-}
-
-async function record(repo: StoreRepo, label: string): Promise<StoreResult<{ id: string }>> {
-  const tree = await snapshot(repo);
-  if (!tree.ok) return tree;
-  const parent = await head(repo);
-  const commit = await git(
-    repo,
-    ["commit-tree", tree.value, ...(parent ? ["-p", parent] : []), "-F", "-"],
-    { stdin: label },
-  );
-  if (!commit.ok) return commit;
-  const id = commit.stdout.trim();
-  const update = await git(repo, ["update-ref", CHAIN_REF, id, ...(parent ? [parent] : [])]);
-  return update.ok ? { ok: true, value: { id } } : update;
-}
-
 async function list(repo: StoreRepo): Promise<StoreResult<Checkpoint[]>> {
-  if (!(await head(repo))) return { ok: true, value: [] };
+  if (!(await chainHead(repo))) return { ok: true, value: [] };
   const log = await git(repo, ["log", "--format=%H%x1f%ct%x1f%B%x1e", CHAIN_REF]);
   if (!log.ok) return log;
   const value = log.stdout.split("\x1e").map((r) => r.replace(/^\n/, "")).filter((r) => r)
@@ -237,16 +216,19 @@ async function changedPaths(
 
 async function restore(
   repo: StoreRepo,
+  state: SnapshotState,
   id: string,
   options: RestoreOptions,
 ): Promise<StoreResult<RestoreReport>> {
   const target = await resolve(repo, id);
   if (!target.ok) return target;
   const expected = options.expected === undefined
-    ? { ok: true as const, value: await head(repo) ?? target.value }
+    ? { ok: true as const, value: await chainHead(repo) ?? target.value }
     : await resolve(repo, options.expected);
   if (!expected.ok) return expected;
-  const before = await record(repo, `Before restoring ${target.value.slice(0, 12)}`);
+  const before = await recordCheckpoint(repo, state, {
+    label: `Before restoring ${target.value.slice(0, 12)}`,
+  });
   if (!before.ok) return before;
   const now = before.value.id;
   const wanted = await changes(repo, now, target.value);
@@ -267,7 +249,9 @@ async function restore(
     const update = await git(repo, ["read-tree", "-m", "-u", now, tree.value]);
     if (!update.ok) return update;
   }
-  const after = await record(repo, `Restored ${target.value.slice(0, 12)}`);
+  const after = await recordCheckpoint(repo, state, {
+    label: `Restored ${target.value.slice(0, 12)}`,
+  });
   if (!after.ok) return after;
   return { ok: true, value: { before: now, after: after.value.id, restored, kept, outside } };
 }
