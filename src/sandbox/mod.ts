@@ -50,6 +50,7 @@ import { type ConfineSpec, createHostStarter, type HostSetup } from "./host_star
 import { serverConfiner } from "./_server_access.ts";
 import { ToolHosts } from "./hosts.ts";
 import { hostLaunch } from "./launch.ts";
+import { moatCode } from "./moat_code.ts";
 import { createMountPoints } from "./mount_points.ts";
 import type { SandboxSys } from "./ops.ts";
 import {
@@ -157,12 +158,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const { env, toolOptions } = toolSetup(options, bwrap !== undefined);
   // Once, from the start's grants and real paths: approvals widen the grants, never lift this,
   // and every tool host of the run (restarts included) enforces it. A directory approved later
-  // may hold a repository of its own: its hooks and config are added then (only ever added).
-  const scan = computeProtection(options.grants, {
-    workspace: options.cwd,
-    env: options.env,
-    ops: sys.paths,
-  });
+  // may hold a repository of its own, or moat's code (./moat_code.ts): added then, never removed.
+  const code = moatCode(sys.runtime, options.env);
+  const scanning = { workspace: options.cwd, env: options.env, code };
+  const scan = computeProtection(options.grants, { ...scanning, ops: sys.paths });
   warnings.push(...scan.warnings);
   // Also once: each denied path's kind and identity, which every later tool host must find again.
   const denied = scanDenied(options.grants, sys.paths);
@@ -231,6 +230,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     bwrap: bwrap !== undefined,
     cwd: options.cwd,
     env: options.env,
+    code,
     sys,
   });
   // Who is asked about an access (the policy's, bash's programs): the hooks, then the user.
@@ -321,7 +321,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     mode: bwrap ? "bwrap" : "worker",
     warnings,
-    confine: serverConfiner(hostSetup, () => hosts, { workspace: options.cwd, env: options.env }),
+    confine: serverConfiner(hostSetup, () => hosts, scanning),
     toolEnv: () => ({ ...toolOptions.env }),
     stopJobs: () => hosts.stopJobs(),
     listJobs: () => hosts.listJobs(),

@@ -63,6 +63,11 @@ export interface RuntimeOps {
   standalone(): boolean;
   /** Deno's cache directory (real path) as `executable info --json` reports it, if known. */
   denoDir(executable: string): Promise<string | undefined>;
+  /**
+   * The cache directory this Deno uses under `env` as Deno works it out (DENO_DIR, relative to the
+   * current directory, else the OS default; absolute, not resolved): no subprocess, no look-up.
+   */
+  cacheDir(env: Record<string, string>): string | undefined;
 }
 
 /** A byte-stream connection (TCP or UNIX socket); `Deno.Conn` has this shape. */

@@ -1,17 +1,26 @@
 /** Deno implementation of the sandbox's RuntimeOps: the running executable, main module, cache. */
 import type { RuntimeOps } from "../sandbox/ops.ts";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { createDenoCommandOps } from "./command.ts";
 
 /** How long `deno info --json` may take before the cache directory counts as unknown. */
 const DENO_INFO_TIMEOUT_MS = 10_000;
 
-/** Creates RuntimeOps backed by Deno.execPath, Deno.mainModule and `deno info --json`. */
+/** Creates RuntimeOps backed by Deno.execPath, Deno.mainModule, Deno.build and `deno info --json`. */
 export function createDenoRuntimeOps(): RuntimeOps {
   return {
     execPath: () => Deno.execPath(),
     mainModule: () => Deno.mainModule,
     standalone: () => Deno.build.standalone,
+    cacheDir(env) {
+      const dir = defaultDenoDir(Deno.build.os, env);
+      if (dir === undefined || isAbsolute(dir)) return dir;
+      try {
+        return join(Deno.cwd(), dir);
+      } catch {
+        return undefined; // The current directory is gone: no relative DENO_DIR to resolve.
+      }
+    },
     async denoDir(executable) {
       // Where Deno keeps its cache by default, as Deno itself works it out: no subprocess on
       // the way to the first request. `deno info` only when that directory is not there.
@@ -38,7 +47,8 @@ export function createDenoRuntimeOps(): RuntimeOps {
 }
 
 /**
- * Deno's default cache directory (DENO_DIR unset): $XDG_CACHE_HOME/deno or ~/.cache/deno on Linux,
+ * Deno's cache directory as given (relative ones are relative to the current directory, as Deno
+ * takes them): DENO_DIR, else $XDG_CACHE_HOME/deno or ~/.cache/deno on Linux,
  * ~/Library/Caches/deno on macOS, %LOCALAPPDATA%\deno on Windows.
  */
 export function defaultDenoDir(

@@ -37,6 +37,7 @@ function fakeSys(
       mainModule: () => "file:///opt/moat/main.ts",
       standalone: () => runtime.standalone,
       denoDir: () => Promise.resolve("/cache/deno"),
+      cacheDir: () => "/cache/deno",
     },
     paths: {
       realPath: (path) => ({ ok: true, path }),

@@ -1,0 +1,33 @@
+/**
+ * moat's own code, found from the running process: what the next moat run executes outside any
+ * sandbox, so that a write grant around it must not let the tools change it (src/policy/
+ * protected.ts protects it as "moat_code"). In every mode the executable (the deno binary under
+ * `deno run`; the compiled release is moat itself, its code embedded); under `deno run` also the
+ * directory of the main module (moat's checkout: src/, main.ts, deno.json, deno.lock, the tool
+ * host's config, and whatever else Deno may read there, such as a package.json or node_modules)
+ * and Deno's cache directory (npm packages, remote modules, transpiled and code caches).
+ *
+ * Like every protected path, a grant names moat's checkout to lift it, also when the checkout is
+ * the workspace: `moat --allow-write=.` (or `=src`) in the checkout edits moat, a bare
+ * `--allow-write` or `-A` there does not — the code runs at every later moat run, anywhere, not
+ * only when the user runs the project they asked about.
+ */
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { MoatCodePath } from "../policy/mod.ts";
+import type { RuntimeOps } from "./ops.ts";
+
+/** moat's own code for `runtime` under moat's environment `env`; no look-up, no subprocess. */
+export function moatCode(
+  runtime: Pick<RuntimeOps, "execPath" | "mainModule" | "standalone" | "cacheDir">,
+  env: Record<string, string>,
+): MoatCodePath[] {
+  const code: MoatCodePath[] = [{ path: runtime.execPath(), kind: "file" }];
+  if (runtime.standalone()) return code;
+  const main = runtime.mainModule();
+  // A remote main module lives in Deno's cache, which is protected below.
+  if (main.startsWith("file:")) code.push({ path: dirname(fileURLToPath(main)), kind: "dir" });
+  const cache = runtime.cacheDir(env);
+  if (cache !== undefined) code.push({ path: cache, kind: "dir" });
+  return code;
+}
