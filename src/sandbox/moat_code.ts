@@ -2,7 +2,8 @@
  * moat's own code, found from the running process: what the next moat run executes outside any
  * sandbox, so that a write grant around it must not let the tools change it (src/policy/
  * protected.ts protects it as "moat_code"). In every mode the executable (the deno binary under
- * `deno run`; the compiled release is moat itself, its code embedded); under `deno run` also the
+ * `deno run`; the compiled release is moat itself, its code embedded), with the outermost
+ * `node_modules` above it when npm installed it; under `deno run` also the
  * directory of the main module (moat's checkout: src/, main.ts, deno.json, deno.lock, the tool
  * host's config, and whatever else Deno may read there, such as a package.json or node_modules)
  * and Deno's cache directory (npm packages, remote modules, transpiled and code caches).
@@ -12,7 +13,7 @@
  * `--allow-write` or `-A` there does not — the code runs at every later moat run, anywhere, not
  * only when the user runs the project they asked about.
  */
-import { dirname } from "node:path";
+import { dirname, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { MoatCodePath } from "../policy/mod.ts";
 import type { RuntimeOps } from "./ops.ts";
@@ -22,7 +23,14 @@ export function moatCode(
   runtime: Pick<RuntimeOps, "execPath" | "mainModule" | "standalone" | "cacheDir">,
   env: Record<string, string>,
 ): MoatCodePath[] {
-  const code: MoatCodePath[] = [{ path: runtime.execPath(), kind: "file" }];
+  const executable = runtime.execPath();
+  const code: MoatCodePath[] = [{ path: executable, kind: "file" }];
+  // Installed from npm (`npx deno`, `npm i deno`): the launcher (`.bin/deno`, the package's
+  // bin.cjs) and the binary's hardlinks in the platform package start it too. The outermost
+  // node_modules holds them all.
+  const parts = executable.split(sep);
+  const modules = parts.indexOf("node_modules");
+  if (modules > 0) code.push({ path: parts.slice(0, modules + 1).join(sep), kind: "dir" });
   if (runtime.standalone()) return code;
   const main = runtime.mainModule();
   // A remote main module lives in Deno's cache, which is protected below.

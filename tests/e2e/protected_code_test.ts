@@ -23,8 +23,14 @@ Deno.test({
     const probe = join(PROJECT_ROOT, `zz-moat-code-probe-${crypto.randomUUID()}.txt`);
     const exec = Deno.realPathSync(Deno.execPath());
     const cache = Deno.realPathSync(denoDir());
+    // Installed by npm (npx deno): its node_modules holds the launcher and the binary's hardlinks.
+    const parts = exec.split("/");
+    const modules = parts.includes("node_modules")
+      ? parts.slice(0, parts.indexOf("node_modules") + 1).join("/")
+      : undefined;
     const command = [
       `touch '${exec}'; echo "exec=$?"`,
+      ...(modules === undefined ? [] : [`touch '${modules}/.bin'; echo "modules=$?"`]),
       `touch '${PROJECT_ROOT}/deno.json'; echo "checkout=$?"`,
       `touch '${cache}/npm'; echo "cache=$?"`,
       `touch ws.txt; echo "ws=$?"`,
@@ -49,7 +55,7 @@ Deno.test({
         ),
       );
       const out = toolResultOf(server, "b1");
-      for (const name of ["exec", "checkout", "cache"]) {
+      for (const name of ["exec", "modules", "checkout", "cache"]) {
         assert.doesNotMatch(out, new RegExp(`${name}=0\\b`), out);
       }
       assert.match(out, /ws=0\b/, out);

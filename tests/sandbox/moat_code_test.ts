@@ -6,9 +6,14 @@ import { createDenoScanOps } from "../../src/sys/paths.ts";
 import { defaultGrants } from "../support/grants.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 
-function runtime(main: string, standalone: boolean, cache: string | null = "/c/deno") {
+function runtime(
+  main: string,
+  standalone: boolean,
+  cache: string | null = "/c/deno",
+  exec = "/opt/deno/bin/deno",
+) {
   return {
-    execPath: () => "/opt/deno/bin/deno",
+    execPath: () => exec,
     mainModule: () => main,
     standalone: () => standalone,
     cacheDir: (env: Record<string, string>) => env["DENO_DIR"] ?? cache ?? undefined,
@@ -34,6 +39,20 @@ Deno.test("moatCode() under deno run: the executable, the main module's director
   assert.deepEqual(moatCode(runtime("file:///m/main.ts", false, null), {}).map((c) => c.path), [
     "/opt/deno/bin/deno",
     "/m",
+  ]);
+});
+
+Deno.test("moatCode() of a deno that npm installed: the outermost node_modules too (launcher, hardlinks)", () => {
+  const exec = "/h/.npm/_npx/7a40/node_modules/deno/deno";
+  assert.deepEqual(moatCode(runtime("file:///m/main.ts", false, null, exec), {}), [
+    { path: exec, kind: "file" },
+    { path: "/h/.npm/_npx/7a40/node_modules", kind: "dir" },
+    { path: "/m", kind: "dir" },
+  ]);
+  const nested = "/p/node_modules/a/node_modules/deno/deno";
+  assert.deepEqual(moatCode(runtime("file:///m/main.ts", true, null, nested), {}), [
+    { path: nested, kind: "file" },
+    { path: "/p/node_modules", kind: "dir" },
   ]);
 });
 
