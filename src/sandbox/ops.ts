@@ -68,6 +68,11 @@ export interface RuntimeOps {
    * current directory, else the OS default; absolute, not resolved): no subprocess, no look-up.
    */
   cacheDir(env: Record<string, string>): string | undefined;
+  /**
+   * The `--config` file this Deno runs the main module with (absolute), if the process's command
+   * line shows one (Linux: /proc/self/cmdline); undefined elsewhere or without one.
+   */
+  configFile(): string | undefined;
 }
 
 /** A byte-stream connection (TCP or UNIX socket); `Deno.Conn` has this shape. */

@@ -38,6 +38,7 @@ function fakeSys(
       standalone: () => runtime.standalone,
       denoDir: () => Promise.resolve("/cache/deno"),
       cacheDir: () => "/cache/deno",
+      configFile: () => undefined,
     },
     paths: {
       realPath: (path) => ({ ok: true, path }),
