@@ -1,8 +1,9 @@
 /**
  * Protected paths: git's hooks and config (and what chooses them: `.git` files, `commondir`,
  * core.hooksPath, included config files), moat's own config directories and the global git
- * config, and other programs' run-later files at each root (src/policy/_run_later.ts: other
- * agents' settings, `.mcp.json`, editor tasks, `.envrc`, `.gitmodules`). Each makes programs run
+ * config, other programs' run-later files at each root (src/policy/_run_later.ts: other
+ * agents' settings, `.mcp.json`, editor tasks, `.envrc`, `.gitmodules`), and moat's own code (the
+ * executable, and under `deno run` its checkout and Deno's cache). Each makes programs run
  * later, outside any sandbox, so inside a write grant they stay
  * read-only for every tool and in the bash sandbox unless an `--allow-write=` value names them or
  * a path inside them (a carve-out). `computeProtection` finds them once per run from real paths;
@@ -27,6 +28,7 @@ export type ProtectedWhy =
   | "moat_user"
   | "moat_state"
   | "git_global"
+  | "moat_code"
   | RunLaterWhy;
 
 /** One protected path (real path), why it is protected, and what it was when computed. */
@@ -66,6 +68,7 @@ const WHY: Record<Exclude<ProtectedWhy, RunLaterWhy>, string> = {
   moat_user: "it holds moat's own user settings",
   moat_state: "it holds moat's sessions and rewind checkpoints",
   git_global: "it is a global git configuration, which can make git run programs",
+  moat_code: "it holds code moat runs outside the sandbox",
 };
 
 /** Entries of a `.git` directory protected wherever they are (the pattern rule). */
@@ -93,13 +96,22 @@ export interface ProtectionOptions {
   env: Record<string, string>;
   /** File system look-ups (src/sys/paths.ts createDenoScanOps, or a fake). */
   ops: ScanOps;
+  /** moat's own code (absolute paths, as the running process names them; src/sandbox/moat_code.ts). */
+  code?: readonly MoatCodePath[];
+}
+
+/** A path of moat's own code: what the next moat run executes outside any sandbox. */
+export interface MoatCodePath {
+  path: string;
+  kind: "file" | "dir";
 }
 
 /**
  * Finds the protected paths of a run: those of the git repository containing the workspace and
  * of a `.git` directly inside each write-granted directory, the run-later entries at the
  * workspace and at each of their work trees, `.moat/` of the workspace, the user's
- * moat config directory and the global git config, kept when inside a write grant. Warnings say
+ * moat config directory, the global git config and moat's own code, kept when inside a write
+ * grant. Warnings say
  * what cannot be fully protected (a protected path that is a symlink). Never throws.
  */
 export function computeProtection(
@@ -238,6 +250,10 @@ export function computeProtection(
   for (const file of globals) {
     protect(file, "git_global", "file");
     protectConfig(readGitConfigTree(ops, file, { home }), roots);
+  }
+  // What the next moat run executes outside any sandbox: changed, it would escape for good.
+  for (const code of options.code ?? []) {
+    if (isAbsolute(code.path)) protect(resolve(code.path), "moat_code", code.kind);
   }
 
   const paths = [...found.values()].filter((p) => writable(p.path));

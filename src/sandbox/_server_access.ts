@@ -1,10 +1,10 @@
 /**
  * The access of one confined program (an MCP server) with write grants of its own: the tools'
  * grants with those paths writable, and the protected paths of the widened grants found as at the
- * start (git hooks and config, moat's config) added to the run's, so they stay read-only in its
+ * start (git hooks and config, moat's config and code) added to the run's, so they stay read-only in its
  * view. Its write paths never lift a protection: they are not `--allow-write=` carve-outs.
  */
-import { computeProtection, type Protection } from "../policy/mod.ts";
+import { computeProtection, type MoatCodePath, type Protection } from "../policy/mod.ts";
 import type { ScanOps } from "../policy/ops.ts";
 import { confinedCommand, type ConfineSpec, type HostSetup } from "./host_start.ts";
 import type { HostAccess } from "./hosts.ts";
@@ -16,7 +16,7 @@ import type { HostAccess } from "./hosts.ts";
 export function serverConfiner(
   setup: HostSetup,
   current: () => HostAccess,
-  options: { workspace: string; env: Record<string, string> },
+  options: { workspace: string; env: Record<string, string>; code: readonly MoatCodePath[] },
 ): (spec: ConfineSpec) => ReturnType<typeof confinedCommand> {
   return (spec) =>
     confinedCommand(
@@ -30,7 +30,12 @@ export function serverConfiner(
 export function serverAccess(
   access: HostAccess,
   readWrite: readonly string[],
-  options: { workspace: string; env: Record<string, string>; ops: ScanOps },
+  options: {
+    workspace: string;
+    env: Record<string, string>;
+    code: readonly MoatCodePath[];
+    ops: ScanOps;
+  },
 ): HostAccess {
   const { grants } = access;
   if (readWrite.length === 0 || grants.write === true) return access;
@@ -40,6 +45,7 @@ export function serverAccess(
     workspace: options.workspace,
     env: options.env,
     ops: options.ops,
+    code: options.code,
   }).protection;
   const known = new Set(access.protection.paths.map((p) => p.path));
   const protection: Protection = {

@@ -8,6 +8,7 @@ import { dirname } from "node:path";
 import {
   computeProtection,
   type Grants,
+  type MoatCodePath,
   type PermissionPolicyOptions,
   type PolicyCall,
   type Protection,
@@ -25,6 +26,8 @@ export interface ApprovalSetup {
   cwd: string;
   /** moat's environment (for the git configuration of a newly approved repository). */
   env: Record<string, string>;
+  /** moat's own code (./moat_code.ts): protected once an approval widens a grant around it. */
+  code: readonly MoatCodePath[];
   sys: Pick<SandboxSys, "paths" | "files">;
 }
 
@@ -97,11 +100,16 @@ export function createApprovals(setup: ApprovalSetup): Approvals {
 function withMoreProtection(
   protection: Protection,
   grants: Grants,
-  options: { cwd: string; env: Record<string, string>; sys: Pick<SandboxSys, "paths"> },
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    code: readonly MoatCodePath[];
+    sys: Pick<SandboxSys, "paths">;
+  },
 ): Protection {
   const more = computeProtection(
     { ...grants, namedWrite: protection.named },
-    { workspace: options.cwd, env: options.env, ops: options.sys.paths },
+    { workspace: options.cwd, env: options.env, ops: options.sys.paths, code: options.code },
   ).protection;
   const known = new Set(protection.paths.map((p) => p.path));
   return {

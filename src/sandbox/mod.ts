@@ -50,6 +50,7 @@ import { type ConfineSpec, createHostStarter, type HostSetup } from "./host_star
 import { serverConfiner } from "./_server_access.ts";
 import { ToolHosts } from "./hosts.ts";
 import { hostLaunch } from "./launch.ts";
+import { moatCode } from "./moat_code.ts";
 import { createMountPoints } from "./mount_points.ts";
 import type { SandboxSys } from "./ops.ts";
 import {
@@ -155,12 +156,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const { sys } = options;
   const osSandbox = openOsSandbox(options, warnings); // The scans run while its probe does.
   // Once, from the start's grants and real paths: approvals never lift it, every host of the run
-  // enforces it; a directory approved later adds its own repository's hooks and config then.
-  const scan = computeProtection(options.grants, {
-    workspace: options.cwd,
-    env: options.env,
-    ops: sys.paths,
-  });
+  // enforces it; a directory approved later adds its repository's or moat's code (./moat_code.ts).
+  const code = moatCode(sys.runtime, options.env);
+  const scanning = { workspace: options.cwd, env: options.env, code };
+  const scan = computeProtection(options.grants, { ...scanning, ops: sys.paths });
   // Also once: each denied path's kind and identity, which every later tool host must find again.
   const denied = scanDenied(options.grants, sys.paths);
   const bwrap = await osSandbox;
@@ -232,6 +231,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     bwrap: bwrap !== undefined,
     cwd: options.cwd,
     env: options.env,
+    code,
     sys,
   });
   // Who is asked about an access (the policy's, bash's programs): the hooks, then the user.
@@ -322,7 +322,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     mode: bwrap ? "bwrap" : "worker",
     warnings,
-    confine: serverConfiner(hostSetup, () => hosts, { workspace: options.cwd, env: options.env }),
+    confine: serverConfiner(hostSetup, () => hosts, scanning),
     toolEnv: () => ({ ...toolOptions.env }),
     stopJobs: () => hosts.stopJobs(),
     listJobs: () => hosts.listJobs(),

@@ -68,6 +68,16 @@ export interface RuntimeOps {
    * from; absent: next to src/sandbox/worker/worker_modules.ts (a bundled CLI's chunks are not).
    */
   moduleRoot?(): string;
+  /**
+   * The cache directory this Deno uses under `env` as Deno works it out (DENO_DIR, relative to the
+   * current directory, else the OS default; absolute, not resolved): no subprocess, no look-up.
+   */
+  cacheDir(env: Record<string, string>): string | undefined;
+  /**
+   * The `--config` file this Deno runs the main module with (absolute), if the process's command
+   * line shows one (Linux: /proc/self/cmdline); undefined elsewhere or without one.
+   */
+  configFile(): string | undefined;
 }
 
 /** A byte-stream connection (TCP or UNIX socket); `Deno.Conn` has this shape. */

@@ -85,6 +85,45 @@ Deno.test({
       `moat: workspace ${app.dir} (model gpt-4.1, sandbox bwrap)`,
     );
     assert.match(toolResultOf(server, "ls_1"), /marker-in-app\.txt/);
+
+    // The installed config (its import map and lock) and command script are moat's code: under a
+    // grant that holds them they stay read-only (the attempts are harmless in this temp root).
+    const config = join(installRoot.dir, "bin", ".moat", "deno.json");
+    const before = {
+      config: await Deno.readTextFile(config),
+      command: await Deno.readTextFile(command),
+    };
+    server.script(
+      reply.toolCalls([
+        { id: "w1", name: "write", arguments: { path: config, content: "{}" } },
+        {
+          id: "b1",
+          name: "bash",
+          arguments: { command: `echo evil >> '${command}'; echo "rc=$?"` },
+        },
+      ]),
+      reply.text("Done."),
+    );
+    const grant = `--allow-write=.,${installRoot.dir}`;
+    const attempt = await run("moat", ["--no-session", grant, "change moat"], {
+      cwd: app.dir,
+      env: cliEnv(home.dir, {
+        ...offline,
+        PATH: path,
+        OPENAI_BASE_URL: server.baseURL,
+        OPENAI_API_KEY: "k",
+      }),
+    });
+    assert.equal(attempt.code, 0, attempt.stderr);
+    assert.match(
+      toolResultOf(server, "w1"),
+      /\.moat" is protected because it holds code moat runs outside the sandbox/,
+    );
+    assert.doesNotMatch(toolResultOf(server, "b1"), /rc=0\b/);
+    assert.deepEqual(
+      { config: await Deno.readTextFile(config), command: await Deno.readTextFile(command) },
+      before,
+    );
   },
 });
 

@@ -56,6 +56,8 @@ function fakeSys(
       mainModule: () => "file:///opt/moat/main.ts",
       standalone: () => runtime.standalone,
       denoDir: () => Promise.resolve("/cache/deno"),
+      cacheDir: () => "/cache/deno",
+      configFile: () => undefined,
     },
     paths: {
       realPath: (path) => ({ ok: true, path }),

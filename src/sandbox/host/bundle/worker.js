@@ -2484,7 +2484,8 @@ var init_protected = __esm({
       moat_project: "it holds moat's own project settings",
       moat_user: "it holds moat's own user settings",
       moat_state: "it holds moat's sessions and rewind checkpoints",
-      git_global: "it is a global git configuration, which can make git run programs"
+      git_global: "it is a global git configuration, which can make git run programs",
+      moat_code: "it holds code moat runs outside the sandbox"
     };
     GIT_PATTERN = /* @__PURE__ */ new Map([
       [
