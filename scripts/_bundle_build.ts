@@ -11,6 +11,7 @@
 import { join, relative } from "node:path";
 import {
   CLI_BUNDLE_DIR,
+  CLI_BUNDLE_FAILED,
   CLI_BUNDLE_MAIN,
   CLI_BUNDLE_POINTER,
   type CliBundlePointer,
@@ -119,7 +120,12 @@ export async function writeBundle(
   if (options.force || DENO_OPS.stat(join(build, CLI_BUNDLE_MAIN)) === undefined) {
     const tmp = join(base, `.${id}.${crypto.randomUUID().slice(0, 8)}`);
     try {
-      await deno(bundleArgs(join(relative(root, tmp), "cli")), root);
+      await deno(bundleArgs(join(relative(root, tmp), "cli")), root).catch(async (e) => {
+        // Remembered, so that a start does not wait for the same failure again.
+        const failed: CliBundlePointer = { build: id, inputs: stamps };
+        await Deno.writeTextFile(join(base, CLI_BUNDLE_FAILED), JSON.stringify(failed) + "\n");
+        throw e;
+      });
       await Deno.writeTextFile(join(tmp, "moat.ts"), entryText(join(dir, id)));
       await Deno.remove(build, { recursive: true }).catch(() => {});
       // Another build of the same inputs may have won the race: theirs is as good.
@@ -132,6 +138,7 @@ export async function writeBundle(
   const next = join(base, `.${CLI_BUNDLE_POINTER}.${crypto.randomUUID().slice(0, 8)}`);
   await Deno.writeTextFile(next, JSON.stringify(pointer) + "\n");
   await Deno.rename(next, join(base, CLI_BUNDLE_POINTER));
+  await Deno.remove(join(base, CLI_BUNDLE_FAILED)).catch(() => {});
   await removeOldBuilds(base, id);
   return { kind: "built", dir: build };
 }

@@ -6,7 +6,7 @@
  *
  * Usage: deno task bundle [--force] [--strict]
  */
-import { freshCliBundle } from "../src/sys/cli_bundle.ts";
+import { CLI_BUNDLE_DIR, failedBefore, freshCliBundle } from "../src/sys/cli_bundle.ts";
 
 const USAGE = "Usage: deno task bundle [--force] [--strict]";
 
@@ -19,6 +19,18 @@ async function main(args: string[]): Promise<number> {
   const force = args.includes("--force");
   const root = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
   if (!force && freshCliBundle(root) !== undefined) return 0;
+  if (!force && failedBefore(root)) {
+    say(
+      "bundle: not built: the last build from these same sources failed, so moat runs from the " +
+        "sources (`deno task bundle --force` tries again)",
+    );
+    return 0;
+  }
+  const problem = unwritable(`${root}/${CLI_BUNDLE_DIR}`);
+  if (problem !== undefined) {
+    say(`bundle: not built, so moat runs from the sources: ${problem}`);
+    return args.includes("--strict") ? 1 : 0;
+  }
   const { writeBundle } = await import("./_bundle_build.ts");
   try {
     const outcome = await writeBundle(root, { force });
@@ -30,6 +42,19 @@ async function main(args: string[]): Promise<number> {
         `${e instanceof Error ? e.message : String(e)}`,
     );
     return args.includes("--strict") ? 1 : 0;
+  }
+}
+
+/** Why the bundle's directory cannot be written (a read-only checkout), or undefined. */
+function unwritable(dir: string): string | undefined {
+  try {
+    Deno.mkdirSync(dir, { recursive: true });
+    const probe = `${dir}/.probe-${crypto.randomUUID().slice(0, 8)}`;
+    Deno.writeTextFileSync(probe, "");
+    Deno.removeSync(probe);
+    return undefined;
+  } catch (e) {
+    return `"${dir}" cannot be written (${e instanceof Error ? e.message : String(e)})`;
   }
 }
 

@@ -68,11 +68,31 @@ export function freshCliBundle(
   if (pointer === undefined) return undefined;
   const main = `${dir}/${pointer.build}/${CLI_BUNDLE_MAIN}`;
   if (ops.stat(main) === undefined) return undefined;
-  for (const [path, size, mtimeMs] of pointer.inputs) {
+  return inputsUnchanged(root, pointer.inputs, ops) ? new URL(`file://${main}`).href : undefined;
+}
+
+/** The record of a failed build (a `CliBundlePointer`: its inputs), in `CLI_BUNDLE_DIR`. */
+export const CLI_BUNDLE_FAILED = "failed.json";
+
+/**
+ * Whether the last build failed from exactly the inputs there are now (so building again would
+ * fail again: a start does not wait for it; `deno task bundle --force` tries anyway).
+ */
+export function failedBefore(
+  root: string,
+  options: { ops?: CliBundleOps; dir?: string } = {},
+): boolean {
+  const ops = options.ops ?? DENO_OPS;
+  const dir = `${root}/${options.dir ?? CLI_BUNDLE_DIR}`;
+  const failed = parsePointer(ops.readText(`${dir}/${CLI_BUNDLE_FAILED}`));
+  return failed !== undefined && inputsUnchanged(root, failed.inputs, ops);
+}
+
+function inputsUnchanged(root: string, inputs: CliBundleStamp[], ops: CliBundleOps): boolean {
+  return inputs.every(([path, size, mtimeMs]) => {
     const now = stampOf(ops, root, path);
-    if (now === undefined || now[1] !== size || now[2] !== mtimeMs) return undefined;
-  }
-  return new URL(`file://${main}`).href;
+    return now !== undefined && now[1] === size && now[2] === mtimeMs;
+  });
 }
 
 /** The file operations of the check, on Deno's synchronous APIs (a missing file is undefined). */

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { type CliBundleOps, freshCliBundle, parsePointer } from "../../src/sys/cli_bundle.ts";
+import {
+  type CliBundleOps,
+  failedBefore,
+  freshCliBundle,
+  parsePointer,
+} from "../../src/sys/cli_bundle.ts";
 
 /** Files by absolute path: text, or a size and modification time. */
 function fakeOps(files: Record<string, string | { size: number; mtimeMs: number }>): CliBundleOps {
@@ -59,4 +64,14 @@ Deno.test("parsePointer() accepts only a build name and stamps of paths inside t
       { build: "0123456789abcdef", inputs: [["a", "1", 1]] },
     ]
   ) assert.equal(parsePointer(JSON.stringify(bad)), undefined, JSON.stringify(bad));
+});
+
+Deno.test("failedBefore() holds while the inputs are those of the failed build, not after a change", () => {
+  const failed = { "/m/dist/bundle/failed.json": POINTER };
+  assert.equal(failedBefore("/m", { ops: layout(failed) }), true);
+  assert.equal(
+    failedBefore("/m", { ops: layout({ ...failed, "/m/src/a.ts": { size: 12, mtimeMs: 100 } }) }),
+    false,
+  );
+  assert.equal(failedBefore("/m", { ops: layout() }), false);
 });
