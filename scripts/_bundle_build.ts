@@ -1,13 +1,14 @@
 /**
- * Building the CLI's bundle (`deno task bundle`, scripts/bundle.ts): the CLI (src/cli/main.ts and all it imports, npm packages included) as a
- * code-split bundle — what a run loads lazily (interactive mode, MCP, rewind, the fetch tool …)
- * stays in chunks of its own, loaded when used. Each build goes into a directory of its own,
- * `dist/bundle/<id>/` (the CLI in `cli/`, and `moat.ts`, the entry the release is compiled
- * from), and `dist/bundle/current.json` names it with the stamps of its inputs; main.ts runs it
- * while those inputs are unchanged (src/sys/cli_bundle.ts). A build in use is never rewritten:
- * a session that loads a chunk late still finds it. Does nothing when the current build is
- * fresh.
+ * Building the CLI's bundle (`deno task bundle`, scripts/bundle.ts): the CLI (src/cli/main.ts and
+ * all it imports, npm packages included) as a code-split bundle — what a run loads lazily
+ * (interactive mode, MCP, rewind, the fetch tool …) stays in chunks of its own, loaded when used.
+ * Each build goes into a directory of its own, `dist/bundle/<id>/` (the CLI in `cli/`, and
+ * `moat.ts`, the entry the release is compiled from), and `dist/bundle/current.json` names it
+ * with the stamps of its inputs; main.ts runs it while those inputs are unchanged
+ * (src/sys/cli_bundle.ts). A build in use is never rewritten: a session that loads a chunk late
+ * still finds it. Does nothing when the current build is fresh.
  */
+import { denoOutput } from "./_deno.ts";
 import { join, relative } from "node:path";
 import {
   CLI_BUNDLE_DIR,
@@ -51,19 +52,6 @@ export function entryText(buildDir: string): string {
     `Deno.exit(await runMoat(new URL("./${CLI_BUNDLE_MAIN}", import.meta.url).href));\n`;
 }
 
-async function deno(args: string[], cwd: string): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  if (!out.success) throw new Error(`deno ${args[0]} failed: ${text.decode(out.stderr).trim()}`);
-  return text.decode(out.stdout);
-}
-
 /**
  * The bundle's inputs, relative to `root`: every local module of the CLI's graph (type-only and
  * dynamic imports too: more than needed, never less), deno.json and deno.lock (the npm
@@ -71,7 +59,7 @@ async function deno(args: string[], cwd: string): Promise<string> {
  */
 export async function bundleInputs(root: string): Promise<string[]> {
   const info = JSON.parse(
-    await deno(["info", "--json", "--config", join(root, "deno.json"), CLI_ENTRY], root),
+    await denoOutput(["info", "--json", "--config", join(root, "deno.json"), CLI_ENTRY], root),
   ) as { modules: Array<{ specifier: string }> };
   const inputs = new Set(["deno.json", "deno.lock"]);
   const prefix = new URL(`file://${root.replace(/\/+$/, "")}/`).href;
@@ -120,7 +108,7 @@ export async function writeBundle(
   if (options.force || DENO_OPS.stat(join(build, CLI_BUNDLE_MAIN)) === undefined) {
     const tmp = join(base, `.${id}.${crypto.randomUUID().slice(0, 8)}`);
     try {
-      await deno(bundleArgs(join(relative(root, tmp), "cli")), root).catch(async (e) => {
+      await denoOutput(bundleArgs(join(relative(root, tmp), "cli")), root).catch(async (e) => {
         // Remembered, so that a start does not wait for the same failure again.
         const failed: CliBundlePointer = { build: id, inputs: stamps };
         await Deno.writeTextFile(join(base, CLI_BUNDLE_FAILED), JSON.stringify(failed) + "\n");

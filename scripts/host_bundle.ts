@@ -6,6 +6,7 @@
  * tools, their npm packages): tests/scripts/host_bundle_test.ts says when, and until then the
  * host runs from the sources.
  */
+import { denoOutput } from "./_deno.ts";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -32,19 +33,6 @@ export function bundleDir(root: string): string {
   return join(root, HOST_DIR, HOST_BUNDLE_DIR);
 }
 
-async function deno(args: string[], cwd: string): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-  })
-    .output();
-  const text = new TextDecoder();
-  if (!out.success) throw new Error(`deno ${args.join(" ")} failed:\n${text.decode(out.stderr)}`);
-  return text.decode(out.stdout);
-}
-
 /**
  * The bundle's inputs, relative to `root`: every moat module of the three graphs (type-only
  * imports too: more than needed, never less) and the host's config and lock (its npm packages'
@@ -54,7 +42,9 @@ export async function bundleInputs(root: string): Promise<string[]> {
   const config = join(root, HOST_DIR, HOST_CONFIG_FILE);
   const inputs = new Set([join(HOST_DIR, HOST_CONFIG_FILE), join(HOST_DIR, HOST_LOCK_FILE)]);
   for (const [, entry] of BUNDLE_ENTRIES) {
-    const info = JSON.parse(await deno(["info", "--json", "--config", config, entry], root)) as {
+    const info = JSON.parse(
+      await denoOutput(["info", "--json", "--config", config, entry], root),
+    ) as {
       modules: Array<{ specifier: string }>;
     };
     for (const { specifier } of info.modules) {
@@ -88,7 +78,7 @@ export async function bundleTexts(root: string): Promise<Array<[string, string]>
     const texts: Array<[string, string]> = [];
     for (const [file, entry] of BUNDLE_ENTRIES) {
       const output = join(tmp, file);
-      await deno(
+      await denoOutput(
         ["bundle", "--quiet", "--config", config, "--platform", "deno", "-o", output, entry],
         root,
       );
