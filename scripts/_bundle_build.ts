@@ -55,13 +55,14 @@ export function entryText(buildDir: string): string {
 /**
  * The bundle's inputs, relative to `root`: every local module of the CLI's graph (type-only and
  * dynamic imports too: more than needed, never less), deno.json and deno.lock (the npm
- * packages' versions), sorted.
+ * packages' versions) and this file, sorted.
  */
 export async function bundleInputs(root: string): Promise<string[]> {
   const info = JSON.parse(
     await denoOutput(["info", "--json", "--config", join(root, "deno.json"), CLI_ENTRY], root),
   ) as { modules: Array<{ specifier: string }> };
-  const inputs = new Set(["deno.json", "deno.lock"]);
+  // The recipe too: a build made another way is not this one.
+  const inputs = new Set(["deno.json", "deno.lock", "scripts/_bundle_build.ts"]);
   const prefix = new URL(`file://${root.replace(/\/+$/, "")}/`).href;
   for (const { specifier } of info.modules) {
     if (specifier.startsWith(prefix)) {
@@ -114,6 +115,7 @@ export async function writeBundle(
         await Deno.writeTextFile(join(base, CLI_BUNDLE_FAILED), JSON.stringify(failed) + "\n");
         throw e;
       });
+      await deferChunkImports(join(tmp, "cli"));
       await Deno.writeTextFile(join(tmp, "moat.ts"), entryText(join(dir, id)));
       await Deno.remove(build, { recursive: true }).catch(() => {});
       // Another build of the same inputs may have won the race: theirs is as good.
@@ -129,6 +131,32 @@ export async function writeBundle(
   await Deno.remove(join(base, CLI_BUNDLE_FAILED)).catch(() => {});
   await removeOldBuilds(base, id);
   return { kind: "built", dir: build };
+}
+
+/**
+ * `text` with each `import("./CHUNK.js")` of a chunk in `chunks` made a computed specifier:
+ * Deno loads every module a literal `import()` names when the graph loads, which would read and
+ * parse every chunk (interactive mode, MCP, markdown …) at each start. Pure.
+ */
+export function deferredImports(text: string, chunks: ReadonlySet<string>): string {
+  return text.replace(
+    /\bimport\("\.\/([A-Za-z0-9_$.-]+\.js)"\)/g,
+    (whole, name: string) =>
+      chunks.has(name) ? `import(new URL("./${name}", import.meta.url).href)` : whole,
+  );
+}
+
+async function deferChunkImports(cliDir: string): Promise<void> {
+  const chunks = new Set<string>();
+  for await (const e of Deno.readDir(cliDir)) {
+    if (e.isFile && e.name.endsWith(".js")) chunks.add(e.name);
+  }
+  for (const name of chunks) {
+    const path = join(cliDir, name);
+    const text = await Deno.readTextFile(path);
+    const deferred = deferredImports(text, chunks);
+    if (deferred !== text) await Deno.writeTextFile(path, deferred);
+  }
 }
 
 async function removeOldBuilds(base: string, keep: string): Promise<void> {

@@ -158,8 +158,13 @@ export function createDenoMountPointOps(
           // Done here, without a process per path; the remover, left with no list, only exits
           // (it does the same work itself when moat dies first, or if a step here fails).
           closing ??= (async () => {
-            removeUnusedPlaceholders(recorded);
-            for (const path of made) removeQuietly(path);
+            const locked = removeUnusedPlaceholders(recorded);
+            // A lock held elsewhere may be another run's, or a moment's (a process of moat's
+            // between fork and exec holds copies of its descriptors): the remover looks at
+            // those again once moat has let it go, as it does when moat dies.
+            if (locked.length === 0 || !keepOnly(list, locked)) {
+              for (const path of made) removeQuietly(path);
+            }
             await remover.close();
           })();
           return closing;
@@ -173,9 +178,11 @@ export function createDenoMountPointOps(
  * Removes, last first, each of `paths` that is still an unused placeholder: the remover's checks
  * (REMOVER_SCRIPT) made in this process, under a non-blocking exclusive flock(2) of its own —
  * locked by no other run, still the entry at the path (not a symlink), marked (modified at 0),
- * and empty (a directory is removed only while empty). Must not throw.
+ * and empty (a directory is removed only while empty). Returns those locked elsewhere, in their
+ * order. Must not throw.
  */
-export function removeUnusedPlaceholders(paths: readonly string[]): void {
+export function removeUnusedPlaceholders(paths: readonly string[]): string[] {
+  const elsewhere: string[] = [];
   for (let i = paths.length - 1; i >= 0; i--) {
     const path = paths[i]!;
     let file: Deno.FsFile | undefined;
@@ -184,7 +191,10 @@ export function removeUnusedPlaceholders(paths: readonly string[]): void {
       const before = Deno.lstatSync(path);
       if (!before.isFile && !before.isDirectory || before.isFile && before.size !== 0) continue;
       file = Deno.openSync(path, { read: true });
-      if (!file.tryLockSync(true)) continue;
+      if (!file.tryLockSync(true)) {
+        elsewhere.unshift(path);
+        continue;
+      }
       const locked = file.statSync();
       const now = Deno.lstatSync(path);
       const same = !now.isSymlink && now.ino === locked.ino && now.dev === locked.dev;
@@ -197,6 +207,17 @@ export function removeUnusedPlaceholders(paths: readonly string[]): void {
     } finally {
       file?.close();
     }
+  }
+  return elsewhere;
+}
+
+/** Rewrites the remover's list to `paths` only; false when it cannot. */
+function keepOnly(list: string, paths: readonly string[]): boolean {
+  try {
+    Deno.writeTextFileSync(list, paths.map((p) => `${p}\n`).join(""));
+    return true;
+  } catch {
+    return false;
   }
 }
 

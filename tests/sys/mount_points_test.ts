@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createDenoMountPointOps, REMOVER_SCRIPT } from "../../src/sys/mount_points.ts";
+import {
+  createDenoMountPointOps,
+  REMOVER_SCRIPT,
+  removeUnusedPlaceholders,
+} from "../../src/sys/mount_points.ts";
 import type { MountPointOps } from "../../src/sandbox/ops.ts";
 
 /** The names in `dir`, sorted. */
@@ -229,6 +233,27 @@ Deno.test("the remover runs no program once moat has removed its list and mark",
     assert.equal(out.code, 0);
     // A program it tried to run would be "command not found" here.
     assert.equal(new TextDecoder().decode(out.stderr), "");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("removeUnusedPlaceholders() names those locked elsewhere, for the remover to look at again", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const ops = createDenoMountPointOps();
+    const paths = ["a", "b", "c"].map((n) => join(dir, n));
+    for (const path of paths) assert.ok(ops.create(path, "dir"));
+    // Locked elsewhere: another run, or a process of moat's between fork and exec.
+    const first = ops.hold(paths[0]!);
+    const last = ops.hold(paths[2]!);
+    assert.ok(first !== undefined && last !== undefined);
+    assert.deepEqual(removeUnusedPlaceholders(paths), [paths[0], paths[2]]);
+    assert.deepEqual(names(dir), ["a", "c"]);
+    first.release();
+    last.release();
+    assert.deepEqual(removeUnusedPlaceholders(paths), []);
+    assert.deepEqual(names(dir), []);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
