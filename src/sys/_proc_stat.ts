@@ -13,3 +13,21 @@ export function procStatFields(pid: number): string[] | undefined {
     return undefined;
   }
 }
+
+/** The children of process `pid` (every thread's, from /proc); [] once it is gone. */
+export function procChildren(pid: number): number[] {
+  const children: number[] = [];
+  try {
+    for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+      try {
+        const text = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/children`);
+        for (const word of text.trim().split(/\s+/)) if (word !== "") children.push(Number(word));
+      } catch {
+        // The thread ended meanwhile.
+      }
+    }
+  } catch {
+    // Gone, or no /proc.
+  }
+  return children;
+}

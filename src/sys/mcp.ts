@@ -3,6 +3,7 @@
  * (`detached: true`), gets exactly the environment it is given (`clearEnv`) and none of moat's
  * inherited descriptors above 2, and is killed group-wide with SIGKILL.
  */
+import { procChildren } from "./_proc_stat.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import type { McpProcessExit, McpProcessOps, McpSpawnResult } from "../mcp/ops.ts";
 import { CLOSE_INHERITED_FDS } from "./host_process.ts";
@@ -65,6 +66,16 @@ export function createDenoMcpProcessOps(): McpProcessOps {
           stderr: child.stderr,
           status,
           kill() {
+            // A child in a session of its own is not in the group: bubblewrap's sandbox
+            // (--new-session). Killed first, directly, its pid namespace goes with it even when
+            // --die-with-parent does not fire (seen once on a loaded machine).
+            if (!exited) {
+              for (const c of procChildren(pid)) {
+                try {
+                  Deno.kill(c, "SIGKILL");
+                } catch { /* gone meanwhile */ }
+              }
+            }
             try {
               Deno.kill(-pid, "SIGKILL");
             } catch (e) {
