@@ -116,10 +116,12 @@ export interface SearchSpec {
 export function compileSearch(spec: SearchSpec): Search {
   const source = spec.literal ? RegExp.escape(spec.pattern) : spec.pattern;
   const line = new RegExp(source, spec.ignoreCase ? "i" : "");
+  // A needle finds the candidates by itself: no finder regex to build then.
+  const needle = searchNeedle(spec);
   return {
     line,
-    finder: candidateFinder(source, spec.ignoreCase),
-    needle: searchNeedle(spec),
+    finder: needle === null ? candidateFinder(source, spec.ignoreCase) : null,
+    needle,
     context: spec.context,
   };
 }

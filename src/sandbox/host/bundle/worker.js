@@ -9206,10 +9206,11 @@ function candidateFinder(source, ignoreCase) {
 function compileSearch(spec) {
   const source = spec.literal ? RegExp.escape(spec.pattern) : spec.pattern;
   const line = new RegExp(source, spec.ignoreCase ? "i" : "");
+  const needle = searchNeedle(spec);
   return {
     line,
-    finder: candidateFinder(source, spec.ignoreCase),
-    needle: searchNeedle(spec),
+    finder: needle === null ? candidateFinder(source, spec.ignoreCase) : null,
+    needle,
     context: spec.context
   };
 }
