@@ -17,14 +17,17 @@ interface McpForwardModule {
   runMcpForwarder(args: string[]): Promise<number>;
 }
 
+/** This file's directory, moat's module root. */
+const ROOT_URL = new URL("./", import.meta.url);
+
 /** Imports one of LAZY_ENTRY_MODULES; the computed specifier keeps it out of the start-up graph. */
 function load<T>(module: string): Promise<T> {
-  return import(new URL(module, new URL("./", import.meta.url)).href);
+  return import(new URL(module, ROOT_URL).href);
 }
 
 /** The CLI's module: its local bundle while it is fresh (src/sys/cli_bundle.ts), else the sources. */
 function cliModuleUrl(): string {
-  const root = decodeURIComponent(new URL(".", import.meta.url).pathname).replace(/\/$/, "");
+  const root = decodeURIComponent(ROOT_URL.pathname).replace(/\/$/, "");
   const bundled = import.meta.url.startsWith("file:") && Deno.env.get("MOAT_NO_BUNDLE") !== "1"
     ? freshCliBundle(root)
     : undefined;
@@ -53,7 +56,7 @@ export async function runMoat(cliModule?: string): Promise<number> {
     : await (await load<CliModule>(cliModule ?? cliModuleUrl())).runCli(Deno.args, {
       env: Deno.env.toObject(),
       cwd: Deno.cwd(),
-      moduleRoot: new URL(".", import.meta.url).href,
+      moduleRoot: ROOT_URL.href,
     });
 }
 

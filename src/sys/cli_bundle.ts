@@ -68,7 +68,12 @@ export function freshCliBundle(
   if (pointer === undefined) return undefined;
   const main = `${dir}/${pointer.build}/${CLI_BUNDLE_MAIN}`;
   if (ops.stat(main) === undefined) return undefined;
-  return inputsUnchanged(root, pointer.inputs, ops) ? new URL(`file://${main}`).href : undefined;
+  return inputsUnchanged(root, pointer.inputs, ops) ? fileUrl(main) : undefined;
+}
+
+/** The file URL of an absolute POSIX path (each segment encoded: `#`, `%`, spaces …). */
+function fileUrl(path: string): string {
+  return `file://${path.split("/").map(encodeURIComponent).join("/")}`;
 }
 
 /** The record of a failed build (a `CliBundlePointer`: its inputs), in `CLI_BUNDLE_DIR`. */

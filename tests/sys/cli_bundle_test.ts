@@ -75,3 +75,19 @@ Deno.test("failedBefore() holds while the inputs are those of the failed build, 
   );
   assert.equal(failedBefore("/m", { ops: layout() }), false);
 });
+
+Deno.test("freshCliBundle() names a checkout whose path has '#', '%' or a space by a URL that is that path", () => {
+  const root = "/home/me/my #1 100%";
+  const ops = fakeOps({
+    [`${root}/dist/bundle/current.json`]: POINTER,
+    [`${root}/dist/bundle/0123456789abcdef/cli/main.js`]: "export {}",
+    [`${root}/src/a.ts`]: { size: 10, mtimeMs: 100 },
+    [`${root}/deno.lock`]: { size: 20, mtimeMs: 200 },
+  });
+  const url = freshCliBundle(root, { ops });
+  assert.ok(url !== undefined);
+  assert.equal(
+    decodeURIComponent(new URL(url).pathname),
+    `${root}/dist/bundle/0123456789abcdef/cli/main.js`,
+  );
+});
