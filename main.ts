@@ -1,6 +1,6 @@
 /** moat entry point: argv and environment in, exit code out. The only place that calls Deno.exit. */
 import { LAZY_ENTRY_MODULES } from "./src/entry_modules.ts";
-import { freshCliBundle } from "./src/sys/cli_bundle.ts";
+import { bundledCli } from "./src/sys/cli_bundle.ts";
 import { MCP_FORWARD_OPTION, TOOL_HOST_COMMAND } from "./src/sandbox/host/protocol.ts";
 
 // What main.ts uses of each entry module (a type import would join them to the graph again).
@@ -28,9 +28,7 @@ function load<T>(module: string): Promise<T> {
 /** The CLI's module: its local bundle while it is fresh (src/sys/cli_bundle.ts), else the sources. */
 function cliModuleUrl(): string {
   const root = decodeURIComponent(ROOT_URL.pathname).replace(/\/$/, "");
-  const bundled = import.meta.url.startsWith("file:") && Deno.env.get("MOAT_NO_BUNDLE") !== "1"
-    ? freshCliBundle(root)
-    : undefined;
+  const bundled = import.meta.url.startsWith("file:") ? bundledCli(root, Deno.env) : undefined;
   return bundled ?? LAZY_ENTRY_MODULES.cli;
 }
 

@@ -9,7 +9,8 @@
  * still finds it. Does nothing when the current build is fresh.
  */
 import { denoOutput } from "./_deno.ts";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   CLI_BUNDLE_DIR,
   CLI_BUNDLE_FAILED,
@@ -79,8 +80,11 @@ export async function buildId(stamps: CliBundleStamp[]): Promise<string> {
   return [...digest.slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** What `writeBundle` did: nothing (fresh), or built (the build's directory, absolute). */
-export type BundleOutcome = { kind: "fresh"; main: string } | { kind: "built"; dir: string };
+/** What `writeBundle` did (nothing: fresh, or built), and the build's directory (absolute). */
+export interface BundleOutcome {
+  kind: "fresh" | "built";
+  dir: string;
+}
 
 /**
  * Writes a build of the CLI into `<root>/<dir>/<id>/` unless the current one is fresh (or
@@ -95,7 +99,7 @@ export async function writeBundle(
   const dir = options.dir ?? CLI_BUNDLE_DIR;
   if (!options.force) {
     const main = freshCliBundle(root, { dir });
-    if (main !== undefined) return { kind: "fresh", main };
+    if (main !== undefined) return { kind: "fresh", dir: dirname(dirname(fileURLToPath(main))) };
   }
   const inputs = await bundleInputs(root);
   const stamps = inputs.flatMap((p) => {
@@ -106,7 +110,9 @@ export async function writeBundle(
   const base = join(root, dir);
   const build = join(base, id);
   await Deno.mkdir(base, { recursive: true });
-  if (options.force || DENO_OPS.stat(join(build, CLI_BUNDLE_MAIN)) === undefined) {
+  // A complete build of these very inputs is reused, also under `force` (which only skips the
+  // fresh and failed-before checks): a build in use is never rewritten.
+  if (DENO_OPS.stat(join(build, CLI_BUNDLE_MAIN)) === undefined) {
     const tmp = join(base, `.${id}.${crypto.randomUUID().slice(0, 8)}`);
     try {
       await denoOutput(bundleArgs(join(relative(root, tmp), "cli")), root).catch(async (e) => {
@@ -117,7 +123,6 @@ export async function writeBundle(
       });
       await deferChunkImports(join(tmp, "cli"));
       await Deno.writeTextFile(join(tmp, "moat.ts"), entryText(join(dir, id)));
-      await Deno.remove(build, { recursive: true }).catch(() => {});
       // Another build of the same inputs may have won the race: theirs is as good.
       await Deno.rename(tmp, build).catch(() => {});
     } finally {

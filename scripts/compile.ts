@@ -7,7 +7,7 @@
  * With DENORT_BIN set (a local denort, e.g. for offline builds) only the host target is built
  * unless --target says otherwise, because one denort binary fits one target.
  */
-import { basename, dirname, join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { LAZY_ENTRY_MODULES } from "../src/entry_modules.ts";
@@ -132,11 +132,7 @@ export async function sha256Sums(files: readonly string[]): Promise<string> {
 
 /** The CLI bundle's current build (written first when stale), relative to `root`. */
 async function releaseBuild(root: string): Promise<string> {
-  const outcome = await writeBundle(root);
-  const dir = outcome.kind === "built"
-    ? outcome.dir
-    : dirname(dirname(fileURLToPath(outcome.main)));
-  return relative(root, dir);
+  return relative(root, (await writeBundle(root)).dir);
 }
 
 function log(line: string): void {

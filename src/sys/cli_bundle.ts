@@ -71,6 +71,18 @@ export function freshCliBundle(
   return inputsUnchanged(root, pointer.inputs, ops) ? fileUrl(main) : undefined;
 }
 
+/**
+ * The CLI module main.ts runs from the checkout at `root` under `env`: the fresh bundle's URL,
+ * or undefined for the sources (no bundle, a stale one, or `MOAT_NO_BUNDLE=1`).
+ */
+export function bundledCli(
+  root: string,
+  env: { get(name: string): string | undefined },
+  ops: CliBundleOps = DENO_OPS,
+): string | undefined {
+  return env.get("MOAT_NO_BUNDLE") === "1" ? undefined : freshCliBundle(root, { ops });
+}
+
 /** The file URL of an absolute POSIX path (each segment encoded: `#`, `%`, spaces …). */
 function fileUrl(path: string): string {
   return `file://${path.split("/").map(encodeURIComponent).join("/")}`;

@@ -62,7 +62,17 @@ Deno.test("the bundled CLI is used only while its inputs are unchanged, and runs
       );
     }
     // A second build of the same inputs does nothing.
-    assert.deepEqual(await writeBundle(PROJECT_ROOT, { dir }), { kind: "fresh", main });
+    const build = join(PROJECT_ROOT, dir, pointer.build);
+    assert.deepEqual(built, { kind: "built", dir: build });
+    assert.deepEqual(await writeBundle(PROJECT_ROOT, { dir }), { kind: "fresh", dir: build });
+    // Forced, a complete build of the same inputs is kept as it is (a build in use is never
+    // rewritten): its chunks are the same files.
+    const before = (await Deno.stat(join(build, "cli", "main.js"))).ino;
+    assert.deepEqual(await writeBundle(PROJECT_ROOT, { dir, force: true }), {
+      kind: "built",
+      dir: build,
+    });
+    assert.equal((await Deno.stat(join(build, "cli", "main.js"))).ino, before);
 
     await using server = await startFakeOpenAI();
     await using ws = await createTempWorkspace({ "a.txt": "the bundled read\n" });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  bundledCli,
   type CliBundleOps,
   failedBefore,
   freshCliBundle,
@@ -90,4 +91,13 @@ Deno.test("freshCliBundle() names a checkout whose path has '#', '%' or a space 
     decodeURIComponent(new URL(url).pathname),
     `${root}/dist/bundle/0123456789abcdef/cli/main.js`,
   );
+});
+
+Deno.test("bundledCli() is main.ts's choice: the fresh bundle, else the sources, and the sources under MOAT_NO_BUNDLE=1", () => {
+  const env = (vars: Record<string, string>) => ({ get: (name: string) => vars[name] });
+  assert.equal(bundledCli("/m", env({}), layout()), `file://${MAIN}`);
+  assert.equal(bundledCli("/m", env({ MOAT_NO_BUNDLE: "0" }), layout()), `file://${MAIN}`);
+  assert.equal(bundledCli("/m", env({ MOAT_NO_BUNDLE: "1" }), layout()), undefined);
+  const stale = layout({ "/m/src/a.ts": { size: 11, mtimeMs: 100 } });
+  assert.equal(bundledCli("/m", env({}), stale), undefined);
 });
