@@ -12,7 +12,6 @@ import { fileURLToPath } from "node:url";
 import { BenchEnv } from "./_bench/env.ts";
 import { DataSets, FULL_SIZES, type Measure, QUICK_SIZES } from "./_bench/measure.ts";
 import { MEASURES } from "./_bench/measures.ts";
-import { writeBundle } from "./_bundle_build.ts";
 import { machineFacts } from "./_bench/proc.ts";
 import { renderTable, type Row } from "./_bench/table.ts";
 
@@ -67,8 +66,6 @@ async function main(): Promise<void> {
   const measures = selectMeasures(parsed.values.only);
 
   const projectRoot = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
-  // What `deno task start` runs: main.ts with the CLI's bundle, built now when stale.
-  await writeBundle(projectRoot);
   const env = await BenchEnv.create(projectRoot, { quick, runs });
   const onSignal = (signal: Deno.Signal, code: number) => () => {
     env.log(`${signal}: stopping, removing ${env.root}`);

@@ -5,6 +5,7 @@
  * Walks /proc/<pid>/task/<tid>/children from the run's pid every few milliseconds.
  */
 import { TOOL_HOST_COMMAND } from "../../src/sandbox/mod.ts";
+import { procChildren } from "../../src/sys/_proc_stat.ts";
 import { cmdline, procInfo } from "./proc.ts";
 
 /** Milliseconds after `startedAt` at which each phase was first seen (undefined: never). */
@@ -13,29 +14,11 @@ export interface HostPhases {
   hostRuntime?: number;
 }
 
-function children(pid: number): number[] {
-  const out: number[] = [];
-  let tasks: Iterable<Deno.DirEntry>;
-  try {
-    tasks = Deno.readDirSync(`/proc/${pid}/task`);
-  } catch {
-    return out;
-  }
-  for (const task of tasks) {
-    try {
-      const text = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/children`).trim();
-      if (text !== "") out.push(...text.split(" ").map(Number));
-    } catch { /* gone */ }
-  }
-  return out;
-}
-
 /** Watches the tree below `root` until stopped; `startedAt` is performance.now() at spawn. */
 export class HostPhaseWatcher {
   readonly phases: HostPhases = {};
   readonly #root: number;
   readonly #startedAt: number;
-  readonly #seen = new Set<number>();
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(root: number, startedAt: number, intervalMs = 3) {
@@ -50,17 +33,13 @@ export class HostPhaseWatcher {
     const stack = [this.#root];
     while (stack.length > 0) {
       const pid = stack.pop() as number;
-      for (const child of children(pid)) {
+      for (const child of procChildren(pid)) {
         stack.push(child);
-        if (this.#seen.has(child)) continue;
         const line = cmdline(child);
         if (line === null || !line.split(" ").includes(TOOL_HOST_COMMAND)) continue;
         // A process's command line changes once it execs: look again until it is Deno.
         this.phases.hostSpawned ??= now;
-        if (procInfo(child)?.comm === "deno") {
-          this.phases.hostRuntime ??= now;
-          this.#seen.add(child);
-        }
+        if (procInfo(child)?.comm === "deno") this.phases.hostRuntime ??= now;
       }
     }
   }

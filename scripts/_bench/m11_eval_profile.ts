@@ -79,7 +79,8 @@ export const evalProfile: Measure = {
     const out = await env.spawn(env.deno, {
       args,
       cwd: env.projectRoot,
-      env: childEnv,
+      // From the sources: the bundle's chunks name no module (and change name with each build).
+      env: { ...childEnv, MOAT_NO_BUNDLE: "1" },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -94,7 +95,8 @@ export const evalProfile: Measure = {
       id: 11,
       measure: "Start-up: module evaluation, top 5",
       moat: { value: total, unit: "ms" },
-      note: `Total module evaluation of one \`moat "say ok"\` run under --cpu-prof; the most: ` +
+      note: `Total module evaluation of one \`moat "say ok"\` run under --cpu-prof, from the ` +
+        `sources (\`MOAT_NO_BUNDLE=1\`, so that each module has its name); the most: ` +
         top.slice(0, 5).map(([key, ms]) => `${key} ${ms.toFixed(1)} ms`).join(", ") + ".",
     }] satisfies Row[];
   },

@@ -2,6 +2,10 @@
 import { join } from "node:path";
 import type { RunTask } from "../compile.ts";
 import type { BenchEnv } from "./env.ts";
+import { writeBundle } from "../_bundle_build.ts";
+
+/** The CLI's bundle, built (when stale) once per bench run, before the first moat run. */
+let bundled: Promise<unknown> | undefined;
 
 /**
  * `deno run` arguments for one print-mode moat run under the start task's flags (`extra` Deno
@@ -27,13 +31,16 @@ export function moatRunArgs(
 }
 
 /**
- * Makes `<name>-ws` and `<name>-home/{config,state}` under the bench's directory; the child
- * environment is this one with a bench key, those homes, no colour and no inherited base URL.
+ * Builds the CLI's bundle when stale (once), makes `<name>-ws` and `<name>-home/{config,state}`
+ * under the bench's directory; the child environment is this one with a bench key, those homes,
+ * no colour and no inherited base URL.
  */
 export async function moatRunSetup(
   env: BenchEnv,
   name: string,
 ): Promise<{ ws: string; childEnv: Record<string, string> }> {
+  // What `deno task start` runs: main.ts with the CLI's bundle while it is fresh.
+  await (bundled ??= writeBundle(env.projectRoot));
   const ws = env.path(`${name}-ws`);
   const home = env.path(`${name}-home`);
   await Deno.mkdir(ws, { recursive: true });
