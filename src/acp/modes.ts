@@ -50,7 +50,7 @@ export function modeState(current: Mode, sets: readonly SetMode[]): acp.SessionM
         description: "Only reads: edits, writes, commands and MCP tools are refused",
       },
       ...sets.map((set) => ({
-        id: `${SET_PREFIX}${set.name}`,
+        id: modeId({ kind: "set", name: set.name }),
         name: `Permission set ${set.name}`,
         description: set.description,
       })),

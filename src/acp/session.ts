@@ -31,9 +31,6 @@ import { observer, runTurn, type TurnContext } from "./turn.ts";
 
 import type { AcpHost } from "./host.ts";
 
-export { ACP_COMMANDS, userMessage } from "./turn.ts";
-export type { AcpHost } from "./host.ts";
-
 /** An open session. */
 export interface AcpSession {
   id: string;

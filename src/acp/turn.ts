@@ -149,7 +149,7 @@ export async function runTurn(
 }
 
 /** The user message of a prompt: text, embedded resources as context, links by their URI. */
-export function userMessage(blocks: readonly acp.ContentBlock[]): UserMessage {
+function userMessage(blocks: readonly acp.ContentBlock[]): UserMessage {
   const parts: string[] = [];
   const images: ImageBlock[] = [];
   for (const block of blocks) {

@@ -15,13 +15,6 @@ import {
   type ReplayDifference,
 } from "./check_text.ts";
 
-export {
-  formatReplayDifference,
-  type ReplayCheckSummary,
-  replayCheckText,
-  type ReplayDifference,
-} from "./check_text.ts";
-
 /** Options of ReplayChecker.onReply. */
 export interface ReplyCheckOptions {
   /**

@@ -11,6 +11,9 @@ export interface StoreRepo {
 /** A `git` call's outcome: its output, or a sentence saying what failed. */
 export type GitOutcome = { ok: true; stdout: string } | { ok: false; error: string };
 
+/** An expected failure of the store, as a sentence. */
+export type StoreResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
 /** Where the chain of checkpoints is kept in the private repository. */
 export const CHAIN_REF = "refs/moat/checkpoints";
 

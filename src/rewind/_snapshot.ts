@@ -10,7 +10,7 @@
  * `add`), and writes the index's tree as it is. Anything found falls back to the full snapshot,
  * so the tree is always the work tree's as it is now, whatever the in-memory state says.
  */
-import { CHAIN_REF, git, type StoreRepo } from "./_git.ts";
+import { CHAIN_REF, git, type StoreRepo, type StoreResult } from "./_git.ts";
 
 /** What the store remembers between its calls (only ever a hint: every call stays correct). */
 export interface SnapshotState {
@@ -20,14 +20,11 @@ export interface SnapshotState {
   chain: boolean;
 }
 
-/** A call's outcome: its value, or a sentence saying what failed. */
-export type SnapshotResult<T> = { ok: true; value: T } | { ok: false; error: string };
-
 /** The work tree's files as a tree object, through the private index. */
 export async function snapshot(
   repo: StoreRepo,
   options: { hashed?: boolean } = {},
-): Promise<SnapshotResult<string>> {
+): Promise<StoreResult<string>> {
   if (options.hashed && await unchanged(repo)) {
     const tree = await git(repo, ["write-tree"]);
     if (tree.ok) return { ok: true, value: tree.stdout.trim() };
@@ -53,7 +50,7 @@ export async function recordCheckpoint(
   repo: StoreRepo,
   state: SnapshotState,
   options: { label: string; hashed?: boolean },
-): Promise<SnapshotResult<{ id: string }>> {
+): Promise<StoreResult<{ id: string }>> {
   const tree = await snapshot(repo, { hashed: options.hashed ?? false });
   if (!tree.ok) return tree;
   // Once the chain exists its head is named, not looked up: one process less, and the update

@@ -20,6 +20,7 @@ import {
   type GitOutcome,
   parseRawDiff,
   type StoreRepo,
+  type StoreResult,
 } from "./_git.ts";
 import { chainHead, recordCheckpoint, snapshot, type SnapshotState } from "./_snapshot.ts";
 import type { GitOps } from "./git_ops.ts";
@@ -64,8 +65,7 @@ export interface RestoreReport {
   outside: string[];
 }
 
-/** An expected failure of the store, as a sentence. */
-export type StoreResult<T> = { ok: true; value: T } | { ok: false; error: string };
+export type { StoreResult };
 
 /** How to restore. */
 export interface RestoreOptions {

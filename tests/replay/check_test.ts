@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
+import { createReplayChecker } from "../../src/replay/check.ts";
 import {
-  createReplayChecker,
   formatReplayDifference,
   replayCheckText,
   type ReplayDifference,
-} from "../../src/replay/check.ts";
+} from "../../src/replay/check_text.ts";
 import {
   type AssistantMessage,
   type ContentBlock,
