@@ -46,8 +46,8 @@ export class ToolHosts {
   #nextJob = 1;
 
   #startReaper: (() => GroupReaper | undefined) | undefined;
-  /** Kills the jobs' groups should moat die (started with the first job). */
-  #reaper: GroupReaper | undefined;
+  /** Kills the jobs' groups should moat die (started with the first job; null: could not). */
+  #reaper: GroupReaper | null | undefined;
 
   /**
    * With `startReaper`, each job's pid (its group's id) goes to a reaper: without bubblewrap the
@@ -184,7 +184,9 @@ export class ToolHosts {
       this.#jobs.set(jobId, client);
       this.#jobHosts.add(client);
       if (typeof job.pid === "number" && this.#startReaper !== undefined) {
-        (this.#reaper ??= this.#startReaper())?.add(job.pid);
+        // Started once: a reaper that could not start is not tried again for every job.
+        if (this.#reaper === undefined) this.#reaper = this.#startReaper() ?? null;
+        this.#reaper?.add(job.pid);
       }
       return true;
     };

@@ -155,6 +155,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const warnings: string[] = [];
   const { sys } = options;
   const osSandbox = openOsSandbox(options, warnings); // The scans run while its probe does.
+  const queryWorkerUrl = workerModuleUrl("query", sys.runtime.moduleRoot?.());
   // Once, from the start's grants and real paths: approvals never lift it, every host of the run
   // enforces it; a directory approved later adds its repository's or moat's code (./moat_code.ts).
   const code = moatCode(sys.runtime, options.env);
@@ -184,7 +185,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     grants: (): Grants => hosts.grants,
     ...(options.onDecision === undefined ? {} : { onDecision: options.onDecision }),
     net: sys.net,
-    queryWorkerUrl: workerModuleUrl("query", sys.runtime.moduleRoot?.()),
+    queryWorkerUrl,
     // --deny-net as Deno matches it: the deny Worker holds the list as its net grants.
     denied: async (target: string) => {
       if (denyClient === undefined) return false;
@@ -219,13 +220,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const denyClient = hasDenyLists(options.grants)
     ? new ToolHostClient(() =>
       startWorkerHost({
-        workerUrl: workerModuleUrl("query", sys.runtime.moduleRoot?.()),
+        workerUrl: queryWorkerUrl,
         permissions: denyPermissions(options.grants),
         toolOptions: { cwd: options.cwd, spillDir: options.spillDir },
       })
     )
     : undefined;
-
   const approvals = createApprovals({
     hosts,
     bwrap: bwrap !== undefined,

@@ -11,6 +11,7 @@ import {
   type MainToHost,
   readLines,
   settledWithin,
+  startsWork,
 } from "./protocol.ts";
 
 /** A live tool host (process or Worker). */
@@ -60,7 +61,7 @@ export function startProcessHost(
   const connection: HostConnection = {
     onMessage: () => {},
     send(msg) {
-      if (msg.type === "call" || msg.type === "query") used = true;
+      if (startsWork(msg)) used = true;
       if (!stdinOpen) return;
       const bytes = encoder.encode(JSON.stringify(msg) + "\n");
       writing = writing.then(() => writer.write(bytes)).catch(() => {
@@ -170,7 +171,7 @@ export function startWorkerHost(config: HostConfig): HostConnection {
   const connection: HostConnection = {
     onMessage: () => {},
     send(msg) {
-      if (msg.type === "call" || msg.type === "query") used = true;
+      if (startsWork(msg)) used = true;
       if (!gone) worker.postMessage(msg);
     },
     closed,

@@ -102,6 +102,11 @@ export type MainToHost =
   | { type: "query"; id: number; descriptors: Deno.PermissionDescriptor[] }
   | { type: "shutdown" };
 
+/** Whether `msg` gives a host work (a call or a query): a host never given any closes at once. */
+export function startsWork(msg: MainToHost): boolean {
+  return msg.type === "call" || msg.type === "query";
+}
+
 /** Messages from the host (or Worker) to the main process. */
 export type HostToMain =
   | { type: "ready" }

@@ -19,7 +19,13 @@ import {
   type TmpScanOps,
   type TmpSnapshot,
 } from "./private_tmp.ts";
-import { type HostToMain, type MainToHost, readLines, settledWithin } from "./protocol.ts";
+import {
+  type HostToMain,
+  type MainToHost,
+  readLines,
+  settledWithin,
+  startsWork,
+} from "./protocol.ts";
 
 /** The host's standard streams (./main.ts passes Deno's). */
 export interface ToolHostIo {
@@ -84,7 +90,7 @@ export async function serveToolHost(io: ToolHostIo, sys: ToolHostSys): Promise<n
         io.stderr?.(`tool host: ignoring a line that is not JSON\n`);
         continue;
       }
-      if (msg.type === "call" || msg.type === "query") used = true;
+      if (startsWork(msg)) used = true;
       if (msg.type === "init" && worker === undefined) privateTmp = msg.config.privateTmp;
       if (msg.type === "call" && msg.name === "bash" && privateTmp && sys.tmp) {
         bashStarts.set(msg.id, snapshotPrivateTmp(privateTmp, sys.tmp));

@@ -408,6 +408,9 @@ function privateTmpNote(path, tmp) {
 }
 
 // src/sandbox/host/protocol.ts
+function startsWork(msg) {
+  return msg.type === "call" || msg.type === "query";
+}
 async function* readLines(stream) {
   let buffered = "";
   for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
@@ -483,7 +486,7 @@ ${note}`
 `);
         continue;
       }
-      if (msg.type === "call" || msg.type === "query") used = true;
+      if (startsWork(msg)) used = true;
       if (msg.type === "init" && worker === void 0) privateTmp = msg.config.privateTmp;
       if (msg.type === "call" && msg.name === "bash" && privateTmp && sys.tmp) {
         bashStarts.set(msg.id, snapshotPrivateTmp(privateTmp, sys.tmp));
