@@ -120,6 +120,8 @@ Deno.test({
       /\.moat" is protected because it holds code moat runs outside the sandbox/,
     );
     assert.doesNotMatch(toolResultOf(server, "b1"), /rc=0\b/);
+    // bash ran (this run is in bubblewrap, as the first one said) and its append failed.
+    assert.match(toolResultOf(server, "b1"), /rc=[1-9]/);
     assert.deepEqual(
       { config: await Deno.readTextFile(config), command: await Deno.readTextFile(command) },
       before,

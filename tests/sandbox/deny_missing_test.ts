@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { parseGrantFlags } from "../support/grants.ts";
+import { entryNames } from "../support/workspace.ts";
 import { BWRAP, callTool, createLayout, MODES, openSandbox, SECRET, textOf } from "./_helpers.ts";
-
-const names = async (dir: string) =>
-  (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
 
 for (const mode of MODES) {
   Deno.test(`${mode}: a denied path missing at the start stays denied when bash or another process creates it`, async () => {
@@ -53,7 +51,7 @@ for (const mode of MODES) {
     }
     // What the outside process wrote stays; the sandbox left nothing of its own.
     assert.equal(await Deno.readTextFile(`${layout.ws}/.env`), `${SECRET}\n`);
-    assert.deepEqual(await names(layout.ws), [".env", "a.txt", "link-dir", "link-file"]);
+    assert.deepEqual(await entryNames(layout.ws), [".env", "a.txt", "link-dir", "link-file"]);
   });
 }
 
@@ -69,7 +67,7 @@ Deno.test({
       "deny-write": ["generated"],
     }, { cwd: layout.ws });
     assert.ok(parsed.ok);
-    const before = await names(layout.ws);
+    const before = await entryNames(layout.ws);
     const sb = await openSandbox(layout, "bwrap", parsed.grants);
     try {
       // While the run lasts the mount points stand there (the view masks them).
@@ -80,6 +78,6 @@ Deno.test({
     } finally {
       await sb.close();
     }
-    assert.deepEqual(await names(layout.ws), before);
+    assert.deepEqual(await entryNames(layout.ws), before);
   },
 });

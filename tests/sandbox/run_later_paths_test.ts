@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { PermissionDecision } from "../../src/policy/check.ts";
 import { RUN_LATER } from "../../src/policy/_run_later.ts";
 import { defaultGrants, grantsOf } from "../support/grants.ts";
+import { entryNames } from "../support/workspace.ts";
 import {
   blockedReason,
   BWRAP,
@@ -50,11 +51,6 @@ async function entries(ws: string): Promise<Record<string, string>> {
     else out[name] = JSON.stringify((await Array.fromAsync(Deno.readDir(path))).map((e) => e.name));
   }
   return out;
-}
-
-/** The workspace's own entries (placeholders are empty directories). */
-async function listing(ws: string): Promise<string[]> {
-  return (await Array.fromAsync(Deno.readDir(ws))).map((e) => e.name).sort();
 }
 
 /** The tool's output text (the call must not have been blocked). */
@@ -207,7 +203,7 @@ Deno.test({
       "src/main.ts",
     ]);
     // After the run no placeholder remains.
-    assert.deepEqual(await listing(ws), [
+    assert.deepEqual(await entryNames(ws), [
       ".envrc",
       ".git",
       ".vscode",
@@ -231,7 +227,7 @@ Deno.test({
     const sb = await openSandbox(layout, "bwrap", defaultGrants(ws));
     try {
       // The placeholders stand in the workspace meanwhile.
-      assert.ok((await listing(ws)).includes(".idea"));
+      assert.ok((await entryNames(ws)).includes(".idea"));
       const ls = await callTool(sb, "ls", {}).then(outputOf);
       assert.equal(ls, ".envrc\n.git/\n.vscode/\na.txt\nlink-dir@\nlink-file@\nsrc/");
       const find = await callTool(sb, "find", { pattern: "*" }).then(outputOf);
@@ -255,7 +251,7 @@ Deno.test({
       await sb.close();
     }
     // The placeholder the user wrote into is kept; the others are gone.
-    assert.deepEqual(await listing(ws), [
+    assert.deepEqual(await entryNames(ws), [
       ".envrc",
       ".git",
       ".idea",
@@ -347,21 +343,21 @@ Deno.test({
     const layout = await runLaterLayout();
     await using _ = layout.root;
     const ws = layout.ws;
-    const before = await listing(ws);
+    const before = await entryNames(ws);
     // A denied path missing at the start has a placeholder too.
     const grants = () => grantsOf(ws, { "allow-write": ["."], "deny-write": ["build"] });
     const first = await openSandbox(layout, "bwrap", grants());
     let second: Awaited<ReturnType<typeof openSandbox>> | undefined;
     try {
       await callTool(first, "ls", {}).then(outputOf);
-      assert.ok((await listing(ws)).includes(".idea"));
+      assert.ok((await entryNames(ws)).includes(".idea"));
       // The second run starts while the first's placeholders stand: it finds them existing.
       second = await openSandbox(layout, "bwrap", grants());
       await callTool(second, "ls", {}).then(outputOf);
       await first.close();
       // The first run's remover left them: the second mounts over them.
       for (const name of [".idea", ".devcontainer", ".mcp.json", "build"]) {
-        assert.ok((await listing(ws)).includes(name), `${name} removed under the second run`);
+        assert.ok((await entryNames(ws)).includes(name), `${name} removed under the second run`);
       }
       const out = outputOf(
         await callTool(second, "bash", {
@@ -381,6 +377,6 @@ Deno.test({
       await first.close();
       await second?.close();
     }
-    assert.deepEqual(await listing(ws), before);
+    assert.deepEqual(await entryNames(ws), before);
   },
 });
