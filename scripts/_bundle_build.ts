@@ -8,7 +8,7 @@
  * (src/sys/cli_bundle.ts). A build in use is never rewritten: a session that loads a chunk late
  * still finds it. Does nothing when the current build is fresh.
  */
-import { denoOutput } from "./_deno.ts";
+import { denoOutput, localModules } from "./_deno.ts";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -59,16 +59,10 @@ export function entryText(buildDir: string): string {
  * packages' versions) and this file, sorted.
  */
 export async function bundleInputs(root: string): Promise<string[]> {
-  const info = JSON.parse(
-    await denoOutput(["info", "--json", "--config", join(root, "deno.json"), CLI_ENTRY], root),
-  ) as { modules: Array<{ specifier: string }> };
   // The recipe too: a build made another way is not this one.
   const inputs = new Set(["deno.json", "deno.lock", "scripts/_bundle_build.ts"]);
-  const prefix = new URL(`file://${root.replace(/\/+$/, "")}/`).href;
-  for (const { specifier } of info.modules) {
-    if (specifier.startsWith(prefix)) {
-      inputs.add(decodeURIComponent(specifier.slice(prefix.length)));
-    }
+  for (const path of await localModules(root, join(root, "deno.json"), CLI_ENTRY)) {
+    inputs.add(path);
   }
   return [...inputs].sort();
 }

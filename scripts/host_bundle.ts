@@ -6,8 +6,8 @@
  * tools, their npm packages): tests/scripts/host_bundle_test.ts says when, and until then the
  * host runs from the sources.
  */
-import { denoOutput } from "./_deno.ts";
-import { join, relative } from "node:path";
+import { denoOutput, localModules } from "./_deno.ts";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   HOST_BUNDLE_DIR,
@@ -42,14 +42,7 @@ export async function bundleInputs(root: string): Promise<string[]> {
   const config = join(root, HOST_DIR, HOST_CONFIG_FILE);
   const inputs = new Set([join(HOST_DIR, HOST_CONFIG_FILE), join(HOST_DIR, HOST_LOCK_FILE)]);
   for (const [, entry] of BUNDLE_ENTRIES) {
-    const info = JSON.parse(
-      await denoOutput(["info", "--json", "--config", config, entry], root),
-    ) as {
-      modules: Array<{ specifier: string }>;
-    };
-    for (const { specifier } of info.modules) {
-      if (specifier.startsWith("file:")) inputs.add(relative(root, fileURLToPath(specifier)));
-    }
+    for (const path of await localModules(root, config, entry)) inputs.add(path);
   }
   return [...inputs].sort();
 }
