@@ -20,23 +20,33 @@ interface InfoModule {
   dependencies?: Array<{ isDynamic?: boolean; code?: { specifier?: string } }>;
 }
 
+let modules: Promise<Map<string, InfoModule>> | undefined;
+
 /**
- * Local modules (paths relative to the root) and npm packages (`npm:name`) reached from `roots`
- * by run-time static imports.
+ * Every module of the CLI's graph by URL, from one `deno info` of src/cli/main.ts (its literal
+ * dynamic imports reach setup, deps and print mode), read once for all the tests.
  */
-async function runtimeGraph(roots: readonly string[]): Promise<string[]> {
-  const byUrl = new Map<string, InfoModule>();
-  for (const root of roots) {
+function cliModules(): Promise<Map<string, InfoModule>> {
+  modules ??= (async () => {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", "--config", `${ROOT}/deno.json`, root],
+      args: ["info", "--json", "--config", `${ROOT}/deno.json`, "src/cli/main.ts"],
       cwd: ROOT,
       stdout: "piped",
       stderr: "piped",
     }).output();
     if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
     const info = JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: InfoModule[] };
-    for (const m of info.modules) byUrl.set(m.specifier, m);
-  }
+    return new Map(info.modules.map((m) => [m.specifier, m]));
+  })();
+  return modules;
+}
+
+/**
+ * Local modules (paths relative to the root) and npm packages (`npm:name`) reached from `roots`
+ * by run-time static imports.
+ */
+async function runtimeGraph(roots: readonly string[]): Promise<string[]> {
+  const byUrl = await cliModules();
   const seen = new Set<string>();
   const npm = new Set<string>();
   const stack = roots.map((r) => `file://${ROOT}/${r}`);
