@@ -7,6 +7,7 @@
  * cores); with this lock it shows about 20. Run it after changing deno.json's imports or the lock
  * (tests/scripts/host_config_test.ts says when).
  */
+import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { HOST_CONFIG_FILE, HOST_LOCK_FILE, TOOL_HOST_PACKAGES } from "../src/sandbox/launch.ts";
 
@@ -94,7 +95,7 @@ export async function hostConfigTexts(root: string): Promise<Array<[string, stri
 }
 
 if (import.meta.main) {
-  const root = new URL("..", import.meta.url).pathname;
+  const root = fileURLToPath(new URL("..", import.meta.url));
   for (const [path, text] of await hostConfigTexts(root)) {
     await Deno.writeTextFile(path, text);
     await Deno.stdout.write(new TextEncoder().encode(`wrote ${path}\n`));

@@ -5,8 +5,11 @@ import { spawnMoat } from "./_cli.ts";
 /** An option id the test editor answers with. */
 export type Answer = "once" | "always" | "directory" | "deny" | "remember" | "ignore";
 
-/** A client connected to a spawned `moat acp`, recording updates and permission questions. */
-async function connect(args: string[], cwd: string, env: Record<string, string>) {
+/**
+ * A client connected to a spawned `moat acp` (args after `acp`), in `cwd` with `env`, recording
+ * updates and permission questions.
+ */
+export async function connectMoat(args: string[], cwd: string, env: Record<string, string>) {
   const child = await spawnMoat(["acp", ...args], { cwd, env, openStdin: true });
   const stdin = child.stdin.getWriter();
   const [forClient, forTest] = child.stdout.tee();
@@ -85,16 +88,7 @@ async function connect(args: string[], cwd: string, env: Record<string, string>)
 }
 
 /** A test editor connected to a spawned `moat acp`. */
-export type MoatClient = Awaited<ReturnType<typeof connect>>;
-
-/** A client connected to a spawned `moat acp` (args after `acp`), in `cwd` with `env`. */
-export function connectMoat(
-  args: string[],
-  cwd: string,
-  env: Record<string, string>,
-): Promise<MoatClient> {
-  return connect(args, cwd, env);
-}
+export type MoatClient = Awaited<ReturnType<typeof connectMoat>>;
 
 /** The updates of one tool call. */
 export function toolUpdates(

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
@@ -8,7 +9,7 @@ import {
 } from "../../scripts/host_bundle.ts";
 import { HOST_BUNDLE_MANIFEST } from "../../src/sandbox/host_bundle.ts";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 Deno.test("the tool host's bundle is built from the sources as they are: run `deno task host-bundle` when this fails", async () => {
   const path = join(bundleDir(ROOT), HOST_BUNDLE_MANIFEST);
