@@ -109,3 +109,18 @@ Deno.test("the bundled CLI is used only while its inputs are unchanged, and runs
     await Deno.remove(join(PROJECT_ROOT, dir), { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("deno task bundle refuses an unknown option with exit 2 and its usage, building nothing", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", join(PROJECT_ROOT, "scripts", "bundle.ts"), "--froce"],
+    cwd: PROJECT_ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 2);
+  assert.match(
+    new TextDecoder().decode(out.stderr),
+    /bundle: unknown option "--froce"\. Usage: deno task bundle \[--force\] \[--strict\]/,
+  );
+});
