@@ -169,11 +169,14 @@ export async function openAcpSession(
     signal: () => running?.signal,
   });
   const start = async (setup: RunSetup): Promise<SessionRun> => {
-    const opened = await openEngine(setup, prompter, reporter);
+    // The modes need only the setup: listed while the sandbox and MCP servers start.
+    const [opened, listed] = await Promise.all([
+      openEngine(setup, prompter, reporter),
+      sessionSets(setup, { flags: host.flags, paths: host.context.paths }),
+    ]);
     if (!opened.ok) throw acp.RequestError.internalError(undefined, opened.error);
     const engine = opened.engine;
     wireCalls(engine, { host, id, setup, asking, readOnly: () => readOnly });
-    const listed = await sessionSets(setup, { flags: host.flags, paths: host.context.paths });
     for (
       const w of [
         ...setup.settings.warnings,
