@@ -6,7 +6,7 @@
  * permission decision of the bash call that is running.
  */
 import { join } from "node:path";
-import { type Grants, type PermissionDecision, type Scope } from "../policy/mod.ts";
+import { entryOf, type Grants, type PermissionDecision, type Scope } from "../policy/mod.ts";
 import type { AnyTool } from "../tools/mod.ts";
 import { netDecisions, remember } from "./_net_decisions.ts";
 import { ToolHostClient } from "./host/client.ts";
@@ -240,12 +240,7 @@ export function netPermissions(net: Scope): Deno.PermissionOptionsObject {
 
 /** Whether a net grant entry (`host` or `host:port`, IPv6 in brackets) names a loopback host. */
 export function isLoopbackEntry(entry: string): boolean {
-  const host = entry.startsWith("[")
-    ? entry.slice(1, entry.indexOf("]"))
-    : entry.split(":").length === 2
-    ? entry.split(":")[0] as string
-    : entry;
-  const name = host.toLowerCase().replace(/\.$/, "");
+  const name = entryOf(entry).host.toLowerCase().replace(/\.$/, "");
   return name === "localhost" || name.endsWith(".localhost") || /^127\./.test(name) ||
     name === "::1" || name === "0.0.0.0";
 }
