@@ -92,10 +92,8 @@ export function createDenoMountPointOps(
     hold(path): HeldPlaceholder | undefined {
       let file: Deno.FsFile | undefined;
       try {
-        const before = Deno.lstatSync(path);
-        // A FIFO or device would block the open; a symlink is nobody's placeholder.
-        if (!before.isFile && !before.isDirectory) return undefined;
-        file = Deno.openSync(path, { read: true });
+        file = openEntry(Deno.lstatSync(path), path);
+        if (file === undefined) return undefined;
         file.lockSync(false);
         const opened = file;
         const isEmpty = (info: Deno.FileInfo) =>
@@ -103,10 +101,7 @@ export function createDenoMountPointOps(
             ? Deno.readDirSync(path)[Symbol.iterator]().next().done === true
             : info.size === 0;
         const locked = markedWithin(() => opened.statSync(), isEmpty, markWaitMs);
-        const now = Deno.lstatSync(path);
-        const empty = isEmpty(locked);
-        const same = !now.isSymlink && now.ino === locked.ino && now.dev === locked.dev;
-        if (!same || !empty || locked.mtime?.getTime() !== 0) {
+        if (!stillMarked(path, locked) || !isEmpty(locked)) {
           file.close();
           return undefined;
         }
@@ -187,19 +182,16 @@ export function removeUnusedPlaceholders(paths: readonly string[]): string[] {
     const path = paths[i]!;
     let file: Deno.FsFile | undefined;
     try {
-      // A FIFO or device would block the open; a symlink is nobody's placeholder.
       const before = Deno.lstatSync(path);
-      if (!before.isFile && !before.isDirectory || before.isFile && before.size !== 0) continue;
-      file = Deno.openSync(path, { read: true });
+      if (before.isFile && before.size !== 0) continue;
+      file = openEntry(before, path);
+      if (file === undefined) continue;
       if (!file.tryLockSync(true)) {
         elsewhere.unshift(path);
         continue;
       }
       const locked = file.statSync();
-      const now = Deno.lstatSync(path);
-      const same = !now.isSymlink && now.ino === locked.ino && now.dev === locked.dev;
-      if (!same || locked.mtime?.getTime() !== 0) continue;
-      if (now.isFile && now.size !== 0) continue;
+      if (!stillMarked(path, locked) || locked.isFile && locked.size !== 0) continue;
       // Still locked: a run that holds it next finds it gone and makes it again.
       Deno.removeSync(path);
     } catch {
@@ -209,6 +201,21 @@ export function removeUnusedPlaceholders(paths: readonly string[]): string[] {
     }
   }
   return elsewhere;
+}
+
+/**
+ * `path` (whose lstat is `before`) opened for reading when it is a file or a directory: a FIFO
+ * or device would block the open, and a symlink is nobody's placeholder.
+ */
+function openEntry(before: Deno.FileInfo, path: string): Deno.FsFile | undefined {
+  return before.isFile || before.isDirectory ? Deno.openSync(path, { read: true }) : undefined;
+}
+
+/** Whether `path` is still the entry opened (`locked`: its fstat), not a symlink, and marked. */
+function stillMarked(path: string, locked: Deno.FileInfo): boolean {
+  const now = Deno.lstatSync(path);
+  return !now.isSymlink && now.ino === locked.ino && now.dev === locked.dev &&
+    locked.mtime?.getTime() === 0;
 }
 
 /** Rewrites the remover's list to `paths` only; false when it cannot. */
