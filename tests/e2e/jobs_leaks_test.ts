@@ -9,32 +9,20 @@ import { reply, startFakeOpenAI } from "../support/fake_openai.ts";
 import { createTempWorkspace } from "../support/workspace.ts";
 import { cliEnv, jsonLines, processesMatching, spawnMoat, startArgv, waitUntil } from "./_cli.ts";
 import { hasScript, startPty } from "./_pty.ts";
+import { procChildren } from "../../src/sys/_proc_stat.ts";
 
 type Ending = "SIGINT" | "SIGTERM" | "SIGKILL" | "host crash";
 
-/** The ppid of `pid` (null once it is gone). */
-async function parentOf(pid: number): Promise<number | null> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    // pid (comm) state ppid …: comm may hold spaces, so split after its closing parenthesis.
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return null;
-  }
-}
-
 /** The tool hosts among the descendants of `root`. */
 async function toolHostsUnder(root: number): Promise<number[]> {
-  const hosts: number[] = [];
-  for (const pid of await processesMatching("__tool-host")) {
-    for (let p: number | null = pid; p !== null && p > 1; p = await parentOf(p)) {
-      if (p === root) {
-        hosts.push(pid);
-        break;
-      }
-    }
+  const hosts = new Set(await processesMatching("__tool-host"));
+  const below: number[] = [];
+  for (const stack = procChildren(root); stack.length > 0;) {
+    const pid = stack.pop() as number;
+    if (hosts.has(pid)) below.push(pid);
+    stack.push(...procChildren(pid));
   }
-  return hosts;
+  return below;
 }
 
 async function endWithJobRunning(ending: Ending, sandbox: "auto" | "off"): Promise<void> {
