@@ -144,3 +144,14 @@ Deno.test("moat runs with V8's young generation capped (its peak RSS: bench meas
   const v8 = run.flags.find((f) => f.startsWith("--v8-flags="))?.slice("--v8-flags=".length);
   assert.ok(v8?.split(",").includes("--max-semi-space-size=1"), run.flags.join(" "));
 });
+
+Deno.test("compileArgs() compiles the release from the CLI bundle's build: its entry last, its chunks embedded", async () => {
+  const run = await readStartTask(denoJson);
+  const args = compileArgs(TARGETS[0], run, {
+    entry: "dist/bundle/0123456789abcdef/moat.ts",
+    include: [...INCLUDED_MODULES, "dist/bundle/0123456789abcdef/cli"],
+  });
+  assert.equal(args.at(-1), "dist/bundle/0123456789abcdef/moat.ts");
+  const included = args.flatMap((a, i) => a === "--include" ? [args[i + 1]] : []);
+  assert.deepEqual(included, [...INCLUDED_MODULES, "dist/bundle/0123456789abcdef/cli"]);
+});
