@@ -5,11 +5,8 @@ import { spawnMoat } from "./_cli.ts";
 /** An option id the test editor answers with. */
 export type Answer = "once" | "always" | "directory" | "deny" | "remember" | "ignore";
 
-/**
- * A client connected to a spawned `moat acp` (args after `acp`), in `cwd` with `env`, recording
- * updates and permission questions.
- */
-export async function connectMoat(args: string[], cwd: string, env: Record<string, string>) {
+/** A client connected to a spawned `moat acp`, recording updates and permission questions. */
+async function connect(args: string[], cwd: string, env: Record<string, string>) {
   const child = await spawnMoat(["acp", ...args], { cwd, env, openStdin: true });
   const stdin = child.stdin.getWriter();
   const [forClient, forTest] = child.stdout.tee();
@@ -88,7 +85,19 @@ export async function connectMoat(args: string[], cwd: string, env: Record<strin
 }
 
 /** A test editor connected to a spawned `moat acp`. */
-export type MoatClient = Awaited<ReturnType<typeof connectMoat>>;
+export type MoatClient = Awaited<ReturnType<typeof connect>>;
+
+/**
+ * A client connected to a spawned `moat acp` (args after `acp`), in `cwd` with `env`; a wrapper so
+ * that the export has a declared return type (the lint rule) while `connect`'s stays inferred.
+ */
+export function connectMoat(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<MoatClient> {
+  return connect(args, cwd, env);
+}
 
 /** The updates of one tool call. */
 export function toolUpdates(
